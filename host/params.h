@@ -1,0 +1,65 @@
+#pragma once
+/// \file params.h
+/// Binding of a method's `Params` struct to `--set key=value` overrides and to JSON.
+///
+/// A Params struct lists its fields once, in `template <class B> void describe(B& b)`, with
+/// `b.field("gamma", gamma, "SA-LAP fall-off, Lu et al. Sec. 4")`; choices are given as
+/// `b.choice("cost", cost, {"rgb_mean", "luma"}, "...")`. A backend binds the method's struct
+/// and its own options into one ParamBinder, so unknown keys are rejected per backend.
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace stereo {
+
+using Overrides = std::vector<std::pair<std::string, std::string>>;
+
+/// Parses "key=value" (the CLI's --set argument).
+std::pair<std::string, std::string> parse_override(const std::string& text);
+
+class ParamBinder {
+ public:
+  explicit ParamBinder(std::string component) : component_(std::move(component)) {}
+
+  void field(const std::string& key, float& value, const std::string& doc);
+  void field(const std::string& key, int& value, const std::string& doc);
+  void field(const std::string& key, bool& value, const std::string& doc);
+  void choice(const std::string& key, std::string& value, std::vector<std::string> allowed,
+              const std::string& doc);
+
+  /// Applies the overrides in order; throws stereo::Error on an unknown key or a bad value.
+  void apply(const Overrides& overrides);
+
+  /// Current values, by key.
+  [[nodiscard]] nlohmann::json to_json() const;
+
+  /// One line per key: "key = value  (doc)".
+  [[nodiscard]] std::string describe() const;
+
+ private:
+  struct Entry {
+    std::string key;
+    std::string doc;
+    std::function<void(const std::string&)> set;
+    std::function<nlohmann::json()> get;
+  };
+  Entry* find(const std::string& key);
+  std::string component_;
+  std::vector<Entry> entries_;
+};
+
+/// Binds `params` (any struct with describe()) plus optional backend options and applies
+/// `overrides`; returns the binder's JSON of the final values.
+template <class... Structs>
+nlohmann::json bind_params(const std::string& component, const Overrides& overrides, Structs&... structs) {
+  ParamBinder binder(component);
+  (structs.describe(binder), ...);
+  binder.apply(overrides);
+  return binder.to_json();
+}
+
+}  // namespace stereo
