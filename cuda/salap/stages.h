@@ -1,0 +1,112 @@
+#pragma once
+/// \file cuda/salap/stages.h
+/// The SA-LAP stages on the GPU, one .cu per stage, named as in reference/salap.h so a test
+/// can compare each stage with its CPU twin:
+///
+///   prepare.cu    pack_pair                    8-bit images -> one 32-bit word per pixel
+///   cost.cu       tad_cost                     D = min(|I_L - I_R(x-d)|, tau) / tau
+///   aggregate.cu  filter_horizontal/vertical   one-sided truncated SA-LAP sums / F1
+///   select.cu     window_cost, wta_update,     eq. 3-4, winner-takes-all, chunk merge
+///                 merge_chunks
+///   fused.cu      salap_fused                  all of the above for every d in one kernel
+///
+/// The per-stage functions are the plain, unfused path (one thread per pixel, direct sums):
+/// slow, but simple enough to trust, and the matcher can run it (option path=stages). The
+/// fused kernel is the fast path; tests compare it with both the stage path and reference/.
+/// Costs are in the normalised units of host/salap.h. All launches go on `stream`.
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/common.h"
+#include "host/image.h"
+#include "host/salap.h"
+
+namespace stereo::cu::salap {
+
+/// Which one-sided half of the kernel: left = x-k, right = x+k, up = y-l, down = y+l.
+enum class Side { left, right, up, down };
+
+/// How a pixel's 32-bit word is read: the byte-wise |dRGB| sum (rgb_mean, 3 channels), the
+/// grey byte (1 channel, either cost), or the float bits of BT.601 luma (luma, 3 channels).
+enum class PixelCode { rgb, grey, luma };
+
+/// The rectified pair on the device, one 32-bit word per pixel (see PixelCode).
+struct DevicePair {
+  int width = 0;
+  int height = 0;
+  PixelCode code = PixelCode::rgb;
+  DeviceBuffer<std::uint32_t> left;
+  DeviceBuffer<std::uint32_t> right;
+};
+
+/// The code the params and channel count call for.
+PixelCode pixel_code(const SalapParams& params, int channels);
+
+/// Packs interleaved 8-bit images (1, 3 or 4 channels; alpha dropped) already on the device.
+void pack_pair(const std::uint8_t* d_left, const std::uint8_t* d_right, int width, int height, int channels,
+               PixelCode code, std::uint32_t* d_left_packed, std::uint32_t* d_right_packed, cudaStream_t stream);
+
+/// Uploads and packs a host pair (synchronous; for tests and set-up).
+DevicePair upload_pair(const ImageU8& left, const ImageU8& right, const SalapParams& params);
+
+/// min(|I_L(x,y) - I_R(x-d,y)|, tau) / tau with clamp-to-edge on x-d (reference::tad_cost).
+void tad_cost(const DevicePair& pair, int d, const SalapParams& params, DeviceImage<float>& out,
+              cudaStream_t stream = nullptr);
+
+/// sum_k cost[x -/+ k] w[k] / F1, k = 0..W, clamped columns (reference::filter_horizontal).
+void filter_horizontal(const DeviceImage<float>& cost, Side side, const SalapParams& params,
+                       DeviceImage<float>& out, cudaStream_t stream = nullptr);
+
+/// sum_l cost[y -/+ l] w[l] / F1, l = 0..W, clamped rows (reference::filter_vertical).
+void filter_vertical(const DeviceImage<float>& cost, Side side, const SalapParams& params,
+                     DeviceImage<float>& out, cudaStream_t stream = nullptr);
+
+/// Eq. 3-4 on the normalised quadrant costs (reference::window_cost).
+void window_cost(const DeviceImage<float>& c0, const DeviceImage<float>& c1, const DeviceImage<float>& c2,
+                 const DeviceImage<float>& c3, const SalapParams& params, DeviceImage<float>& out,
+                 cudaStream_t stream = nullptr);
+
+/// best_cost, disparity <- cost, d where cost < best_cost (strict: the smallest d wins ties).
+/// Start with best_cost = +inf (reset_wta) before d = 0.
+void reset_wta(DeviceImage<float>& best_cost, cudaStream_t stream = nullptr);
+void wta_update(const DeviceImage<float>& cost, int d, DeviceImage<float>& best_cost,
+                DeviceImage<float>& disparity, cudaStream_t stream = nullptr);
+
+/// The whole method on the unfused stage path: every stage above for d = 0..levels-1.
+struct StageBuffers {
+  DeviceImage<float> tad, cl, cr, c0, c1, c2, c3, cost, best;
+  StageBuffers(int width, int height);
+};
+void salap_stages(const DevicePair& pair, int levels, const SalapParams& params, StageBuffers& buffers,
+                  DeviceImage<float>& disparity, cudaStream_t stream = nullptr);
+
+// ---- the fused path ---------------------------------------------------------------------
+
+/// True when the fused kernel has an instantiation for this window: W in {8, 16, 24, 32}.
+bool fused_supports(const SalapParams& params);
+
+/// How the fused kernel splits the disparity range across blocks.
+struct FusedPlan {
+  int chunk = 0;   ///< levels per block (<= 256)
+  int chunks = 0;  ///< blocks along z; each writes its own best (cost, d) plane
+  [[nodiscard]] std::size_t key_count(int width, int height) const {
+    return static_cast<std::size_t>(chunks) * static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+  }
+};
+
+/// `requested_chunk` 0 picks a chunk that gives every SM several blocks.
+FusedPlan plan_fused(int width, int height, int levels, const SalapParams& params, int requested_chunk);
+
+/// TAD + both horizontal and both vertical one-sided filters + eq. 3-4 + a running WTA for
+/// d in each chunk, without materialising any cost volume. Writes the per-chunk best
+/// (order-preserving cost bits << 32 | d) to `d_keys` (plan.key_count() words).
+void salap_fused(const DevicePair& pair, int levels, const SalapParams& params, const FusedPlan& plan,
+                 std::uint64_t* d_keys, cudaStream_t stream = nullptr);
+
+/// disparity = d of the smallest key over the chunks (ties: the smallest d).
+void merge_chunks(const std::uint64_t* d_keys, int chunks, DeviceImage<float>& disparity,
+                  cudaStream_t stream = nullptr);
+
+}  // namespace stereo::cu::salap

@@ -1,0 +1,183 @@
+#include "gl/program.h"
+
+#include <cstdio>
+#include <map>
+
+#include "gl/check.h"
+#include "host/error.h"
+
+namespace stereo::gl {
+namespace detail {
+const std::map<std::string, std::string_view, std::less<>>& embedded_shaders();  // generated
+}
+
+std::string_view shader_source(std::string_view file_name) {
+  const auto& shaders = detail::embedded_shaders();
+  const auto it = shaders.find(file_name);
+  if (it == shaders.end()) throw Error("gl: no embedded shader named '" + std::string(file_name) + "'");
+  return it->second;
+}
+
+std::string glsl_float(double v) {
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%.9e", v);
+  return buffer;
+}
+
+std::string glsl_float_array(const std::vector<double>& values) {
+  std::string s = "float[" + std::to_string(values.size()) + "](";
+  for (std::size_t i = 0; i < values.size(); ++i) s += (i ? ", " : "") + glsl_float(values[i]);
+  return s + ")";
+}
+
+std::string inject_defines(std::string_view source, const Defines& defines) {
+  if (source.substr(0, 8) != "#version") throw Error("gl: shader source must start with #version");
+  const std::size_t eol = source.find('\n');
+  std::string out(source.substr(0, eol == std::string_view::npos ? source.size() : eol + 1));
+  if (eol == std::string_view::npos) out += '\n';
+  for (const auto& [name, value] : defines) out += "#define " + name + " " + value + "\n";
+  // Keep the file's own line numbers in compiler messages.
+  out += "#line 2\n";
+  if (eol != std::string_view::npos) out += source.substr(eol + 1);
+  return out;
+}
+
+void delete_shader(GLuint id) { glDeleteShader(id); }
+void delete_program(GLuint id) { glDeleteProgram(id); }
+
+Shader Shader::compile(GLenum stage, std::string_view source, const std::string& file_name) {
+  const GLuint id = glCreateShader(stage);
+  check_error("glCreateShader", __FILE__, __LINE__);
+  if (id == 0) throw Error("gl: glCreateShader failed for " + file_name);
+  Shader shader(id);
+  GL_CHECK(glObjectLabel(GL_SHADER, id, GLsizei(file_name.size()), file_name.data()));
+  const GLchar* text = source.data();
+  const auto length = GLint(source.size());
+  GL_CHECK(glShaderSource(id, 1, &text, &length));
+  GL_CHECK(glCompileShader(id));
+  GLint ok = GL_FALSE;
+  glGetShaderiv(id, GL_COMPILE_STATUS, &ok);
+  if (ok != GL_TRUE) {
+    GLint log_length = 0;
+    glGetShaderiv(id, GL_INFO_LOG_LENGTH, &log_length);
+    std::string log(std::size_t(log_length > 1 ? log_length : 1), '\0');
+    glGetShaderInfoLog(id, GLsizei(log.size()), nullptr, log.data());
+    log.resize(log.find('\0') == std::string::npos ? log.size() : log.find('\0'));
+    throw Error("gl: shader " + file_name + " failed to compile:\n" + log);
+  }
+  return shader;
+}
+
+Shader Shader::from_file(GLenum stage, std::string_view file_name, const Defines& defines) {
+  return compile(stage, inject_defines(shader_source(file_name), defines), std::string(file_name));
+}
+
+Program Program::link(const std::vector<const Shader*>& shaders, const std::string& label) {
+  const GLuint id = glCreateProgram();
+  if (id == 0) throw Error("gl: glCreateProgram failed for " + label);
+  Program program(id);
+  program.label_ = label;
+  GL_CHECK(glObjectLabel(GL_PROGRAM, id, GLsizei(label.size()), label.data()));
+  for (const Shader* s : shaders) GL_CHECK(glAttachShader(id, s->id()));
+  GL_CHECK(glLinkProgram(id));
+  GLint ok = GL_FALSE;
+  glGetProgramiv(id, GL_LINK_STATUS, &ok);
+  for (const Shader* s : shaders) glDetachShader(id, s->id());
+  if (ok != GL_TRUE) {
+    GLint log_length = 0;
+    glGetProgramiv(id, GL_INFO_LOG_LENGTH, &log_length);
+    std::string log(std::size_t(log_length > 1 ? log_length : 1), '\0');
+    glGetProgramInfoLog(id, GLsizei(log.size()), nullptr, log.data());
+    log.resize(log.find('\0') == std::string::npos ? log.size() : log.find('\0'));
+    throw Error("gl: program " + label + " failed to link:\n" + log);
+  }
+  return program;
+}
+
+Program Program::from_files(std::string_view vertex_file, std::string_view fragment_file, const Defines& defines,
+                            const std::string& label) {
+  const Shader vs = Shader::from_file(GL_VERTEX_SHADER, vertex_file, defines);
+  const Shader fs = Shader::from_file(GL_FRAGMENT_SHADER, fragment_file, defines);
+  return link({&vs, &fs}, label);
+}
+
+Program Program::from_compute_file(std::string_view compute_file, const Defines& defines, const std::string& label) {
+  const Shader cs = Shader::from_file(GL_COMPUTE_SHADER, compute_file, defines);
+  return link({&cs}, label);
+}
+
+GLint Program::location(const std::string& name) {
+  const auto it = locations_.find(name);
+  if (it != locations_.end()) return it->second;
+  const GLint loc = glGetUniformLocation(id(), name.c_str());
+  locations_.emplace(name, loc);
+  return loc;
+}
+
+void Program::set(const std::string& name, int v) { GL_CHECK(glProgramUniform1i(id(), location(name), v)); }
+void Program::set(const std::string& name, float v) { GL_CHECK(glProgramUniform1f(id(), location(name), v)); }
+void Program::set(const std::string& name, glm::vec2 v) {
+  GL_CHECK(glProgramUniform2f(id(), location(name), v.x, v.y));
+}
+void Program::set(const std::string& name, glm::ivec2 v) {
+  GL_CHECK(glProgramUniform2i(id(), location(name), v.x, v.y));
+}
+void Program::set(const std::string& name, glm::vec4 v) {
+  GL_CHECK(glProgramUniform4f(id(), location(name), v.x, v.y, v.z, v.w));
+}
+
+FullscreenPass::FullscreenPass(std::string name, Program program)
+    : name_(std::move(name)), program_(std::move(program)), vao_(VertexArray::create(name_ + " vao")) {}
+
+FullscreenPass& FullscreenPass::texture(const std::string& sampler, GLuint unit, const Texture& texture) {
+  texture.bind(unit);
+  program_.set(sampler, int(unit));
+  return *this;
+}
+
+void FullscreenPass::draw(const Framebuffer& target, int width, int height) {
+  target.check_complete();
+  GL_CHECK(glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.id()));
+  GL_CHECK(glViewport(0, 0, width, height));
+  GL_CHECK(glUseProgram(program_.id()));
+  GL_CHECK(glBindVertexArray(vao_.id()));
+  GL_CHECK(glDrawArrays(GL_TRIANGLES, 0, 3));
+}
+
+void PassTimer::begin(const std::string& kind) {
+  current_kind_ = sums_.size();
+  for (std::size_t i = 0; i < sums_.size(); ++i)
+    if (sums_[i].first == kind) current_kind_ = i;
+  if (current_kind_ == sums_.size()) sums_.emplace_back(kind, 0.0);
+  if (use_queries_) {
+    const std::size_t index = pending_.size();
+    if (index == pool_.size()) pool_.push_back(Query::create(GL_TIME_ELAPSED, "pass timer " + std::to_string(index)));
+    pool_[index].begin();
+    pending_.emplace_back(index, current_kind_);
+  } else {
+    GL_CHECK(glFinish());
+    start_ = std::chrono::steady_clock::now();
+  }
+}
+
+void PassTimer::end() {
+  if (use_queries_) {
+    pool_[pending_.back().first].end();
+  } else {
+    GL_CHECK(glFinish());
+    sums_[current_kind_].second +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+  }
+}
+
+std::vector<std::pair<std::string, double>> PassTimer::results() {
+  for (const auto& [query, kind] : pending_) sums_[kind].second += double(pool_[query].result()) * 1e-6;
+  pending_.clear();
+  auto out = sums_;
+  for (auto& s : sums_) s.second = 0.0;
+  return out;
+}
+
+std::string PassTimer::clock() const { return use_queries_ ? "GL timer queries" : "host clock (glFinish per pass)"; }
+
+}  // namespace stereo::gl

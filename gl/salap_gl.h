@@ -1,0 +1,74 @@
+#pragma once
+/// \file gl/salap_gl.h
+/// SA-LAP as GLSL 4.50 fragment passes, the shader-era implementation of Lu et al. Sec. 3:
+/// four disparities per RGBA texel, render-to-texture through FBOs, support coordinates from
+/// the vertex stage, bilinear pairs of taps, 8-bit intermediates, and the winner-takes-all
+/// done by the depth test. Per group of four disparities d0..d0+3 (ceil(L/4) groups):
+///
+///   pass        reads                         writes                 fetches / fragment
+///   tad         left, right (RGBA8, NEAREST)  TAD                    1 + 4
+///   horizontal  TAD                           C_L, C_R (MRT)         1 + 2 S
+///   vertical    C_L, C_R                      C0, C1, C2, C3 (MRT)   2 (1 + 2 S)
+///   select      C0..C3                        disparity R32F, depth  4
+///
+/// S = W/2 bilinear taps per side (gl_taps=bilinear), or W (gl_taps=nearest).
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "host/image.h"
+#include "host/matcher.h"
+#include "host/salap.h"
+
+namespace stereo::gl {
+
+/// Options of the gl backend, bound beside SalapParams (`--set gl_format=rgba16f`).
+struct SalapGlOptions {
+  std::string format = "rgba8";      // Lu et al. Sec. 3: intermediates stored 8 bits per channel
+  std::string taps = "bilinear";     // Sec. 3: W/2 bilinear lookups + one nearest per 1D filter
+  std::string depth = "depth24";     // Sec. 3 Z-test; the depth format of that era
+
+  template <class B>
+  void describe(B& b) {
+    b.choice("gl_format", format, {"rgba8", "rgba16f", "rgba32f"},
+             "intermediate texture format (Sec. 3: rgba8)");
+    b.choice("gl_taps", taps, {"bilinear", "nearest"},
+             "1D filter taps: bilinear pairs (Sec. 3) or W+1 plain fetches");
+    b.choice("gl_depth", depth, {"depth24", "depth32f"}, "depth buffer of the depth-test WTA");
+  }
+};
+
+/// Every intermediate of one group, read back for tests: RGBA images, channel k holds
+/// disparity d0 + k, row 0 = image row 0.
+struct SalapGroupTextures {
+  ImageF tad, c_left, c_right, c0, c1, c2, c3;
+  ImageF disparity;  ///< the selection target after this group alone (1 channel)
+};
+
+class SalapGlMatcher final : public Matcher {
+ public:
+  /// Binds SalapParams + SalapGlOptions, validates, takes the shared context and builds the
+  /// programs; throws stereo::Error (no context, bad parameter, shader failure).
+  explicit SalapGlMatcher(const Overrides& overrides);
+  ~SalapGlMatcher() override;
+
+  StereoResult compute(const ImageU8& left, const ImageU8& right, int levels) override;
+  [[nodiscard]] nlohmann::json params() const override { return json_; }
+  [[nodiscard]] std::string device() const override;
+  std::optional<FetchStats> fetch_stats(int width, int height, int levels) override;
+
+  /// Debug entry point: uploads the pair, runs the group starting at `d0` once (depth
+  /// cleared first) and reads every intermediate back.
+  SalapGroupTextures debug_group(const ImageU8& left, const ImageU8& right, int d0, int levels);
+
+  /// Texture fetches one fragment issues per group, all passes (the table above).
+  [[nodiscard]] int fetches_per_fragment() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  nlohmann::json json_;
+};
+
+}  // namespace stereo::gl

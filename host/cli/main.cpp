@@ -1,0 +1,29 @@
+// stereo: the suite's one driver. Every failure ends as one line on stderr and exit code 1
+// (2 for command-line usage errors, as CLI11 reports them).
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "host/cli/commands.h"
+#include "host/cli/data_commands.h"
+#include "host/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"stereo: GPU dense stereo matching reference suite (render-pass GLSL, CUDA, CPU reference)"};
+  app.require_subcommand(1);
+  stereo::cli::add_core_commands(app);
+  stereo::add_data_commands(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const stereo::Error& e) {
+    std::cerr << "stereo: error: " << e.what() << '\n';
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "stereo: error: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,263 @@
+#include "host/dataset.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "host/error.h"
+#include "host/image_io.h"
+
+namespace stereo {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr float kUnknown = std::numeric_limits<float>::infinity();
+
+bool file_exists(const fs::path& p) {
+  std::error_code ec;
+  return fs::exists(p, ec);
+}
+
+ImageU8 read_mask(const fs::path& path, int width, int height, const std::string& scene) {
+  ImageU8 mask = read_image(path);
+  require(mask.channels == 1, scene + ": mask " + path.string() + " is not a grey image");
+  require(mask.same_size(width, height), scene + ": mask " + path.string() + " is " + std::to_string(mask.width) +
+                                             "x" + std::to_string(mask.height) + ", the images are " +
+                                             std::to_string(width) + "x" + std::to_string(height));
+  return mask;
+}
+
+// Keeps only the pixels equal to `value` (or > 0 when value is 0) as 255.
+ImageU8 select_mask(const ImageU8& raw, int value) {
+  ImageU8 out(raw.width, raw.height, 1);
+  for (std::size_t i = 0; i < raw.data.size(); ++i)
+    out.data[i] = (value == 0 ? raw.data[i] > 0 : raw.data[i] == value) ? 255 : 0;
+  return out;
+}
+
+ImageU8 mask_of_finite(const ImageF& gt) {
+  ImageU8 out(gt.width, gt.height, 1);
+  for (std::size_t i = 0; i < gt.data.size(); ++i) out.data[i] = std::isfinite(gt.data[i]) ? 255 : 0;
+  return out;
+}
+
+void load_views(Scene& s, const fs::path& left, const fs::path& right) {
+  s.left = to_rgb(read_image(left));
+  s.right = to_rgb(read_image(right));
+  require(s.left.same_size(s.right.width, s.right.height),
+          s.name + ": left is " + std::to_string(s.left.width) + "x" + std::to_string(s.left.height) +
+              " but right is " + std::to_string(s.right.width) + "x" + std::to_string(s.right.height));
+}
+
+void check_gt_size(const Scene& s, const fs::path& path) {
+  require(s.gt.same_size(s.left.width, s.left.height),
+          s.name + ": ground truth " + path.string() + " is " + std::to_string(s.gt.width) + "x" +
+              std::to_string(s.gt.height) + ", the images are " + std::to_string(s.left.width) + "x" +
+              std::to_string(s.left.height));
+}
+
+Scene load_middlebury_v2(const fs::path& dir) {
+  Scene s;
+  s.name = dir.filename().string();
+  s.kind = SceneKind::middlebury_v2;
+  load_views(s, dir / "left.png", dir / "right.png");
+  const auto info = middlebury_v2_info(s.name);
+  require(info.has_value(), s.name + ": not a Middlebury v2 scene this suite knows (tsukuba, venus, teddy, cones); "
+                                     "its ground-truth scale is unknown");
+  s.levels = info->levels;
+  s.default_threshold = 1.0;
+  const fs::path gt_path = dir / "gt.png";
+  if (file_exists(gt_path)) {
+    const ImageU8 raw = read_image(gt_path);
+    require(raw.channels == 1, s.name + ": gt.png is not a grey image");
+    s.gt = ImageF(raw.width, raw.height, 1);
+    for (std::size_t i = 0; i < raw.data.size(); ++i)
+      s.gt.data[i] = raw.data[i] == 0 ? kUnknown : float(raw.data[i]) / float(info->scale);
+    check_gt_size(s, gt_path);
+    // v2 masks: 255 = evaluated (disc.png also holds 128 for other non-occluded pixels).
+    if (file_exists(dir / "nonocc.png")) s.mask_nonocc = select_mask(read_mask(dir / "nonocc.png", s.left.width, s.left.height, s.name), 255);
+    if (file_exists(dir / "all.png")) s.mask_all = select_mask(read_mask(dir / "all.png", s.left.width, s.left.height, s.name), 255);
+    if (file_exists(dir / "disc.png")) s.mask_disc = select_mask(read_mask(dir / "disc.png", s.left.width, s.left.height, s.name), 255);
+    if (s.mask_all.empty()) s.mask_all = mask_of_finite(s.gt);
+  }
+  return s;
+}
+
+std::map<std::string, std::string> read_calib(const fs::path& path) {
+  std::ifstream in(path);
+  require(bool(in), "cannot read " + path.string());
+  std::map<std::string, std::string> kv;
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    kv[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return kv;
+}
+
+Scene load_middlebury_v3(const fs::path& dir) {
+  Scene s;
+  s.name = dir.filename().string();
+  s.kind = SceneKind::middlebury_v3;
+  s.default_threshold = 2.0;
+  load_views(s, dir / "im0.png", dir / "im1.png");
+  const fs::path calib = dir / "calib.txt";
+  if (file_exists(calib)) {
+    const auto kv = read_calib(calib);
+    const auto it = kv.find("ndisp");
+    if (it != kv.end()) {
+      try {
+        s.levels = std::stoi(it->second);
+      } catch (const std::exception&) {
+        throw Error(s.name + ": calib.txt has a bad ndisp '" + it->second + "'");
+      }
+    }
+  }
+  const fs::path gt_path = dir / "disp0GT.pfm";
+  if (file_exists(gt_path)) {
+    s.gt = read_pfm(gt_path);
+    require(s.gt.channels == 1, s.name + ": disp0GT.pfm must have one channel");
+    check_gt_size(s, gt_path);
+    for (float& v : s.gt.data)
+      if (!std::isfinite(v) || v < 0.0f) v = kUnknown;
+    s.mask_all = mask_of_finite(s.gt);
+    const fs::path mask_path = dir / "mask0nocc.png";
+    if (file_exists(mask_path)) {
+      const ImageU8 raw = read_mask(mask_path, s.left.width, s.left.height, s.name);
+      s.mask_nonocc = select_mask(raw, 255);
+      const ImageU8 all = select_mask(raw, 0);
+      for (std::size_t i = 0; i < all.data.size(); ++i) s.mask_all.data[i] = std::min(s.mask_all.data[i], all.data[i]);
+      for (std::size_t i = 0; i < all.data.size(); ++i)
+        s.mask_nonocc.data[i] = std::min(s.mask_nonocc.data[i], s.mask_all.data[i]);
+    }
+    if (s.levels == 0) {
+      float max_d = 0.0f;
+      for (float v : s.gt.data)
+        if (std::isfinite(v)) max_d = std::max(max_d, v);
+      s.levels = int(std::ceil(max_d)) + 1;
+    }
+  }
+  require(s.levels > 0, s.name + ": calib.txt gives no ndisp and there is no ground truth to infer it from");
+  return s;
+}
+
+std::vector<Scene> load_kitti(const fs::path& dir) {
+  std::vector<fs::path> frames;
+  for (const auto& e : fs::directory_iterator(dir / "image_2")) {
+    const std::string n = e.path().filename().string();
+    if (n.size() > 7 && n.substr(n.size() - 7) == "_10.png") frames.push_back(e.path());
+  }
+  std::sort(frames.begin(), frames.end());
+  require(!frames.empty(), dir.string() + ": KITTI folder has no image_2/*_10.png frames");
+  std::vector<Scene> scenes;
+  for (const fs::path& left : frames) {
+    Scene s;
+    s.name = left.stem().string();
+    s.kind = SceneKind::kitti;
+    s.levels = 256;  // KITTI 2012/2015 disparities stay below 256 px
+    s.default_threshold = 3.0;
+    load_views(s, left, dir / "image_3" / left.filename());
+    const fs::path occ = dir / "disp_occ_0" / left.filename();
+    if (file_exists(occ)) {
+      s.gt = read_disparity_png16(occ);
+      check_gt_size(s, occ);
+      s.mask_all = mask_of_finite(s.gt);
+      const fs::path noc = dir / "disp_noc_0" / left.filename();
+      if (file_exists(noc)) s.mask_nonocc = mask_of_finite(read_disparity_png16(noc));
+    }
+    scenes.push_back(std::move(s));
+  }
+  return scenes;
+}
+
+}  // namespace
+
+const char* to_string(SceneKind kind) {
+  switch (kind) {
+    case SceneKind::middlebury_v2: return "middlebury-v2";
+    case SceneKind::middlebury_v3: return "middlebury-v3";
+    case SceneKind::kitti: return "kitti";
+    case SceneKind::plain: return "plain";
+  }
+  return "?";
+}
+
+std::optional<V2SceneInfo> middlebury_v2_info(const std::string& scene_name) {
+  std::string n = scene_name;
+  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (n == "tsukuba") return V2SceneInfo{16, 16};
+  if (n == "venus") return V2SceneInfo{8, 20};
+  if (n == "teddy") return V2SceneInfo{4, 60};
+  if (n == "cones") return V2SceneInfo{4, 60};
+  return std::nullopt;
+}
+
+bool is_scene_folder(const fs::path& dir) {
+  return (file_exists(dir / "left.png") && file_exists(dir / "right.png")) ||
+         (file_exists(dir / "im0.png") && file_exists(dir / "im1.png")) || file_exists(dir / "image_2");
+}
+
+Scene load_scene(const fs::path& dir) {
+  require(file_exists(dir), "cannot read " + dir.string() + ": no such file or folder");
+  if (file_exists(dir / "left.png") && file_exists(dir / "right.png")) return load_middlebury_v2(dir);
+  if (file_exists(dir / "im0.png") && file_exists(dir / "im1.png")) return load_middlebury_v3(dir);
+  if (file_exists(dir / "image_2")) {
+    auto scenes = load_kitti(dir);
+    require(scenes.size() == 1, dir.string() + ": a KITTI folder holds " + std::to_string(scenes.size()) +
+                                    " pairs; evaluate it as a dataset");
+    return std::move(scenes.front());
+  }
+  throw Error(dir.string() + ": not a scene folder (expected left.png+right.png, im0.png+im1.png, or image_2/)");
+}
+
+Scene load_pair(const fs::path& left, const fs::path& right, int levels) {
+  Scene s;
+  s.name = left.stem().string();
+  s.kind = SceneKind::plain;
+  load_views(s, left, right);
+  s.levels = levels;
+  return s;
+}
+
+std::vector<Scene> load_dataset(const fs::path& path) {
+  require(file_exists(path), "cannot read " + path.string() + ": no such file or folder");
+  if (file_exists(path / "image_2")) return load_kitti(path);
+  if (is_scene_folder(path)) return {load_scene(path)};
+  std::vector<fs::path> dirs;
+  for (const auto& e : fs::directory_iterator(path))
+    if (e.is_directory() && is_scene_folder(e.path())) dirs.push_back(e.path());
+  std::sort(dirs.begin(), dirs.end());
+  require(!dirs.empty(), path.string() + ": no scene folders in it");
+  std::vector<Scene> scenes;
+  for (const fs::path& d : dirs) scenes.push_back(load_scene(d));
+  return scenes;
+}
+
+fs::path data_root() {
+  if (const char* env = std::getenv("STEREO_DATA"); env && *env) return fs::path(env);
+#ifdef STEREO_DATA_DIR
+  return fs::path(STEREO_DATA_DIR);
+#else
+  return fs::path("../shared/data");
+#endif
+}
+
+void validate_pair(const ImageU8& left, const ImageU8& right, int levels, const std::string& component) {
+  require(!left.empty() && !right.empty(), component + ": empty input image");
+  require(left.same_size(right.width, right.height),
+          component + ": left is " + std::to_string(left.width) + "x" + std::to_string(left.height) +
+              " but right is " + std::to_string(right.width) + "x" + std::to_string(right.height));
+  require(left.channels == right.channels,
+          component + ": left has " + std::to_string(left.channels) + " channels, right " +
+              std::to_string(right.channels));
+  require(levels >= 1, component + ": disparity levels must be >= 1, got " + std::to_string(levels));
+  require(levels < left.width, component + ": disparity levels " + std::to_string(levels) +
+                                   " must be below the image width " + std::to_string(left.width));
+}
+
+}  // namespace stereo

@@ -1,0 +1,13 @@
+# GL tests (need an OpenGL 4.5 context; each test skips with the reason when there is none).
+# Included by tests/CMakeLists.txt when STEREO_WITH_GL.
+find_package(GTest REQUIRED)
+include(GoogleTest)
+
+add_executable(stereo_gl_tests
+  ${CMAKE_CURRENT_LIST_DIR}/test_gl_objects.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_gl_salap_stages.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_gl_salap_scenes.cpp
+)
+target_link_libraries(stereo_gl_tests PRIVATE stereo_methods stereo_reference stereo_gl GTest::gtest_main)
+target_compile_options(stereo_gl_tests PRIVATE -Wall -Wextra)
+gtest_discover_tests(stereo_gl_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS gl)

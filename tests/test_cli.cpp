@@ -1,0 +1,160 @@
+// The CLI's contract with users: each user error is one line on stderr naming the problem,
+// a non-zero exit, and no output file left behind.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "host/dataset.h"
+#include "host/image_io.h"
+#include "test_util.h"
+
+namespace fs = std::filesystem;
+using namespace stereo;
+
+namespace {
+
+struct Outcome {
+  int code;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("stereo_cli_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    const ImageU8 left = test::random_texture(64, 40, 3);
+    write_png(dir_ / "l.png", left);
+    write_png(dir_ / "r.png", test::shifted(left, 4));
+    write_png(dir_ / "small.png", test::random_texture(50, 40, 4));
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Outcome stereo(const std::string& args) {
+    const std::string cmd = std::string(STEREO_BIN) + " " + args + " >" + (dir_ / "stdout").string() + " 2>" +
+                            (dir_ / "stderr").string();
+    const int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "stdout"), slurp(dir_ / "stderr")};
+  }
+  std::string p(const std::string& name) const { return (dir_ / name).string(); }
+
+  // One line on stderr, containing `needle`, non-zero exit, and no output.
+  void expect_user_error(const Outcome& o, const std::string& needle) {
+    EXPECT_NE(o.code, 0);
+    EXPECT_NE(o.err.find(needle), std::string::npos) << "stderr: " << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << "stderr: " << o.err;
+    EXPECT_FALSE(fs::exists(p("out.pfm")));
+    EXPECT_FALSE(fs::exists(p("out.pfm.part")));
+  }
+
+  fs::path dir_;
+};
+
+}  // namespace
+
+TEST_F(Cli, RunWritesAllRequestedOutputs) {
+  const Outcome o = stereo("run " + p("l.png") + " " + p("r.png") + " -m salap -b cpu -d 8 -o " + p("out.pfm") +
+                           " --png " + p("out16.png") + " --color " + p("outc.png") + " --set window=9");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("Mde/s"), std::string::npos);
+  EXPECT_NE(o.out.find("\"window\":9"), std::string::npos);  // parameters printed with every run
+  const ImageF d = read_pfm(p("out.pfm"));
+  EXPECT_EQ(d.width, 64);
+  EXPECT_FLOAT_EQ(d.at(32, 20), 4.0f);
+  EXPECT_TRUE(fs::exists(p("out16.png")));
+  EXPECT_EQ(read_image(p("outc.png")).channels, 3);
+}
+
+TEST_F(Cli, RunJsonCarriesParamsAndTiming) {
+  const Outcome o = stereo("run " + p("l.png") + " " + p("r.png") + " -m salap -d 8 -o " + p("out.pfm") + " --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["backend"], "cpu");
+  EXPECT_FLOAT_EQ(j["params"]["gamma"].get<float>(), 5.0f);
+  EXPECT_GT(j["mdes"].get<double>(), 0.0);
+}
+
+TEST_F(Cli, MissingFile) { expect_user_error(stereo("run " + p("nope.png") + " " + p("r.png") + " -m salap -o " + p("out.pfm")), "nope.png"); }
+
+TEST_F(Cli, CorruptFile) {
+  std::ofstream(p("bad.png")) << "garbage";
+  expect_user_error(stereo("run " + p("bad.png") + " " + p("r.png") + " -m salap -d 8 -o " + p("out.pfm")), "bad.png");
+}
+
+TEST_F(Cli, SizesDiffer) {
+  expect_user_error(stereo("run " + p("l.png") + " " + p("small.png") + " -m salap -d 8 -o " + p("out.pfm")), "64x40");
+}
+
+TEST_F(Cli, ImpossibleDisparityRange) {
+  expect_user_error(stereo("run " + p("l.png") + " " + p("r.png") + " -m salap -d 64 -o " + p("out.pfm")), "width 64");
+  expect_user_error(stereo("run " + p("l.png") + " " + p("r.png") + " -m salap -d 0 -o " + p("out.pfm")), ">= 1");
+}
+
+TEST_F(Cli, UnknownMethodBackendAndKey) {
+  expect_user_error(stereo("run " + p("l.png") + " " + p("r.png") + " -m nosuch -d 8 -o " + p("out.pfm")), "nosuch");
+  expect_user_error(stereo("run " + p("l.png") + " " + p("r.png") + " -m salap -b vulkan -d 8 -o " + p("out.pfm")), "vulkan");
+  expect_user_error(stereo("run " + p("l.png") + " " + p("r.png") + " -m salap --set gama=3 -d 8 -o " + p("out.pfm")), "gama");
+  expect_user_error(stereo("run " + p("l.png") + " " + p("r.png") + " -m salap --set window=32 -d 8 -o " + p("out.pfm")), "window");
+}
+
+TEST_F(Cli, OutputFolderMissing) {
+  const Outcome o = stereo("run " + p("l.png") + " " + p("r.png") + " -m salap -d 8 -o " + p("no/such/out.pfm"));
+  EXPECT_NE(o.code, 0);
+  EXPECT_NE(o.err.find("does not exist"), std::string::npos) << o.err;
+}
+
+TEST_F(Cli, ListShowsEveryBackendWithAvailability) {
+  const Outcome o = stereo("list --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  bool cpu = false;
+  for (const auto& row : j) {
+    if (row["method"] == "salap" && row["backend"] == "cpu") cpu = row["available"].get<bool>();
+    if (!row["available"].get<bool>()) EXPECT_FALSE(row["reason"].get<std::string>().empty());
+  }
+  EXPECT_TRUE(cpu);
+}
+
+TEST_F(Cli, EvalWritesMapsPicturesAndJson) {
+  if (!fs::exists(data_root() / "middlebury-v2/tsukuba")) GTEST_SKIP() << "no shared data at " << data_root();
+  const Outcome o = stereo("eval " + (data_root() / "middlebury-v2/tsukuba").string() +
+                           " -m salap --out " + p("ev") + " --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  ASSERT_EQ(j["scenes"].size(), 1u);
+  EXPECT_EQ(j["scenes"][0]["name"], "tsukuba");
+  EXPECT_LT(j["scenes"][0]["nonocc"].get<double>(), 10.0);
+  EXPECT_TRUE(j["scenes"][0]["disc"].is_number());
+  EXPECT_TRUE(fs::exists(p("ev/tsukuba.pfm")));
+  EXPECT_TRUE(fs::exists(p("ev/tsukuba_color.png")));
+  EXPECT_TRUE(fs::exists(p("ev/tsukuba_error.png")));
+  EXPECT_TRUE(fs::exists(p("ev/result.json")));
+}
+
+TEST_F(Cli, BenchReportsMediansAsJson) {
+  const Outcome o = stereo("bench -m salap -b cpu --size 64x48 -d 8 --repeat 2 --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  for (const char* k : {"method", "backend", "device", "width", "height", "levels", "repeat", "algorithm_ms",
+                        "upload_ms", "readback_ms", "total_ms", "fps", "mdes"})
+    EXPECT_TRUE(j.contains(k)) << k;
+  EXPECT_EQ(j["levels"], 8);
+  const Outcome bad = stereo("bench -m salap -b cpu --size 64x48 -d 64");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.err.find("width"), std::string::npos);
+}
