@@ -35,8 +35,10 @@ class Context {
   [[nodiscard]] bool is_llvmpipe() const { return renderer_.find("llvmpipe") != std::string::npos; }
   [[nodiscard]] bool use_timer_queries() const { return !is_llvmpipe(); }
 
- private:
+  /// Platform handles (EGL display/context/surface or the GLFW window), defined in context.cpp.
   struct Native;
+
+ private:
   explicit Context(std::unique_ptr<Native> native);
   std::unique_ptr<Native> native_;
   std::string renderer_, version_, platform_;

@@ -115,7 +115,9 @@ struct SalapGlMatcher::Impl {
     const int mode = channels == 1 ? 2 : (params.cost == "luma" ? 1 : 0);
     auto it = tad.find(mode);
     if (it == tad.end()) {
-      const Defines defines = {{"COST_MODE", std::to_string(mode)}, {"TAU", glsl_float(params.tau)}};
+      const Defines defines = {{"COST_MODE", std::to_string(mode)},
+                               {"TAU", glsl_float(params.tau)},
+                               {"STORE_UNORM8", options.format == "rgba8" ? "1" : "0"}};
       it = tad.emplace(mode, FullscreenPass("salap tad", Program::from_files("salap_tad.vert", "salap_tad.frag",
                                                                                   defines, "salap tad")))
                .first;
@@ -170,7 +172,7 @@ struct SalapGlMatcher::Impl {
 
   // The four passes of the group d0..d0+3.
   void run_group(int d0, int levels, int channels, PassTimer* timer) {
-    const glm::vec2 size(float(width), float(height));
+    const glm::vec2 size{float(width), float(height)};
     auto timed = [&](const char* kind, auto&& body) {
       if (timer) timer->begin(kind);
       body();

@@ -12,7 +12,7 @@
 // The result lies in [0, 1]: what an RGBA8 target stores (Sec. 3), tau scaling the range.
 
 #ifndef COST_MODE
-#error "COST_MODE and TAU are injected by gl/salap_gl.cpp"
+#error "COST_MODE, TAU and STORE_UNORM8 are injected by gl/salap_gl.cpp"
 #endif
 
 uniform sampler2DRect u_left;
@@ -23,11 +23,17 @@ noperspective in vec4 v_right23;
 
 layout(location = 0) out vec4 o_cost;
 
+#if COST_MODE == 0
+#define DIFF_SCALE 3.0
+#else
+#define DIFF_SCALE 1.0
+#endif
+
 float difference(vec3 l, vec4 right_texel) {
   vec3 r = round(right_texel.rgb * 255.0);
 #if COST_MODE == 0
   vec3 d = abs(l - r);
-  return (d.r + d.g + d.b) / 3.0;
+  return d.r + d.g + d.b;  // 3x the mean: DIFF_SCALE folds the / 3 into the one division below
 #elif COST_MODE == 1
   return abs(dot(l, vec3(0.299, 0.587, 0.114)) - dot(r, vec3(0.299, 0.587, 0.114)));
 #else
@@ -41,5 +47,18 @@ void main() {
                    difference(l, texture(u_right, v_right01.zw)),
                    difference(l, texture(u_right, v_right23.xy)),
                    difference(l, texture(u_right, v_right23.zw)));
-  o_cost = min(diff, vec4(TAU)) / TAU;
+#if STORE_UNORM8
+  // 8-bit target: store round-half-up(v * 255) / 255 of the correctly rounded v, as the
+  // reference's quantize8 does. The rgb_mean cost is s/3 with an integer s, so many costs sit
+  // exactly on a half code (s = 2 mod 4 at tau = 20); the target's own float -> unorm8
+  // conversion may break those ties the other way (round-half-even). Dividing integers once,
+  // and rounding with floor + step on the exact fraction, keeps the ties the reference's.
+  precise vec4 v = min(diff, vec4(DIFF_SCALE * TAU)) / (DIFF_SCALE * TAU);
+  precise vec4 t = v * 255.0;
+  vec4 code = floor(t);
+  code += step(vec4(0.5), t - code);
+  o_cost = code / 255.0;
+#else
+  o_cost = min(diff, vec4(DIFF_SCALE * TAU)) / (DIFF_SCALE * TAU);
+#endif
 }

@@ -1,0 +1,377 @@
+// The fast path: TAD, the four one-sided SA-LAP filters (eq. 2, 5, 6), the variable window
+// of eq. 3-4 and a running winner-takes-all, fused so that no cost volume is ever stored
+// (at 1920x1080x256 it would be 2 GB of float). NOTES.md has the op counts and the design;
+// in short:
+//
+//  * A block owns TX = 256 - 2W output columns x BH output rows and a chunk of disparities.
+//    It loops over d; per d it sweeps the band's rows in groups of G = 8.
+//  * Separable filters commute, also with clamp-to-edge (the clamp is per axis), so
+//    C0 = V_down(H_left(D)) = H_left(V_down(D)). The kernel filters vertically first: thread
+//    j owns region column j (one of TX + 2W, the horizontal halo included) and keeps the last
+//    8 + 2W rows of D for its column in a shared-memory ring that only it touches (no barrier).
+//  * Every one-sided filter, vertical and horizontal, is computed for a block of 8 outputs at
+//    once: the first by the direct (W+1)-tap sum, the next 7 by the recursion of the
+//    truncated exponential,
+//        S[k] = D[k] + r S[k-1] - r^(W+1) D[k-W-1],   r = exp(-1/gamma),
+//    run away from the direct sum (forward for left/up, backward for right/down). Both
+//    directions are stable (|r| < 1) because each block restarts from a direct sum; that costs
+//    (W+1 + 2*7)/8 = 3.9 FMAs per output instead of W+1 = 17, and never needs a look-ahead
+//    beyond the 8 + 2W values in registers. Restarting every 8 outputs also bounds the
+//    rounding error to a few ulps (no error accumulates along a row or a column).
+//  * The vertical results of 8 rows (V_down D and V_up D) go to shared memory, one barrier,
+//    then thread (g, c) filters row g horizontally for 8 consecutive columns from registers
+//    (two-way-conflicted LDS.128), forms eq. 3-4 and updates its running best (cost, d) kept
+//    in shared memory for its own pixels. Double-buffering those rows leaves one barrier per
+//    8 rows.
+//  * Units: the fused path never divides. D stays min(|dI|, s tau) (an exact small integer for
+//    8-bit input), the filters use w[k] = exp(-k/gamma) without /F1, so every C_i is the
+//    normalised one times K = s tau F1^2, and alpha, beta are multiplied by K instead. The
+//    winner is the same as the reference's up to float rounding of near ties.
+//  * Chunks of d run in separate blocks (grid z) so that 1080p fills every SM several times;
+//    each writes its best as a 64-bit key (order-preserving cost bits << 32 | d), and
+//    merge_chunks takes the minimum: the smallest cost, then the smallest d, as eq. 4's WTA.
+//
+// Borders are clamp-to-edge like reference/at_clamped: halo columns and rows read the
+// clamped image column/row, and I_R(x-d) reads column max(x-d, 0).
+
+#include "cuda/salap/stages.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace stereo::cu::salap {
+namespace {
+
+constexpr int NT = 256;        // threads per block = region columns per block
+constexpr int G = 8;           // rows per group: vertical outputs per thread per recursion block
+constexpr int P = 8;           // columns per horizontal item: outputs per recursion block
+constexpr int BH = 32;         // output rows per block (band): 4 groups
+constexpr int MAX_FUSED_W = 32;
+constexpr int MIN_BLOCKS_PER_SM = 2;
+
+template <int W>
+struct Shape {
+  static_assert(W % G == 0 && W >= G && W <= MAX_FUSED_W, "fused SA-LAP: W must be a multiple of 8, <= 32");
+  static constexpr int TX = NT - 2 * W;         // output columns per block
+  static constexpr int HG = W / G;              // halo groups above and below the band
+  static constexpr int RING_GROUPS = 2 * HG + 1;  // D rows y-W .. y+7+W of one output group
+  static constexpr int V = G + 2 * W;           // values one recursion block reads
+  static constexpr int ITEMS_PER_ROW = TX / P;
+  static constexpr int ITEMS = ITEMS_PER_ROW * G;
+  static constexpr std::size_t RING_FLOATS = std::size_t(RING_GROUPS) * G * NT;
+  static constexpr std::size_t ROWS_FLOATS = std::size_t(2) * 2 * G * NT;  // (down, up) x double buffer
+  static constexpr std::size_t BEST_FLOATS = std::size_t(BH) * TX;
+  static constexpr std::size_t SHARED_BYTES =
+      (RING_FLOATS + ROWS_FLOATS + BEST_FLOATS) * sizeof(float) + std::size_t(BH) * TX;  // + u8 best d
+  static_assert(TX % P == 0 && ITEMS <= NT, "fused SA-LAP: horizontal items must fit the block");
+  static_assert(BH % G == 0, "fused SA-LAP: band must be whole groups");
+};
+
+struct FusedArgs {
+  const std::uint32_t* left;
+  const std::uint32_t* right;
+  std::uint64_t* keys;
+  int width;
+  int height;
+  int levels;
+  int chunk;
+  float w[MAX_FUSED_W + 1];  // exp(-k/gamma), k = 0..W, not divided by F1
+  float r;                   // exp(-1/gamma)
+  float neg_r_tail;          // -exp(-(W+1)/gamma): the tap that leaves the window
+  float sat;                 // s * tau in the units of the packed difference (s = 3 for rgb sums)
+  float alpha_k;             // alpha * K, K = s tau F1^2
+  float beta_k;              // beta * K
+};
+
+// Truncated absolute difference in the unnormalised units above.
+template <bool LUMA>
+__device__ __forceinline__ float tad(std::uint32_t l, std::uint32_t r, float sat) {
+  if constexpr (LUMA) {
+    return fminf(fabsf(__uint_as_float(l) - __uint_as_float(r)), sat);
+  } else {
+    return fminf(float(__vsadu4(l, r)), sat);  // |dR|+|dG|+|dB| (byte 3 is 0 in both)
+  }
+}
+
+// lo[k] = sum_{i<=W} w_i v[W+k-i] (left/up), hi[k] = sum_{i<=W} w_i v[W+k+i] (right/down),
+// k = 0..N-1, from N + 2W values: one direct sum per side, then the recursion away from it.
+template <int W, int N>
+__device__ __forceinline__ void one_sided(const float (&v)[N + 2 * W], const FusedArgs& a, float (&lo)[N],
+                                          float (&hi)[N]) {
+  float s = 0.0f;
+#pragma unroll
+  for (int i = W; i >= 0; --i) s = fmaf(a.w[i], v[W - i], s);
+  lo[0] = s;
+#pragma unroll
+  for (int k = 1; k < N; ++k) {
+    s = fmaf(a.r, s, v[W + k]);
+    s = fmaf(a.neg_r_tail, v[k - 1], s);
+    lo[k] = s;
+  }
+  s = 0.0f;
+#pragma unroll
+  for (int i = W; i >= 0; --i) s = fmaf(a.w[i], v[W + N - 1 + i], s);
+  hi[N - 1] = s;
+#pragma unroll
+  for (int k = N - 2; k >= 0; --k) {
+    s = fmaf(a.r, s, v[W + k]);
+    s = fmaf(a.neg_r_tail, v[2 * W + k + 1], s);
+    hi[k] = s;
+  }
+}
+
+// Unsigned order of the key == (cost, d) order: flip negatives entirely, set the sign bit
+// of positives (a rounding residue can make a zero cost -1e-9).
+__device__ __forceinline__ std::uint64_t make_key(float cost, int d) {
+  std::uint32_t u = __float_as_uint(cost);
+  u = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+  return (std::uint64_t(u) << 32) | std::uint32_t(d);
+}
+
+template <int W, bool LUMA, bool NINE>
+__global__ void __launch_bounds__(NT, MIN_BLOCKS_PER_SM) fused_kernel(const FusedArgs a) {
+  using S = Shape<W>;
+  extern __shared__ float4 shared_raw[];
+  float* s_ring = reinterpret_cast<float*>(shared_raw);  // [RING_GROUPS*G][NT], column tid is thread tid's
+  float* s_rows = s_ring + S::RING_FLOATS;                // [2 buffers][down, up][G][NT]
+  float* s_best = s_rows + S::ROWS_FLOATS;                // [BH][TX]
+  auto* s_best_d = reinterpret_cast<std::uint8_t*>(s_best + S::BEST_FLOATS);  // [BH][TX], d - d_begin
+
+  const int tid = threadIdx.x;
+  const int x0 = blockIdx.x * S::TX;
+  const int y0 = blockIdx.y * BH;
+  const int d_begin = blockIdx.z * a.chunk;
+  const int d_end = min(d_begin + a.chunk, a.levels);
+
+  // Vertical role: region column tid <-> image column x0 - W + tid, clamped.
+  const int cx = min(max(x0 - W + tid, 0), a.width - 1);
+  // Horizontal role: item (hg, hc) = row hg of a group, output columns hc*P .. hc*P+7.
+  const bool h_active = tid < S::ITEMS;
+  const int hg = tid / S::ITEMS_PER_ROW;
+  const int hc = tid - hg * S::ITEMS_PER_ROW;
+
+  if (h_active) {
+#pragma unroll
+    for (int j = 0; j < BH / G; ++j) {
+      float4* b = reinterpret_cast<float4*>(s_best + (j * G + hg) * S::TX + hc * P);
+      const float inf = __int_as_float(0x7f800000);
+      b[0] = make_float4(inf, inf, inf, inf);
+      b[1] = b[0];
+      *reinterpret_cast<uint2*>(s_best_d + (j * G + hg) * S::TX + hc * P) = make_uint2(0u, 0u);
+    }
+  }
+
+  int buffer = 0;
+  for (int d = d_begin; d < d_end; ++d) {
+    const int rx = max(cx - d, 0);
+    // Group k holds D of rows y0 - W + 8k .. +7 (clamped) for this thread's column.
+    auto tad_group = [&](int k) {
+      float* ring = s_ring + (k % S::RING_GROUPS) * G * NT + tid;
+      const int ybase = y0 - W + k * G;
+#pragma unroll
+      for (int i = 0; i < G; ++i) {
+        const int y = min(max(ybase + i, 0), a.height - 1);
+        const std::size_t row = std::size_t(y) * std::size_t(a.width);
+        ring[i * NT] = tad<LUMA>(__ldg(a.left + row + cx), __ldg(a.right + row + rx), a.sat);
+      }
+    };
+#pragma unroll 1
+    for (int k = 0; k < 2 * S::HG; ++k) tad_group(k);
+
+#pragma unroll 1
+    for (int jo = 0; jo < BH / G; ++jo) {
+      tad_group(jo + 2 * S::HG);
+
+      // Vertical: rows y-W .. y+7+W of this column -> V_up D and V_down D for rows y .. y+7.
+      float* rows = s_rows + buffer * (2 * G * NT);
+      {
+        float v[S::V];
+#pragma unroll
+        for (int q = 0; q < S::RING_GROUPS; ++q) {
+          const float* ring = s_ring + ((jo + q) % S::RING_GROUPS) * G * NT + tid;
+#pragma unroll
+          for (int i = 0; i < G; ++i) v[q * G + i] = ring[i * NT];
+        }
+        float up[G], down[G];
+        one_sided<W, G>(v, a, up, down);
+#pragma unroll
+        for (int i = 0; i < G; ++i) {
+          rows[i * NT + tid] = down[i];
+          rows[(G + i) * NT + tid] = up[i];
+        }
+      }
+      __syncthreads();  // rows complete; the other buffer is free again (see header)
+
+      if (h_active) {
+        // Horizontal on row hg: C0 = H_left(V_down D), C2 = H_right(V_down D),
+        //                       C1 = H_left(V_up D),   C3 = H_right(V_up D).
+        float c0[P], c1[P], c2[P], c3[P];
+        {
+          float v[S::V];
+          const float4* src = reinterpret_cast<const float4*>(rows + hg * NT + hc * P);
+#pragma unroll
+          for (int q = 0; q < S::V / 4; ++q) {
+            const float4 t = src[q];
+            v[4 * q] = t.x, v[4 * q + 1] = t.y, v[4 * q + 2] = t.z, v[4 * q + 3] = t.w;
+          }
+          one_sided<W, P>(v, a, c0, c2);
+        }
+        {
+          float v[S::V];
+          const float4* src = reinterpret_cast<const float4*>(rows + (G + hg) * NT + hc * P);
+#pragma unroll
+          for (int q = 0; q < S::V / 4; ++q) {
+            const float4 t = src[q];
+            v[4 * q] = t.x, v[4 * q + 1] = t.y, v[4 * q + 2] = t.z, v[4 * q + 3] = t.w;
+          }
+          one_sided<W, P>(v, a, c1, c3);
+        }
+
+        const int pixel = (jo * G + hg) * S::TX + hc * P;
+        float4* best4 = reinterpret_cast<float4*>(s_best + pixel);
+        auto* best_d = reinterpret_cast<unsigned long long*>(s_best_d + pixel);
+        float best[P];
+        {
+          const float4 b0 = best4[0], b1 = best4[1];
+          best[0] = b0.x, best[1] = b0.y, best[2] = b0.z, best[3] = b0.w;
+          best[4] = b1.x, best[5] = b1.y, best[6] = b1.z, best[7] = b1.w;
+        }
+        unsigned long long bd = *best_d;
+        const unsigned long long dd = static_cast<unsigned long long>(d - d_begin);
+#pragma unroll
+        for (int k = 0; k < P; ++k) {
+          // Eq. 3 in units of K: Ca = sum/4, Cb = min pair/2 + alpha K, Cc = min + beta K; eq. 4.
+          const float q0 = c0[k], q1 = c1[k], q2 = c2[k], q3 = c3[k];
+          float cost = fminf(fminf(q0, q1), fminf(q2, q3)) + a.beta_k;
+          if constexpr (NINE) {
+            const float s01 = q0 + q1, s23 = q2 + q3;
+            const float ca = (s01 + s23) * 0.25f;
+            const float cb = fmaf(fminf(fminf(s01, q0 + q2), fminf(s23, q1 + q3)), 0.5f, a.alpha_k);
+            cost = fminf(cost, fminf(ca, cb));
+          }
+          if (cost < best[k]) {  // strict: the smallest d of the chunk wins a tie
+            best[k] = cost;
+            bd = (bd & ~(0xFFull << (8 * k))) | (dd << (8 * k));
+          }
+        }
+        best4[0] = make_float4(best[0], best[1], best[2], best[3]);
+        best4[1] = make_float4(best[4], best[5], best[6], best[7]);
+        *best_d = bd;
+      }
+      buffer ^= 1;
+    }
+  }
+
+  if (h_active) {
+    const std::size_t plane = std::size_t(a.width) * std::size_t(a.height);
+    std::uint64_t* keys = a.keys + std::size_t(blockIdx.z) * plane;
+#pragma unroll
+    for (int j = 0; j < BH / G; ++j) {
+      const int y = y0 + j * G + hg;
+      if (y >= a.height) continue;
+      const int pixel = (j * G + hg) * S::TX + hc * P;
+#pragma unroll
+      for (int k = 0; k < P; ++k) {
+        const int x = x0 + hc * P + k;
+        if (x < a.width)
+          keys[std::size_t(y) * a.width + x] = make_key(s_best[pixel + k], d_begin + s_best_d[pixel + k]);
+      }
+    }
+  }
+}
+
+template <int W, bool LUMA, bool NINE>
+void launch(const FusedArgs& args, const FusedPlan& plan, cudaStream_t stream) {
+  using S = Shape<W>;
+  auto kernel = fused_kernel<W, LUMA, NINE>;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(S::SHARED_BYTES)));
+  const dim3 grid(div_up(args.width, S::TX), div_up(args.height, BH), plan.chunks);
+  kernel<<<grid, NT, S::SHARED_BYTES, stream>>>(args);
+  CUDA_CHECK_LAUNCH();
+}
+
+template <int W>
+void launch_for_window(const FusedArgs& args, bool luma, bool nine, const FusedPlan& plan, cudaStream_t stream) {
+  if (luma) {
+    nine ? launch<W, true, true>(args, plan, stream) : launch<W, true, false>(args, plan, stream);
+  } else {
+    nine ? launch<W, false, true>(args, plan, stream) : launch<W, false, false>(args, plan, stream);
+  }
+}
+
+int output_columns(int radius) { return NT - 2 * radius; }
+
+}  // namespace
+
+bool fused_supports(const SalapParams& params) {
+  const int w = params.radius();
+  return w % G == 0 && w >= G && w <= MAX_FUSED_W;
+}
+
+FusedPlan plan_fused(int width, int height, int levels, const SalapParams& params, int requested_chunk) {
+  require(fused_supports(params), "salap/cuda: the fused kernel needs W in {8, 16, 24, 32}, got W = " +
+                                      std::to_string(params.radius()));
+  require(levels >= 1, "salap/cuda: levels must be >= 1, got " + std::to_string(levels));
+  require(requested_chunk >= 0, "salap/cuda: d_chunk must be >= 0, got " + std::to_string(requested_chunk));
+  FusedPlan plan;
+  if (requested_chunk > 0) {
+    plan.chunk = std::min({requested_chunk, levels, 256});
+  } else {
+    // Enough blocks for ~4 waves at MIN_BLOCKS_PER_SM resident blocks per SM; a block's
+    // cost per level does not depend on the chunk, so splitting d only adds a key plane.
+    const int blocks_per_chunk = div_up(width, output_columns(params.radius())) * div_up(height, BH);
+    const int target = 4 * MIN_BLOCKS_PER_SM * sm_count();
+    const int chunks = std::clamp(div_up(target, blocks_per_chunk), 1, levels);
+    plan.chunk = std::min(div_up(levels, chunks), 256);
+  }
+  plan.chunks = div_up(levels, plan.chunk);
+  return plan;
+}
+
+void salap_fused(const DevicePair& pair, int levels, const SalapParams& params, const FusedPlan& plan,
+                 std::uint64_t* d_keys, cudaStream_t stream) {
+  params.validate("salap/cuda");
+  require(fused_supports(params), "salap/cuda: the fused kernel needs W in {8, 16, 24, 32}, got W = " +
+                                      std::to_string(params.radius()));
+  require(levels >= 1 && levels < pair.width, "salap/cuda: levels " + std::to_string(levels) +
+                                                  " must be in 1.." + std::to_string(pair.width - 1));
+  require(plan.chunk >= 1 && plan.chunk <= 256 && plan.chunks == div_up(levels, plan.chunk),
+          "salap/cuda: fused plan does not cover the levels");
+  require(pair.height <= 65535 * BH, "salap/cuda: image height " + std::to_string(pair.height) + " too large");
+
+  const int radius = params.radius();
+  double f1 = 0.0;
+  FusedArgs args{};
+  for (int k = 0; k <= radius; ++k) {
+    const double w = std::exp(-double(k) / double(params.gamma));
+    args.w[k] = float(w);
+    f1 += w;
+  }
+  const double sat = pair.code == PixelCode::rgb ? 3.0 * double(params.tau) : double(params.tau);
+  const double scale = sat * f1 * f1;  // K: fused C_i = normalised C_i * K
+  args.left = pair.left.get();
+  args.right = pair.right.get();
+  args.keys = d_keys;
+  args.width = pair.width;
+  args.height = pair.height;
+  args.levels = levels;
+  args.chunk = plan.chunk;
+  args.r = float(std::exp(-1.0 / double(params.gamma)));
+  args.neg_r_tail = float(-std::exp(-double(radius + 1) / double(params.gamma)));
+  args.sat = float(sat);
+  args.alpha_k = float(double(params.alpha) * scale);
+  args.beta_k = float(double(params.beta) * scale);
+
+  const bool luma = pair.code == PixelCode::luma;
+  const bool nine = params.windows == "9";
+  switch (radius) {
+    case 8: launch_for_window<8>(args, luma, nine, plan, stream); break;
+    case 16: launch_for_window<16>(args, luma, nine, plan, stream); break;
+    case 24: launch_for_window<24>(args, luma, nine, plan, stream); break;
+    case 32: launch_for_window<32>(args, luma, nine, plan, stream); break;
+    default: throw Error("salap/cuda: no fused kernel for W = " + std::to_string(radius));
+  }
+}
+
+}  // namespace stereo::cu::salap

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The main job: installs what is missing, builds, obtains the Aloe pair with its ground truth
+# from the machine's own Debian/Ubuntu packages (the synthetic scene where apt cannot provide
+# it), runs SA-LAP as GLSL render passes (Mesa's llvmpipe where there is no GPU) and evaluates.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+bash scripts/build.sh
+stereo=build/stereo
+scene=""
+if bash data/fetch_public_pairs.sh "$stereo" data/public >/tmp/stereo-fetch.log 2>&1 && [ -d data/public/aloe ]; then
+  scene=data/public/aloe
+else
+  echo "demo: could not obtain Aloe from apt ($(tail -1 /tmp/stereo-fetch.log)); using a synthetic scene"
+  "$stereo" synth --size 450x375 -d 64 --seed 1 --out data/public/synth-planes >/dev/null
+  scene=data/public/synth-planes
+fi
+backend=gl
+if ! "$stereo" list --json | grep -A3 '"backend": "gl"' | grep -q '"available": true'; then
+  echo "demo: no OpenGL 4.5 context here ($("$stereo" list | awk '$1=="salap" && $2=="gl"' | cut -c33-)); using the CPU reference"
+  backend=cpu
+fi
+mkdir -p out
+"$stereo" eval "$scene" -m salap -b "$backend" --out out/demo
+echo
+echo "disparity map, colour picture and error map: out/demo/ (result.json holds every number)"

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages the suite builds with, only those missing; sudo when
+# not root. Sourced or run by demo.sh and test.sh.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libglew-dev libglfw3-dev libglm-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libstb-dev libcli11-dev nlohmann-json3-dev libfftw3-dev libpng-dev zlib1g-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "deps: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "deps: all packages present"
+fi

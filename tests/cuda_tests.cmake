@@ -1,0 +1,12 @@
+# CUDA tests (need a CUDA device; every test skips with the reason when there is none, so CI
+# without a GPU passes). Included by tests/CMakeLists.txt when the CUDA backends are built.
+find_package(GTest REQUIRED)
+include(GoogleTest)
+
+add_executable(stereo_cuda_tests
+  ${CMAKE_CURRENT_LIST_DIR}/test_cuda_salap_stages.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_cuda_salap_matcher.cpp
+)
+target_link_libraries(stereo_cuda_tests PRIVATE stereo_methods stereo_reference stereo_cuda GTest::gtest_main)
+target_compile_options(stereo_cuda_tests PRIVATE -Wall -Wextra)
+gtest_discover_tests(stereo_cuda_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS cuda)

@@ -1,0 +1,59 @@
+#pragma once
+// Shared by the CUDA test files: the device check, random images, relative L2 error.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+
+#include "cuda/common.h"
+#include "host/image.h"
+
+/// Every CUDA test starts with this: no device means skip, with the runtime's reason.
+#define STEREO_REQUIRE_CUDA()                                                       \
+  do {                                                                              \
+    if (const auto why = ::stereo::cu::device_unavailable())                        \
+      GTEST_SKIP() << *why << " (CUDA tests run on the GPU machine)";               \
+  } while (0)
+
+namespace stereo::cuda_test {
+
+/// Uniform random 8-bit image (i.i.d. pixels): every window is distinct, so matching is sharp.
+inline ImageU8 random_u8(int width, int height, int channels, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> u(0, 255);
+  ImageU8 img(width, height, channels);
+  for (auto& v : img.data) v = static_cast<std::uint8_t>(u(rng));
+  return img;
+}
+
+/// Uniform random float image in [0, 1].
+inline ImageF random_f(int width, int height, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  ImageF img(width, height, 1);
+  for (auto& v : img.data) v = u(rng);
+  return img;
+}
+
+/// ||a - b|| / ||b|| (absolute L2 when b is all zero).
+inline double relative_l2(const ImageF& a, const ImageF& b) {
+  EXPECT_EQ(a.width, b.width);
+  EXPECT_EQ(a.height, b.height);
+  double num = 0.0, den = 0.0;
+  for (std::size_t i = 0; i < a.data.size() && i < b.data.size(); ++i) {
+    const double d = double(a.data[i]) - double(b.data[i]);
+    num += d * d;
+    den += double(b.data[i]) * double(b.data[i]);
+  }
+  return den > 0.0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+inline bool all_finite(const ImageF& img) {
+  for (float v : img.data)
+    if (!std::isfinite(v)) return false;
+  return true;
+}
+
+}  // namespace stereo::cuda_test

@@ -1,0 +1,336 @@
+// The glcompute SA-LAP backend on small synthetic pairs: every stage against the CPU
+// reference and against the gl (fragment) backend, the options, the winner-takes-all's
+// edge cases, timing and fetch accounting, and user errors.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iostream>
+#include <limits>
+
+#include "gl/context.h"
+#include "gl/salap_gl.h"
+#include "gl/salap_glcompute.h"
+#include "host/matcher.h"
+#include "host/metrics.h"
+#include "reference/salap.h"
+#include "test_glcompute_util.h"
+#include "test_util.h"
+
+using namespace stereo;
+using reference::Side;
+
+namespace {
+
+// The odd-size pair of these tests: 37 x 29 (no multiple of any work-group size), a plane
+// at disparity 3, fixed seed.
+struct OddPair {
+  ImageU8 left = test::random_texture(37, 29, 1234);
+  ImageU8 right = test::shifted(left, 3);
+};
+
+ImageF run(const Overrides& overrides, const ImageU8& l, const ImageU8& r, int levels) {
+  gl::SalapGlComputeMatcher m(overrides);
+  return m.compute(l, r, levels).disparity;
+}
+
+SalapParams params_of(const Overrides& overrides) {
+  SalapParams p;
+  gl::SalapGlComputeOptions o;
+  bind_params("test", overrides, p, o);
+  return p;
+}
+
+// The reference's intermediates of group d0, four disparities in RGBA channel order.
+struct ReferenceGroup {
+  ImageF tad[4], c_left[4], c_right[4], c[4][4];
+};
+
+ReferenceGroup reference_group(const ImageU8& l, const ImageU8& r, int d0, const SalapParams& p, int quantize) {
+  ReferenceGroup g;
+  for (int k = 0; k < 4; ++k) {
+    g.tad[k] = reference::tad_cost(l, r, d0 + k, p, quantize);
+    g.c_left[k] = reference::filter_horizontal(g.tad[k], Side::left, p, quantize);
+    g.c_right[k] = reference::filter_horizontal(g.tad[k], Side::right, p, quantize);
+    g.c[0][k] = reference::filter_vertical(g.c_left[k], Side::down, p, quantize);
+    g.c[1][k] = reference::filter_vertical(g.c_left[k], Side::up, p, quantize);
+    g.c[2][k] = reference::filter_vertical(g.c_right[k], Side::down, p, quantize);
+    g.c[3][k] = reference::filter_vertical(g.c_right[k], Side::up, p, quantize);
+  }
+  return g;
+}
+
+}  // namespace
+
+// ---- every stage of one group against the reference -------------------------------------
+
+// Float intermediates: the only departure from the reference is the sampler's sub-texel
+// weight precision on the bilinear pairs (8 fractional bits on most GPUs, llvmpipe included):
+// a pair's weight split is off by < 2^-9 of the pair weight, and the pair weights sum to
+// < 1 - w_0 / F1 of the cost range. Tolerance 2e-3 of the [0, 1] cost range for the filters;
+// the TAD is exact arithmetic on integer levels (tolerance 1e-6).
+TEST(GlComputeSalapStages, FloatStagesMatchTheReference) {
+  STEREO_REQUIRE_GL45();
+  const OddPair pair;
+  const Overrides o = {{"gl_format", "rgba32f"}};
+  gl::SalapGlComputeMatcher m(o);
+  const SalapParams p = params_of(o);
+  for (int d0 : {0, 4}) {
+    const gl::SalapGroupTextures gpu = m.debug_group(pair.left, pair.right, d0, 8);
+    const ReferenceGroup ref = reference_group(pair.left, pair.right, d0, p, 0);
+    for (int k = 0; k < 4; ++k) {
+      SCOPED_TRACE("d = " + std::to_string(d0 + k));
+      EXPECT_LE(test::difference(test::channel(gpu.tad, k), ref.tad[k]).max_abs, 1e-6);
+      EXPECT_LE(test::difference(test::channel(gpu.c_left, k), ref.c_left[k]).max_abs, 2e-3);
+      EXPECT_LE(test::difference(test::channel(gpu.c_right, k), ref.c_right[k]).max_abs, 2e-3);
+      const ImageF* c[4] = {&gpu.c0, &gpu.c1, &gpu.c2, &gpu.c3};
+      for (int i = 0; i < 4; ++i)
+        EXPECT_LE(test::difference(test::channel(*c[i], k), ref.c[i][k]).max_abs, 2e-3) << "C" << i;
+    }
+  }
+}
+
+// With nearest taps there is no sub-texel weight: the filters are the reference's sums in
+// float (tolerance 1e-5).
+TEST(GlComputeSalapStages, NearestTapsMatchTheReferenceClosely) {
+  STEREO_REQUIRE_GL45();
+  const OddPair pair;
+  const Overrides o = {{"gl_format", "rgba32f"}, {"gl_taps", "nearest"}};
+  gl::SalapGlComputeMatcher m(o);
+  const gl::SalapGroupTextures gpu = m.debug_group(pair.left, pair.right, 0, 4);
+  const ReferenceGroup ref = reference_group(pair.left, pair.right, 0, params_of(o), 0);
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_LE(test::difference(test::channel(gpu.c_left, k), ref.c_left[k]).max_abs, 1e-5);
+    EXPECT_LE(test::difference(test::channel(gpu.c_right, k), ref.c_right[k]).max_abs, 1e-5);
+    const ImageF* c[4] = {&gpu.c0, &gpu.c1, &gpu.c2, &gpu.c3};
+    for (int i = 0; i < 4; ++i) EXPECT_LE(test::difference(test::channel(*c[i], k), ref.c[i][k]).max_abs, 1e-5);
+  }
+}
+
+// rgba8: the TAD is exactly on the reference's 8-bit grid (same values, same rounding);
+// each filter stage may land one step of 1/255 away where the bilinear weight precision
+// moves a value across a rounding boundary (and such steps compound over two stages).
+TEST(GlComputeSalapStages, Rgba8StagesSitOnTheReferenceGrid) {
+  STEREO_REQUIRE_GL45();
+  const OddPair pair;
+  gl::SalapGlComputeMatcher m(Overrides{{"gl_format", "rgba8"}});
+  const gl::SalapGroupTextures gpu = m.debug_group(pair.left, pair.right, 0, 4);
+  const ReferenceGroup ref = reference_group(pair.left, pair.right, 0, params_of({}), 8);
+  const double step = 1.0 / 255.0 + 1e-6;
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_EQ(test::difference(test::channel(gpu.tad, k), ref.tad[k]).identical, 1.0);
+    const test::Difference h = test::difference(test::channel(gpu.c_left, k), ref.c_left[k]);
+    EXPECT_LE(h.max_abs, step);
+    const test::Difference v = test::difference(test::channel(gpu.c0, k), ref.c[0][k]);
+    EXPECT_LE(v.max_abs, 2 * step);
+    if (k == 0)
+      std::cout << "[ rgba8    ] identical to reference: C_L " << h.identical * 100 << " %, C0 "
+                << v.identical * 100 << " %\n";
+  }
+}
+
+// ---- stage by stage against the gl (fragment) backend ------------------------------------
+
+// Same taps, same formats, same arithmetic: only the tap coordinates' origin differs
+// (interpolated varyings there, x + 0.5 + offset here). Intermediates must agree bit for bit
+// on at least 99.9% of samples and within one rgba8 step (2e-3 for float formats) everywhere.
+class GlComputeVersusFragment : public testing::TestWithParam<std::string> {};
+
+TEST_P(GlComputeVersusFragment, IntermediatesAgree) {
+  STEREO_REQUIRE_GL45();
+  const OddPair pair;
+  const Overrides o = {{"gl_format", GetParam()}};
+  gl::SalapGlComputeMatcher compute(o);
+  gl::SalapGlMatcher fragment(o);
+  const gl::SalapGroupTextures a = compute.debug_group(pair.left, pair.right, 4, 8);
+  const gl::SalapGroupTextures b = fragment.debug_group(pair.left, pair.right, 4, 8);
+  const double tolerance = GetParam() == "rgba8" ? 1.0 / 255.0 + 1e-6 : 2e-3;
+  const std::pair<const char*, std::pair<const ImageF*, const ImageF*>> stages[] = {
+      {"tad", {&a.tad, &b.tad}}, {"C_L", {&a.c_left, &b.c_left}}, {"C_R", {&a.c_right, &b.c_right}},
+      {"C0", {&a.c0, &b.c0}},    {"C1", {&a.c1, &b.c1}},          {"C2", {&a.c2, &b.c2}},
+      {"C3", {&a.c3, &b.c3}},    {"disparity", {&a.disparity, &b.disparity}}};
+  for (const auto& [name, images] : stages) {
+    const test::Difference d = test::difference(*images.first, *images.second);
+    std::cout << "[ " << GetParam() << " ] " << name << ": " << d.identical * 100 << " % identical, max |diff| "
+              << d.max_abs << "\n";
+    EXPECT_GE(d.identical, 0.999) << name;
+    EXPECT_LE(d.max_abs, tolerance) << name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, GlComputeVersusFragment, testing::Values("rgba8", "rgba16f", "rgba32f"));
+
+// ---- whole method on the odd-size pair ---------------------------------------------------
+
+TEST(GlComputeSalap, OddSizeAgreesWithTheReference) {
+  STEREO_REQUIRE_GL45();
+  const OddPair pair;
+  const int levels = 8;
+  const ImageF ref = reference::salap_disparity(pair.left, pair.right, levels, SalapParams{}, 0);
+  const ImageF ref8 = reference::salap_disparity(pair.left, pair.right, levels, SalapParams{}, 8);
+  const double a32 = agreement(run({{"gl_format", "rgba32f"}}, pair.left, pair.right, levels), ref);
+  const double a16 = agreement(run({{"gl_format", "rgba16f"}}, pair.left, pair.right, levels), ref);
+  const double a8 = agreement(run({{"gl_format", "rgba8"}}, pair.left, pair.right, levels), ref8);
+  std::cout << "37x29: rgba32f " << a32 * 100 << " %, rgba16f " << a16 * 100 << " % (vs float reference), rgba8 "
+            << a8 * 100 << " % (vs 8-bit reference)\n";
+  EXPECT_GE(a32, 0.99);
+  EXPECT_GE(a16, 0.97);
+  EXPECT_GE(a8, 0.97);
+}
+
+TEST(GlComputeSalap, NearestTapsAgreeWithTheReference) {
+  STEREO_REQUIRE_GL45();
+  const OddPair pair;
+  const ImageF ref = reference::salap_disparity(pair.left, pair.right, 8, SalapParams{}, 0);
+  const double a = agreement(run({{"gl_format", "rgba32f"}, {"gl_taps", "nearest"}}, pair.left, pair.right, 8), ref);
+  std::cout << "gl_taps=nearest, rgba32f: " << a * 100 << " %\n";
+  EXPECT_GE(a, 0.99);
+}
+
+TEST(GlComputeSalap, FourWindowVariantAgreesWithTheReference) {
+  STEREO_REQUIRE_GL45();
+  const OddPair pair;
+  SalapParams p;
+  p.windows = "4";
+  const ImageF ref = reference::salap_disparity(pair.left, pair.right, 8, p, 0);
+  const double a = agreement(run({{"gl_format", "rgba32f"}, {"windows", "4"}}, pair.left, pair.right, 8), ref);
+  std::cout << "windows=4, rgba32f: " << a * 100 << " %\n";
+  EXPECT_GE(a, 0.99);
+}
+
+TEST(GlComputeSalap, GreyAndLumaInputsAgreeWithTheReference) {
+  STEREO_REQUIRE_GL45();
+  const ImageU8 grey = test::random_texture(41, 23, 99, 1);
+  const ImageU8 grey_right = test::shifted(grey, 2);
+  const ImageF ref = reference::salap_disparity(grey, grey_right, 6, SalapParams{}, 0);
+  EXPECT_GE(agreement(run({{"gl_format", "rgba32f"}}, grey, grey_right, 6), ref), 0.99);
+  const OddPair pair;
+  SalapParams p;
+  p.cost = "luma";
+  const ImageF ref_luma = reference::salap_disparity(pair.left, pair.right, 8, p, 0);
+  EXPECT_GE(agreement(run({{"gl_format", "rgba32f"}, {"cost", "luma"}}, pair.left, pair.right, 8), ref_luma), 0.99);
+}
+
+// levels = 17: the last group is 16..19 with three unused channels. The true shift is 18, so
+// the unused channels d = 17, 18 would hold the cheapest costs of the whole search: they must
+// never win.
+TEST(GlComputeSalap, UnusedChannelsOfTheLastGroupNeverWin) {
+  STEREO_REQUIRE_GL45();
+  const ImageU8 left = test::random_texture(53, 31, 77);
+  const ImageU8 right = test::shifted(left, 18);
+  const ImageF gpu = run({{"gl_format", "rgba32f"}}, left, right, 17);
+  for (float d : gpu.data) ASSERT_LE(d, 16.0f);
+  const ImageF ref = reference::salap_disparity(left, right, 17, SalapParams{}, 0);
+  const double a = agreement(gpu, ref);
+  std::cout << "levels 17, shift 18: " << a * 100 << " % vs reference\n";
+  EXPECT_GE(a, 0.99);
+}
+
+// Ties keep the smaller disparity: identical images of one flat colour cost the same at every d.
+TEST(GlComputeSalap, TiesKeepTheSmallestDisparity) {
+  STEREO_REQUIRE_GL45();
+  const ImageU8 flat(19, 11, 3, 128);
+  for (float d : run({}, flat, flat, 9).data) ASSERT_EQ(d, 0.0f);
+}
+
+// Every invocation owns its pixel, so the work-group shape must not change a single value.
+TEST(GlComputeSalap, WorkGroupSizeDoesNotChangeTheResult) {
+  STEREO_REQUIRE_GL45();
+  const OddPair pair;
+  const ImageF base = run({{"gl_local_size", "16x16"}}, pair.left, pair.right, 8);
+  for (const char* size : {"8x8", "32x8", "64x4", "256x1"}) {
+    const ImageF other = run({{"gl_local_size", size}}, pair.left, pair.right, 8);
+    EXPECT_EQ(test::difference(base, other).identical, 1.0) << size;
+  }
+}
+
+TEST(GlComputeSalap, RepeatedRunsReuseTheImages) {
+  STEREO_REQUIRE_GL45();
+  const OddPair pair;
+  gl::SalapGlComputeMatcher m(Overrides{});
+  const ImageF first = m.compute(pair.left, pair.right, 8).disparity;
+  const ImageU8 other = test::random_texture(20, 12, 5);
+  (void)m.compute(other, test::shifted(other, 1), 4);  // reallocates
+  const ImageF again = m.compute(pair.left, pair.right, 8).disparity;
+  EXPECT_EQ(test::difference(first, again).identical, 1.0);
+}
+
+// ---- registry, parameters, timing, fetch accounting --------------------------------------
+
+TEST(GlComputeSalap, RegisteredWithTheSameAvailabilityAsGl) {
+  const BackendEntry& e = Registry::builtin().find("salap", "glcompute");
+  EXPECT_EQ(e.unavailable().has_value(), gl::context_unavailable().has_value());
+  STEREO_REQUIRE_GL45();
+  const auto m = create_matcher("salap", "glcompute", {{"gl_local_size", "32x8"}});
+  EXPECT_EQ(m->device(), gl::shared_context()->renderer());
+  const nlohmann::json p = m->params();
+  EXPECT_EQ(p.at("gl_local_size"), "32x8");
+  EXPECT_EQ(p.at("gl_format"), "rgba8");
+  EXPECT_EQ(p.at("gl_taps"), "bilinear");
+  EXPECT_EQ(p.at("window"), 33);
+}
+
+TEST(GlComputeSalap, TimingIsSplitByPassKind) {
+  STEREO_REQUIRE_GL45();
+  const OddPair pair;
+  gl::SalapGlComputeMatcher m(Overrides{});
+  const Timing t = m.compute(pair.left, pair.right, 8).timing;
+  ASSERT_EQ(t.stages.size(), 4u);
+  EXPECT_EQ(t.stages[0].first, "tad");
+  EXPECT_EQ(t.stages[1].first, "horizontal");
+  EXPECT_EQ(t.stages[2].first, "vertical");
+  EXPECT_EQ(t.stages[3].first, "select");
+  double sum = 0.0;
+  for (const auto& [kind, ms] : t.stages) {
+    EXPECT_GE(ms, 0.0) << kind;
+    sum += ms;
+  }
+  EXPECT_DOUBLE_EQ(t.algorithm_ms, sum);
+  EXPECT_GE(t.upload_ms, 0.0);
+  EXPECT_GE(t.readback_ms, 0.0);
+  EXPECT_FALSE(t.clock.empty());
+}
+
+// Per group and pixel: tad 1 + 4, horizontal 1 + 2 S, vertical 2 (1 + 2 S), select 4, with
+// S = W/2 = 8 bilinear taps per side by default (60), S = W = 16 nearest (108).
+TEST(GlComputeSalap, FetchStatsCountTheShadersFetches) {
+  STEREO_REQUIRE_GL45();
+  gl::SalapGlComputeMatcher bilinear(Overrides{});
+  EXPECT_EQ(bilinear.fetches_per_invocation(), 60);
+  EXPECT_EQ(gl::SalapGlComputeMatcher(Overrides{{"gl_taps", "nearest"}}).fetches_per_invocation(), 108);
+  EXPECT_EQ(gl::SalapGlComputeMatcher(Overrides{{"window", "17"}}).fetches_per_invocation(), 5 + 9 + 18 + 4);
+  const auto stats = bilinear.fetch_stats(64, 48, 17);
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_DOUBLE_EQ(stats->fetches_per_run, 5.0 * 64 * 48 * 60);  // ceil(17 / 4) = 5 groups
+  EXPECT_GT(stats->ceiling_gtexel_s, 0.0);
+  EXPECT_NE(stats->ceiling_pass.find("compute"), std::string::npos);
+  std::cout << "fetch ceiling: " << stats->ceiling_gtexel_s << " Gtexel/s, " << stats->ceiling_pass << "\n";
+}
+
+TEST(GlComputeSalap, UserErrorsThrow) {
+  STEREO_REQUIRE_GL45();
+  EXPECT_THROW(gl::SalapGlComputeMatcher(Overrides{{"gl_format", "rgb565"}}), Error);
+  EXPECT_THROW(gl::SalapGlComputeMatcher(Overrides{{"gl_local_size", "17x3"}}), Error);
+  EXPECT_THROW(gl::SalapGlComputeMatcher(Overrides{{"gl_taps", "cubic"}}), Error);
+  EXPECT_THROW(gl::SalapGlComputeMatcher(Overrides{{"gl_depth", "depth24"}}), Error);  // a gl-only option
+  EXPECT_THROW(gl::SalapGlComputeMatcher(Overrides{{"window", "32"}}), Error);
+  EXPECT_THROW(gl::SalapGlComputeMatcher(Overrides{{"window", "31"}}), Error);  // W = 15 is odd
+  EXPECT_THROW(gl::SalapGlComputeMatcher(Overrides{{"tau", "0"}}), Error);
+  gl::SalapGlComputeMatcher m(Overrides{});
+  const OddPair pair;
+  EXPECT_THROW(m.compute(pair.left, pair.right, 0), Error);
+  EXPECT_THROW(m.compute(pair.left, pair.right, 37), Error);  // levels >= width
+  const ImageU8 small = test::random_texture(36, 29, 1);
+  EXPECT_THROW(m.compute(pair.left, small, 8), Error);
+  const ImageU8 grey = test::random_texture(37, 29, 1, 1);
+  EXPECT_THROW(m.compute(pair.left, grey, 8), Error);
+  EXPECT_THROW(m.debug_group(pair.left, pair.right, 8, 8), Error);
+  EXPECT_THROW(m.fetch_stats(0, 10, 4), Error);
+  try {
+    gl::SalapGlComputeMatcher(Overrides{{"gl_local_size", "7x7"}});
+    ADD_FAILURE() << "no exception";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("salap/glcompute"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("7x7"), std::string::npos) << e.what();
+  }
+}
