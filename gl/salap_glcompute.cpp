@@ -160,7 +160,8 @@ struct SalapGlComputeMatcher::Impl {
                                     {"TAP_OFFSETS", glsl_float_array(taps.offsets)},
                                     {"TAP_WEIGHTS", glsl_float_array(taps.weights)},
                                     {"CENTRE_WEIGHT", glsl_float(taps.centre_weight)},
-                                    {"IMAGE_FORMAT", image_format}};
+                                    {"IMAGE_FORMAT", image_format},
+                                    {"STORE_UNORM8", store_unorm8()}};
     horizontal = ComputePass("salap_horizontal.comp", filter_defines, local, "salap horizontal (compute)");
     vertical = ComputePass("salap_vertical.comp", filter_defines, local, "salap vertical (compute)");
     const Defines select_defines = {{"NINE_WINDOWS", params.windows == "9" ? "1" : "0"},
@@ -169,13 +170,18 @@ struct SalapGlComputeMatcher::Impl {
     select = ComputePass("salap_select.comp", select_defines, local, "salap select (compute)");
   }
 
+  // rgba8: the shaders round to the 8-bit grid themselves (half up) before imageStore, so the
+  // driver's float -> unorm8 tie rule for image stores never decides a value (shaders/*.comp).
+  std::string store_unorm8() const { return options.format == "rgba8" ? "1" : "0"; }
+
   ComputePass& tad_pass(int channels) {
     const int mode = channels == 1 ? 2 : (params.cost == "luma" ? 1 : 0);
     auto it = tad.find(mode);
     if (it == tad.end()) {
       const Defines defines = {{"COST_MODE", std::to_string(mode)},
                                {"TAU", glsl_float(params.tau)},
-                               {"IMAGE_FORMAT", image_format}};
+                               {"IMAGE_FORMAT", image_format},
+                               {"STORE_UNORM8", store_unorm8()}};
       it = tad.emplace(mode, ComputePass("salap_tad.comp", defines, local, "salap tad (compute)")).first;
     }
     return it->second;

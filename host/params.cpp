@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 #include "host/error.h"
@@ -37,7 +39,12 @@ ParamBinder::Entry* ParamBinder::find(const std::string& key) {
 
 void ParamBinder::field(const std::string& key, float& value, const std::string& doc) {
   entries_.push_back({key, doc, [this, key, &value](const std::string& s) { value = parse_number<float>(component_, key, s); },
-                      [&value] { return nlohmann::json(value); }});
+                      [&value] {
+                        // 7 significant digits: the float's own precision, so 0.02f prints as 0.02.
+                        char text[32];
+                        std::snprintf(text, sizeof text, "%.7g", double(value));
+                        return nlohmann::json(std::strtod(text, nullptr));
+                      }});
 }
 
 void ParamBinder::field(const std::string& key, int& value, const std::string& doc) {

@@ -19,7 +19,7 @@
 // The rgba8 store rounds like the fragment output (see salap_tad.comp).
 
 #ifndef SIDE_TAPS
-#error "SIDE_TAPS, TAP_OFFSETS, TAP_WEIGHTS, CENTRE_WEIGHT, IMAGE_FORMAT, LOCAL_X, LOCAL_Y are injected"
+#error "SIDE_TAPS, TAP_OFFSETS, TAP_WEIGHTS, CENTRE_WEIGHT, IMAGE_FORMAT, STORE_UNORM8, LOCAL_X, LOCAL_Y are injected"
 #endif
 
 layout(local_size_x = LOCAL_X, local_size_y = LOCAL_Y) in;
@@ -33,6 +33,23 @@ uniform ivec2 u_size;
 const float offsets[SIDE_TAPS] = TAP_OFFSETS;
 const float weights[SIDE_TAPS] = TAP_WEIGHTS;
 
+// rgba8 stores: round to the 8-bit grid here, half up (floor(v * 255 + 0.5)), so the
+// normalised conversion of imageStore only sees values already on k / 255 and its own tie
+// rule cannot matter. Mesa llvmpipe converts image stores with round-half-to-even but
+// fragment outputs with round-half-up; TAD values such as 14/20 * 255 = 178.5 sit exactly
+// on a tie, so without this the two backends' 8-bit intermediates differ. Half up is also
+// reference::quantize8's std::round. `precise` keeps v * 255 a rounded product: fused into
+// the + 0.5 (an fma, as LLVM emits it), 0.7 * 255 = 178.4999... would round down where
+// quantize8 and the fragment path give 179.
+vec4 storage(vec4 v) {
+#if STORE_UNORM8
+  precise vec4 scaled = clamp(v, 0.0, 1.0) * 255.0;
+  return floor(scaled + 0.5) / 255.0;
+#else
+  return v;
+#endif
+}
+
 void main() {
   ivec2 p = ivec2(gl_GlobalInvocationID.xy);
   if (any(greaterThanEqual(p, u_size))) return;
@@ -44,6 +61,6 @@ void main() {
     plus += texture(u_cost, vec2(centre.x + offsets[j], centre.y)) * weights[j];
     minus += texture(u_cost, vec2(centre.x - offsets[j], centre.y)) * weights[j];
   }
-  imageStore(o_left, p, minus);
-  imageStore(o_right, p, plus);
+  imageStore(o_left, p, storage(minus));
+  imageStore(o_right, p, storage(plus));
 }

@@ -12,12 +12,12 @@
 //
 // Intensities go back to integer levels (round(v * 255) undoes the unorm8 conversion
 // exactly), then COST_MODE 0 rgb_mean / 1 luma / 2 grey as in reference/salap.cpp.
-// imageStore into an rgba8 image converts float -> unorm8 by the same normalised
-// conversion (GL 4.5 Sec. 2.3.5.2) a fragment output into an RGBA8 attachment does, so the
-// 8-bit intermediates are those of the fragment backend.
+// rgba8 (STORE_UNORM8 1): the value is put on the 8-bit grid before imageStore (storage()
+// below), rounding half up as the fragment backend's RGBA8 outputs do on Mesa, so the
+// 8-bit intermediates of the two backends are the same.
 
 #ifndef COST_MODE
-#error "COST_MODE, TAU, IMAGE_FORMAT, LOCAL_X, LOCAL_Y are injected by gl/salap_glcompute.cpp"
+#error "COST_MODE, TAU, IMAGE_FORMAT, STORE_UNORM8, LOCAL_X, LOCAL_Y are injected by gl/salap_glcompute.cpp"
 #endif
 
 layout(local_size_x = LOCAL_X, local_size_y = LOCAL_Y) in;
@@ -28,6 +28,23 @@ layout(binding = 0, IMAGE_FORMAT) writeonly uniform image2DRect o_cost;
 
 uniform ivec2 u_size;  // width, height in pixels
 uniform int u_d0;      // first disparity of this group
+
+// rgba8 stores: round to the 8-bit grid here, half up (floor(v * 255 + 0.5)), so the
+// normalised conversion of imageStore only sees values already on k / 255 and its own tie
+// rule cannot matter. Mesa llvmpipe converts image stores with round-half-to-even but
+// fragment outputs with round-half-up; TAD values such as 14/20 * 255 = 178.5 sit exactly
+// on a tie, so without this the two backends' 8-bit intermediates differ. Half up is also
+// reference::quantize8's std::round. `precise` keeps v * 255 a rounded product: fused into
+// the + 0.5 (an fma, as LLVM emits it), 0.7 * 255 = 178.4999... would round down where
+// quantize8 and the fragment path give 179.
+vec4 storage(vec4 v) {
+#if STORE_UNORM8
+  precise vec4 scaled = clamp(v, 0.0, 1.0) * 255.0;
+  return floor(scaled + 0.5) / 255.0;
+#else
+  return v;
+#endif
+}
 
 float difference(vec3 l, vec4 right_texel) {
   vec3 r = round(right_texel.rgb * 255.0);
@@ -51,5 +68,5 @@ void main() {
                    difference(l, texture(u_right, vec2(centre.x - d - 1.0, centre.y))),
                    difference(l, texture(u_right, vec2(centre.x - d - 2.0, centre.y))),
                    difference(l, texture(u_right, vec2(centre.x - d - 3.0, centre.y))));
-  imageStore(o_cost, p, min(diff, vec4(TAU)) / TAU);
+  imageStore(o_cost, p, storage(min(diff, vec4(TAU)) / TAU));
 }

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <vector>
 #include <filesystem>
 #include <string>
 
@@ -191,6 +193,30 @@ TEST(CudaSalapMatcher, UserErrorsThrow) {
   EXPECT_THROW(create_matcher("salap", "cuda", {{"window", "34"}}), Error);
   EXPECT_THROW(create_matcher("salap", "cuda", {{"d_chunk", "300"}}), Error);
   EXPECT_THROW(create_matcher("salap", "cuda", {{"no_such_key", "1"}}), Error);
+}
+
+}  // namespace
+}  // namespace stereo
+
+namespace stereo {
+namespace {
+
+// Speed is the bench's business; this disabled test is a quick look on the GPU machine
+// (--gtest_also_run_disabled_tests): 1920x1080, 256 levels, median of 7 after a warm-up.
+TEST(CudaSalapMatcher, DISABLED_Throughput1080p) {
+  STEREO_REQUIRE_CUDA();
+  const ImageU8 left = test::random_texture(1920, 1080, 121);
+  const ImageU8 right = test::shifted(left, 37);
+  for (const std::string path : {"fused"}) {
+    auto matcher = create_matcher("salap", "cuda", {{"path", path}});
+    (void)matcher->compute(left, right, 256);
+    std::vector<double> ms;
+    for (int i = 0; i < 7; ++i) ms.push_back(matcher->compute(left, right, 256).timing.algorithm_ms);
+    std::sort(ms.begin(), ms.end());
+    const double t = ms[ms.size() / 2];
+    std::printf("  %s on %s: 1920x1080x256 algorithm %.3f ms = %.1f Gde/s (min %.3f, max %.3f ms)\n", path.c_str(),
+                matcher->device().c_str(), t, 1920.0 * 1080.0 * 256.0 / (t * 1e-3) / 1e9, ms.front(), ms.back());
+  }
 }
 
 }  // namespace

@@ -35,6 +35,21 @@ inline Difference difference(const ImageF& a, const ImageF& b) {
   return d;
 }
 
+/// The same on the 8-bit grid: values compared as round(v * 255), so the last-bit differences
+/// between GL's k / 255 and reference::quantize8's round(v * 255) / 255 do not count;
+/// max_abs is in grid steps.
+inline Difference grid_difference(const ImageF& a, const ImageF& b) {
+  Difference d;
+  std::size_t same = 0;
+  for (std::size_t i = 0; i < a.data.size(); ++i) {
+    const long ka = std::lround(double(a.data[i]) * 255.0), kb = std::lround(double(b.data[i]) * 255.0);
+    d.max_abs = std::max(d.max_abs, double(std::labs(ka - kb)));
+    same += ka == kb;
+  }
+  d.identical = a.data.empty() ? 1.0 : double(same) / double(a.data.size());
+  return d;
+}
+
 /// Channel `c` of a multi-channel image as a one-channel image.
 inline ImageF channel(const ImageF& img, int c) {
   ImageF out(img.width, img.height, 1);
