@@ -93,7 +93,10 @@ class ComputePass {
  public:
   ComputePass() = default;
   ComputePass(std::string file, const Defines& defines, LocalSize local, const std::string& label)
-      : program_(Program::from_compute_file(file, with_local_size(defines, local), label)), local_(local) {}
+      : program_(Program::from_compute_file(file, with_local_size(defines, local), label)), local_(local) {
+    GL_CHECK(glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_groups_x_));
+    GL_CHECK(glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 1, &max_groups_y_));
+  }
 
   Program& program() { return program_; }
   explicit operator bool() const { return bool(program_); }
@@ -107,13 +110,10 @@ class ComputePass {
   void dispatch(int width, int height) {
     const GLuint groups_x = GLuint((width + local_.x - 1) / local_.x);
     const GLuint groups_y = GLuint((height + local_.y - 1) / local_.y);
-    GLint max_x = 0, max_y = 0;
-    GL_CHECK(glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_x));
-    GL_CHECK(glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 1, &max_y));
-    require(groups_x <= GLuint(max_x) && groups_y <= GLuint(max_y),
+    require(groups_x <= GLuint(max_groups_x_) && groups_y <= GLuint(max_groups_y_),
             std::string(COMPONENT) + ": " + program_.label() + ": " + std::to_string(groups_x) + " x " +
-                std::to_string(groups_y) + " work groups exceed the driver's " + std::to_string(max_x) + " x " +
-                std::to_string(max_y));
+                std::to_string(groups_y) + " work groups exceed the driver's " + std::to_string(max_groups_x_) +
+                " x " + std::to_string(max_groups_y_));
     program_.set("u_size", glm::ivec2(width, height));
     GL_CHECK(glUseProgram(program_.id()));
     GL_CHECK(glDispatchCompute(groups_x, groups_y, 1));
@@ -127,6 +127,7 @@ class ComputePass {
   }
   Program program_;
   LocalSize local_;
+  GLint max_groups_x_ = 0, max_groups_y_ = 0;  // GL_MAX_COMPUTE_WORK_GROUP_COUNT
 };
 
 void bind_image(GLuint unit, const Texture& texture, GLenum access) {

@@ -12,9 +12,8 @@
 //
 // Intensities go back to integer levels (round(v * 255) undoes the unorm8 conversion
 // exactly), then COST_MODE 0 rgb_mean / 1 luma / 2 grey as in reference/salap.cpp.
-// rgba8 (STORE_UNORM8 1): the value is put on the 8-bit grid before imageStore (storage()
-// below), rounding half up as the fragment backend's RGBA8 outputs do on Mesa, so the
-// 8-bit intermediates of the two backends are the same.
+// rgba8 (STORE_UNORM8 1): the value is put on the 8-bit grid before imageStore, rounding
+// half up as reference::quantize8 and the fragment backend's RGBA8 outputs (on Mesa) do.
 
 #ifndef COST_MODE
 #error "COST_MODE, TAU, IMAGE_FORMAT, STORE_UNORM8, LOCAL_X, LOCAL_Y are injected by gl/salap_glcompute.cpp"
@@ -29,28 +28,19 @@ layout(binding = 0, IMAGE_FORMAT) writeonly uniform image2DRect o_cost;
 uniform ivec2 u_size;  // width, height in pixels
 uniform int u_d0;      // first disparity of this group
 
-// rgba8 stores: round to the 8-bit grid here, half up (floor(v * 255 + 0.5)), so the
-// normalised conversion of imageStore only sees values already on k / 255 and its own tie
-// rule cannot matter. Mesa llvmpipe converts image stores with round-half-to-even but
-// fragment outputs with round-half-up; TAD values such as 14/20 * 255 = 178.5 sit exactly
-// on a tie, so without this the two backends' 8-bit intermediates differ. Half up is also
-// reference::quantize8's std::round. `precise` keeps v * 255 a rounded product: fused into
-// the + 0.5 (an fma, as LLVM emits it), 0.7 * 255 = 178.4999... would round down where
-// quantize8 and the fragment path give 179.
-vec4 storage(vec4 v) {
-#if STORE_UNORM8
-  precise vec4 scaled = clamp(v, 0.0, 1.0) * 255.0;
-  return floor(scaled + 0.5) / 255.0;
+// rgb_mean keeps the integer sum of the three |differences| and divides by 3 together with
+// tau (RANGE = 3 tau): one division of exact values, see main().
+#if COST_MODE == 0
+const float RANGE = 3.0 * TAU;
 #else
-  return v;
+const float RANGE = TAU;
 #endif
-}
 
 float difference(vec3 l, vec4 right_texel) {
   vec3 r = round(right_texel.rgb * 255.0);
 #if COST_MODE == 0
   vec3 d = abs(l - r);
-  return (d.r + d.g + d.b) / 3.0;
+  return d.r + d.g + d.b;
 #elif COST_MODE == 1
   return abs(dot(l, vec3(0.299, 0.587, 0.114)) - dot(r, vec3(0.299, 0.587, 0.114)));
 #else
@@ -68,5 +58,18 @@ void main() {
                    difference(l, texture(u_right, vec2(centre.x - d - 1.0, centre.y))),
                    difference(l, texture(u_right, vec2(centre.x - d - 2.0, centre.y))),
                    difference(l, texture(u_right, vec2(centre.x - d - 3.0, centre.y))));
-  imageStore(o_cost, p, storage(min(diff, vec4(TAU)) / TAU));
+  diff = min(diff, vec4(RANGE));
+#if STORE_UNORM8
+  // Rounded to the 8-bit grid here, half up, so the driver's float -> unorm8 tie rule for
+  // image stores never decides (Mesa llvmpipe rounds image stores half to even, fragment
+  // outputs half up). The grid level diff * 255 / RANGE is formed from exact operands
+  // (diff * 255 is an integer for rgb_mean and grey) so an exact tie such as
+  // 14 * 255 / 60 = 59.5 stays a tie and rounds up, as reference::quantize8 rounds it;
+  // (14 / 3) / 20 * 255 in float is 59.4999962 and would round down. `precise` keeps the
+  // compiler from reordering it.
+  precise vec4 level = diff * 255.0 / RANGE;
+  imageStore(o_cost, p, floor(level + 0.5) / 255.0);
+#else
+  imageStore(o_cost, p, diff / RANGE);
+#endif
 }

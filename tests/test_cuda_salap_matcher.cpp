@@ -207,15 +207,23 @@ TEST(CudaSalapMatcher, DISABLED_Throughput1080p) {
   STEREO_REQUIRE_CUDA();
   const ImageU8 left = test::random_texture(1920, 1080, 121);
   const ImageU8 right = test::shifted(left, 37);
-  for (const std::string path : {"fused"}) {
-    auto matcher = create_matcher("salap", "cuda", {{"path", path}});
+  for (const std::string chunk : {"0", "32", "64", "128", "256"}) {
+    auto matcher = create_matcher("salap", "cuda", {{"d_chunk", chunk}});
     (void)matcher->compute(left, right, 256);
     std::vector<double> ms;
-    for (int i = 0; i < 7; ++i) ms.push_back(matcher->compute(left, right, 256).timing.algorithm_ms);
+    Timing last;
+    for (int i = 0; i < 7; ++i) {
+      last = matcher->compute(left, right, 256).timing;
+      ms.push_back(last.algorithm_ms);
+    }
     std::sort(ms.begin(), ms.end());
     const double t = ms[ms.size() / 2];
-    std::printf("  %s on %s: 1920x1080x256 algorithm %.3f ms = %.1f Gde/s (min %.3f, max %.3f ms)\n", path.c_str(),
+    std::printf("  d_chunk %s on %s: 1920x1080x256 algorithm %.3f ms = %.1f Gde/s (min %.3f, max %.3f ms)\n",
+                chunk.c_str(),
                 matcher->device().c_str(), t, 1920.0 * 1080.0 * 256.0 / (t * 1e-3) / 1e9, ms.front(), ms.back());
+    std::printf("    upload %.3f ms, read-back %.3f ms;", last.upload_ms, last.readback_ms);
+    for (const auto& [name, stage_ms] : last.stages) std::printf(" %s %.3f ms;", name.c_str(), stage_ms);
+    std::printf("\n");
   }
 }
 

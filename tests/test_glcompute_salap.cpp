@@ -141,7 +141,8 @@ TEST(GlComputeSalapStages, Rgba8StagesSitOnTheReferenceGrid) {
 // (interpolated varyings there, x + 0.5 + offset here) and the shader compiler's float
 // code (last-bit differences, e.g. a division against a multiply by the reciprocal).
 // rgba8: equal on the 8-bit grid on >= 99.9% of samples, never more than one step apart.
-// rgba16f, rgba32f: within 1e-6 of each other. The selected disparities of the group are
+// rgba16f: within one binary16 step (a last-bit float difference can cross a half-float
+// rounding boundary); rgba32f: within 1e-6. The selected disparities of the group are
 // equal on >= 99.9% of pixels in every format.
 class GlComputeVersusFragment : public testing::TestWithParam<std::string> {};
 
@@ -167,7 +168,9 @@ TEST_P(GlComputeVersusFragment, IntermediatesAgree) {
         EXPECT_GE(d.identical, 0.999);
         EXPECT_LE(d.max_abs, 1.0);
       } else {
-        EXPECT_LE(test::difference(*images.first, *images.second).max_abs, 1e-6);
+        // One binary16 step at values in [0.5, 1] (2^-11) for rgba16f; float rounding for rgba32f.
+        const double tolerance = GetParam() == "rgba16f" ? 1.0 / 2048.0 : 1e-6;
+        EXPECT_LE(test::difference(*images.first, *images.second).max_abs, tolerance);
       }
     }
     const double same = agreement(a.disparity, b.disparity);

@@ -20,7 +20,7 @@
 //    rounding error to a few ulps (no error accumulates along a row or a column).
 //  * The vertical results of 8 rows (V_down D and V_up D) go to shared memory, one barrier,
 //    then thread (g, c) filters row g horizontally for 8 consecutive columns from registers
-//    (two-way-conflicted LDS.128), forms eq. 3-4 and updates its running best (cost, d) kept
+//    (LDS.128, bank-conflict-free, see load_row), forms eq. 3-4 and updates its running best (cost, d) kept
 //    in shared memory for its own pixels. Double-buffering those rows leaves one barrier per
 //    8 rows.
 //  * Units: the fused path never divides. D stays min(|dI|, s tau) (an exact small integer for
@@ -121,6 +121,38 @@ __device__ __forceinline__ void one_sided(const float (&v)[N + 2 * W], const Fus
   }
 }
 
+// Thread hc reads 16-byte chunks at 32 hc + 16 q bytes. A quarter warp (the 8 threads one
+// LDS.128 wavefront serves) would hit each 16-byte bank quad twice; threads with bit 2 of hc
+// set fetch each pair of chunks in the other order, which spreads the eight over all quads.
+// The selects cost ALU slots, which this kernel has to spare; shared bandwidth it has not.
+template <int N>
+__device__ __forceinline__ void load_row(const float* src, bool swap, float (&v)[N]) {
+  static_assert(N % 8 == 0, "load_row reads pairs of float4");
+  const float4* p = reinterpret_cast<const float4*>(src);
+#pragma unroll
+  for (int m = 0; m < N / 8; ++m) {
+    const float4 first = p[2 * m + (swap ? 1 : 0)];
+    const float4 second = p[2 * m + (swap ? 0 : 1)];
+    const float4 lo = swap ? second : first;
+    const float4 hi = swap ? first : second;
+    v[8 * m + 0] = lo.x, v[8 * m + 1] = lo.y, v[8 * m + 2] = lo.z, v[8 * m + 3] = lo.w;
+    v[8 * m + 4] = hi.x, v[8 * m + 5] = hi.y, v[8 * m + 6] = hi.z, v[8 * m + 7] = hi.w;
+  }
+}
+
+template <int N>
+__device__ __forceinline__ void store_row(float* dst, bool swap, const float (&v)[N]) {
+  static_assert(N % 8 == 0, "store_row writes pairs of float4");
+  float4* p = reinterpret_cast<float4*>(dst);
+#pragma unroll
+  for (int m = 0; m < N / 8; ++m) {
+    const float4 lo = make_float4(v[8 * m + 0], v[8 * m + 1], v[8 * m + 2], v[8 * m + 3]);
+    const float4 hi = make_float4(v[8 * m + 4], v[8 * m + 5], v[8 * m + 6], v[8 * m + 7]);
+    p[2 * m + (swap ? 1 : 0)] = swap ? hi : lo;
+    p[2 * m + (swap ? 0 : 1)] = swap ? lo : hi;
+  }
+}
+
 // Unsigned order of the key == (cost, d) order: flip negatives entirely, set the sign bit
 // of positives (a rounding residue can make a zero cost -1e-9).
 __device__ __forceinline__ std::uint64_t make_key(float cost, int d) {
@@ -150,6 +182,7 @@ __global__ void __launch_bounds__(NT, MIN_BLOCKS_PER_SM) fused_kernel(const Fuse
   const bool h_active = tid < S::ITEMS;
   const int hg = tid / S::ITEMS_PER_ROW;
   const int hc = tid - hg * S::ITEMS_PER_ROW;
+  const bool swap = (hc & 4) != 0;  // see load_row
 
   if (h_active) {
 #pragma unroll
@@ -209,34 +242,19 @@ __global__ void __launch_bounds__(NT, MIN_BLOCKS_PER_SM) fused_kernel(const Fuse
         float c0[P], c1[P], c2[P], c3[P];
         {
           float v[S::V];
-          const float4* src = reinterpret_cast<const float4*>(rows + hg * NT + hc * P);
-#pragma unroll
-          for (int q = 0; q < S::V / 4; ++q) {
-            const float4 t = src[q];
-            v[4 * q] = t.x, v[4 * q + 1] = t.y, v[4 * q + 2] = t.z, v[4 * q + 3] = t.w;
-          }
+          load_row<S::V>(rows + hg * NT + hc * P, swap, v);
           one_sided<W, P>(v, a, c0, c2);
         }
         {
           float v[S::V];
-          const float4* src = reinterpret_cast<const float4*>(rows + (G + hg) * NT + hc * P);
-#pragma unroll
-          for (int q = 0; q < S::V / 4; ++q) {
-            const float4 t = src[q];
-            v[4 * q] = t.x, v[4 * q + 1] = t.y, v[4 * q + 2] = t.z, v[4 * q + 3] = t.w;
-          }
+          load_row<S::V>(rows + (G + hg) * NT + hc * P, swap, v);
           one_sided<W, P>(v, a, c1, c3);
         }
 
         const int pixel = (jo * G + hg) * S::TX + hc * P;
-        float4* best4 = reinterpret_cast<float4*>(s_best + pixel);
         auto* best_d = reinterpret_cast<unsigned long long*>(s_best_d + pixel);
         float best[P];
-        {
-          const float4 b0 = best4[0], b1 = best4[1];
-          best[0] = b0.x, best[1] = b0.y, best[2] = b0.z, best[3] = b0.w;
-          best[4] = b1.x, best[5] = b1.y, best[6] = b1.z, best[7] = b1.w;
-        }
+        load_row<P>(s_best + pixel, swap, best);
         unsigned long long bd = *best_d;
         const unsigned long long dd = static_cast<unsigned long long>(d - d_begin);
 #pragma unroll
@@ -255,8 +273,7 @@ __global__ void __launch_bounds__(NT, MIN_BLOCKS_PER_SM) fused_kernel(const Fuse
             bd = (bd & ~(0xFFull << (8 * k))) | (dd << (8 * k));
           }
         }
-        best4[0] = make_float4(best[0], best[1], best[2], best[3]);
-        best4[1] = make_float4(best[4], best[5], best[6], best[7]);
+        store_row<P>(s_best + pixel, swap, best);
         *best_d = bd;
       }
       buffer ^= 1;
