@@ -66,9 +66,10 @@ TapLayout tap_layout(const SalapParams& p, bool bilinear) {
   return t;
 }
 
-Defines tap_defines(const TapLayout& t, const char* axis) {
+Defines tap_defines(const TapLayout& t, const char* axis, bool store_unorm8) {
   const int side = int(t.offsets.size());
   return {{"AXIS", axis},
+          {"STORE_UNORM8", store_unorm8 ? "1" : "0"},
           {"SIDE_TAPS", std::to_string(side)},
           {"TAP_VARYINGS", std::to_string(std::min(side, MAX_TAP_VARYINGS))},
           {"TAP_OFFSETS", glsl_float_array(t.offsets)},
@@ -97,10 +98,10 @@ struct SalapGlMatcher::Impl {
     taps = tap_layout(params, options.taps == "bilinear");
     horizontal = FullscreenPass("salap horizontal",
                                 Program::from_files("salap_taps.vert", "salap_horizontal.frag",
-                                                    tap_defines(taps, "vec2(1.0, 0.0)"), "salap horizontal"));
+                                                    tap_defines(taps, "vec2(1.0, 0.0)", options.format == "rgba8"), "salap horizontal"));
     vertical = FullscreenPass("salap vertical",
                               Program::from_files("salap_taps.vert", "salap_vertical.frag",
-                                                  tap_defines(taps, "vec2(0.0, 1.0)"), "salap vertical"));
+                                                  tap_defines(taps, "vec2(0.0, 1.0)", options.format == "rgba8"), "salap vertical"));
     const double reach = 1.0 + std::max(params.alpha, params.beta);
     const Defines select_defines = {{"NINE_WINDOWS", params.windows == "9" ? "1" : "0"},
                                     {"ALPHA", glsl_float(params.alpha)},

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 OUT="${OUT:-/tmp/stereo-gpu}"
 mkdir -p "$OUT"
 source gpu-kit/setup.sh
+set +e  # setup.sh turns on errexit; this script reports failures and goes on
 export STEREO_DATA="${STEREO_DATA:-$PWD/shared-data}"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >"$OUT/configure.log" 2>&1 ||
