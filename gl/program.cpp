@@ -1,5 +1,6 @@
 #include "gl/program.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -179,5 +180,32 @@ std::vector<std::pair<std::string, double>> PassTimer::results() {
 }
 
 std::string PassTimer::clock() const { return use_queries_ ? "GL timer queries" : "host clock (glFinish per pass)"; }
+
+BatchTime time_batched(bool use_queries, int batch, const std::function<void()>& issue) {
+  require(batch >= 1, "gl: time_batched needs batch >= 1, got " + std::to_string(batch));
+  Query query = use_queries ? Query::create(GL_TIME_ELAPSED, "batch timer") : Query();
+  auto sample = [&]() -> double {
+    if (use_queries) {
+      query.begin();
+      for (int i = 0; i < batch; ++i) issue();
+      query.end();
+      return double(query.result()) * 1e-6;
+    }
+    GL_CHECK(glFinish());
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < batch; ++i) issue();
+    GL_CHECK(glFinish());
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
+  for (int i = 0; i < 2; ++i) sample();  // warm-up
+  std::vector<double> times;
+  double total = 0.0;
+  while (times.size() < 5 || (total < 200.0 && times.size() < 50)) {
+    times.push_back(sample());
+    total += times.back();
+  }
+  std::sort(times.begin(), times.end());
+  return {times[times.size() / 2] / double(batch), int(times.size())};
+}
 
 }  // namespace stereo::gl

@@ -11,6 +11,7 @@
 #include <glm/glm.hpp>
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -123,5 +124,16 @@ class PassTimer {
   std::size_t current_kind_ = 0;
   std::chrono::steady_clock::time_point start_;
 };
+
+/// Times `batch` back-to-back calls of `issue` as one sample (a GL_TIME_ELAPSED query around
+/// them, or glFinish and a host clock) and returns the median milliseconds per call over at
+/// least 5 samples (more while they add up to under 200 ms, at most 50), after 2 warm-up
+/// samples. Batching as many passes as a real run issues amortises the per-dispatch cost the
+/// same way, so a fetch ceiling measured this way is comparable with the run's fetch rate.
+struct BatchTime {
+  double ms_per_call = 0.0;
+  int samples = 0;
+};
+BatchTime time_batched(bool use_queries, int batch, const std::function<void()>& issue);
 
 }  // namespace stereo::gl

@@ -305,34 +305,16 @@ std::optional<FetchStats> SalapGlMatcher::fetch_stats(int width, int height, int
   GL_CHECK(glDisable(GL_DEPTH_TEST));
   m.ceiling.texture("u_source", 0, source).set("u_size", glm::vec2(float(width), float(height)));
 
+  // As many passes back to back as one run issues (4 per group of 4 disparities), so the
+  // ceiling pays the same per-pass overhead as the SA-LAP passes it is compared with.
   const bool queries = m.context->use_timer_queries();
-  Query query = queries ? Query::create(GL_TIME_ELAPSED, "fetch ceiling timer") : Query();
-  auto run_once = [&]() -> double {
-    if (queries) {
-      query.begin();
-      m.ceiling.draw(fbo, width, height);
-      query.end();
-      return double(query.result()) * 1e-6;
-    }
-    GL_CHECK(glFinish());
-    const auto t0 = Clock::now();
-    m.ceiling.draw(fbo, width, height);
-    GL_CHECK(glFinish());
-    return ms_since(t0);
-  };
-  for (int i = 0; i < 2; ++i) run_once();  // warm-up
-  std::vector<double> times;
-  double total = 0.0;
-  while (times.size() < 5 || (total < 200.0 && times.size() < 50)) {
-    times.push_back(run_once());
-    total += times.back();
-  }
-  std::sort(times.begin(), times.end());
-  const double median_ms = times[times.size() / 2];
+  const int batch = 4 * int(groups);
+  const BatchTime t = time_batched(queries, batch, [&] { m.ceiling.draw(fbo, width, height); });
+  const double median_ms = t.ms_per_call;
   stats.ceiling_gtexel_s = 9.0 * double(width) * double(height) / (median_ms * 1e-3) / 1e9;
   stats.ceiling_pass = "9-tap bilinear RGBA8 fragment pass, taps from varyings, " + std::to_string(width) + "x" +
                        std::to_string(height) + " RGBA8 texture -> RGBA8 target, median of " +
-                       std::to_string(times.size()) + " (" + m.context->renderer() + ", " +
+                       std::to_string(t.samples) + " batches of " + std::to_string(batch) + " (" + m.context->renderer() + ", " +
                        (queries ? "GL timer queries" : "host clock + glFinish") + ")";
   return stats;
 }
