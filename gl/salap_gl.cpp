@@ -1,15 +1,14 @@
 #include "gl/salap_gl.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <map>
-#include <random>
 
 #include "gl/check.h"
 #include "gl/context.h"
 #include "gl/objects.h"
 #include "gl/program.h"
+#include "gl/salap_passes.h"
 #include "host/backends.h"
 #include "host/dataset.h"
 
@@ -19,52 +18,6 @@ namespace {
 constexpr const char* COMPONENT = "salap/gl";
 // Lu et al. Sec. 3: the rasteriser's eight texture-coordinate interpolators.
 constexpr int MAX_TAP_VARYINGS = 8;
-
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-GLenum intermediate_format(const std::string& format) {
-  if (format == "rgba16f") return GL_RGBA16F;
-  if (format == "rgba32f") return GL_RGBA32F;
-  return GL_RGBA8;
-}
-
-GLenum upload_format(int channels) {
-  switch (channels) {
-    case 1: return GL_RED;
-    case 3: return GL_RGB;
-    case 4: return GL_RGBA;
-    default: throw Error(std::string(COMPONENT) + ": images need 1, 3 or 4 channels, got " + std::to_string(channels));
-  }
-}
-
-// Tap layout of one one-sided filter (centre excluded), normalised by F1 (host/salap.h).
-struct TapLayout {
-  std::vector<double> offsets, weights;
-  double centre_weight = 0.0;
-};
-
-TapLayout tap_layout(const SalapParams& p, bool bilinear) {
-  const int w_reach = p.radius();
-  std::vector<double> w(std::size_t(w_reach) + 1);
-  double f1 = 0.0;
-  for (int k = 0; k <= w_reach; ++k) f1 += (w[std::size_t(k)] = std::exp(-double(k) / double(p.gamma)));
-  TapLayout t;
-  t.centre_weight = w[0] / f1;
-  if (bilinear) {
-    for (int i = 1; i < w_reach; i += 2) {
-      const double a = w[std::size_t(i)], b = w[std::size_t(i) + 1];
-      t.offsets.push_back(double(i) + b / (a + b));
-      t.weights.push_back((a + b) / f1);
-    }
-  } else {
-    for (int k = 1; k <= w_reach; ++k) {
-      t.offsets.push_back(double(k));
-      t.weights.push_back(w[std::size_t(k)] / f1);
-    }
-  }
-  return t;
-}
 
 Defines tap_defines(const TapLayout& t, const char* axis, bool store_unorm8) {
   const int side = int(t.offsets.size());
@@ -160,9 +113,10 @@ struct SalapGlMatcher::Impl {
   }
 
   void upload(const ImageU8& l, const ImageU8& r) {
-    left.upload(upload_format(l.channels), GL_UNSIGNED_BYTE, l.data.data());
-    right.upload(upload_format(r.channels), GL_UNSIGNED_BYTE, r.data.data());
+    upload_image(left, l, staging, COMPONENT);
+    upload_image(right, r, staging, COMPONENT);
   }
+  std::vector<std::uint8_t> staging;  // RGB -> RGBA expansion, reused across calls
 
   void clear_selection() {
     const GLfloat one = 1.0f, zero[4] = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -207,11 +161,10 @@ struct SalapGlMatcher::Impl {
     t.download(channels == 1 ? GL_RED : GL_RGBA, GL_FLOAT, out.data.data(), out.data.size() * sizeof(float));
     return out;
   }
+  ImageF read_rgba(const Texture& t) const { return read(t, 4); }
+  ImageF read_disparity() const { return read(disparity, 1); }
 
-  int fetches_per_fragment() const {
-    const int s = int(taps.offsets.size());
-    return (1 + 4) + (1 + 2 * s) + 2 * (1 + 2 * s) + 4;
-  }
+  int fetches_per_fragment() const { return fetches_per_pixel(taps); }
 };
 
 SalapGlMatcher::SalapGlMatcher(const Overrides& overrides) {
@@ -231,92 +184,30 @@ std::string SalapGlMatcher::device() const { return impl_->context->renderer(); 
 int SalapGlMatcher::fetches_per_fragment() const { return impl_->fetches_per_fragment(); }
 
 StereoResult SalapGlMatcher::compute(const ImageU8& left, const ImageU8& right, int levels) {
-  validate_pair(left, right, levels, COMPONENT);
-  require(left.channels == right.channels, std::string(COMPONENT) + ": left has " + std::to_string(left.channels) +
-                                               " channels, right " + std::to_string(right.channels));
-  Impl& m = *impl_;
-  m.context->make_current();
-  m.allocate(left.width, left.height);
-  StereoResult result;
-
-  GL_CHECK(glFinish());
-  auto t0 = Clock::now();
-  m.upload(left, right);
-  GL_CHECK(glFinish());
-  result.timing.upload_ms = ms_since(t0);
-
-  PassTimer timer(m.context->use_timer_queries());
-  m.clear_selection();
-  for (int d0 = 0; d0 < levels; d0 += 4) m.run_group(d0, levels, left.channels, &timer);
-  result.timing.stages = timer.results();
-  for (const auto& [kind, ms] : result.timing.stages) result.timing.algorithm_ms += ms;
-  result.timing.clock = timer.clock() + "; host clock around glFinish for upload and read-back";
-
-  t0 = Clock::now();
-  result.disparity = m.read(m.disparity, 1);
-  result.timing.readback_ms = ms_since(t0);
-  return result;
+  return run_salap(*impl_, COMPONENT, left, right, levels);
 }
 
 SalapGroupTextures SalapGlMatcher::debug_group(const ImageU8& left, const ImageU8& right, int d0, int levels) {
-  validate_pair(left, right, levels, COMPONENT);
-  require(d0 >= 0 && d0 < levels, std::string(COMPONENT) + ": group start " + std::to_string(d0) + " outside 0.." +
-                                      std::to_string(levels - 1));
-  Impl& m = *impl_;
-  m.context->make_current();
-  m.allocate(left.width, left.height);
-  m.upload(left, right);
-  m.clear_selection();
-  m.run_group(d0, levels, left.channels, nullptr);
-  SalapGroupTextures out;
-  out.tad = m.read(m.cost, 4);
-  out.c_left = m.read(m.c_left, 4);
-  out.c_right = m.read(m.c_right, 4);
-  out.c0 = m.read(m.c[0], 4);
-  out.c1 = m.read(m.c[1], 4);
-  out.c2 = m.read(m.c[2], 4);
-  out.c3 = m.read(m.c[3], 4);
-  out.disparity = m.read(m.disparity, 1);
-  return out;
+  return run_group_for_debug(*impl_, COMPONENT, left, right, d0, levels);
 }
 
 std::optional<FetchStats> SalapGlMatcher::fetch_stats(int width, int height, int levels) {
   require(width > 0 && height > 0 && levels > 0, std::string(COMPONENT) + ": fetch_stats needs a positive size");
   Impl& m = *impl_;
   m.context->make_current();
-  FetchStats stats;
-  const double groups = double((levels + 3) / 4);
-  stats.fetches_per_run = groups * double(width) * double(height) * double(m.fetches_per_fragment());
-
-  if (!m.ceiling.program()) m.ceiling = FullscreenPass("fetch ceiling", Program::from_files("fetch_ceiling.vert",
-                                                                                           "fetch_ceiling.frag", {},
-                                                                                           "fetch ceiling"));
-  Texture source = Texture::create(GL_TEXTURE_RECTANGLE, GL_RGBA8, width, height, GL_LINEAR, "fetch ceiling source");
-  Texture target = Texture::create(GL_TEXTURE_RECTANGLE, GL_RGBA8, width, height, GL_NEAREST, "fetch ceiling target");
-  {
-    std::vector<std::uint8_t> noise(std::size_t(width) * std::size_t(height) * 4);
-    std::mt19937 rng(7);
-    for (auto& v : noise) v = std::uint8_t(rng() & 0xff);
-    source.upload(GL_RGBA, GL_UNSIGNED_BYTE, noise.data());
-  }
+  if (!m.ceiling.program())
+    m.ceiling = FullscreenPass("fetch ceiling",
+                               Program::from_files("fetch_ceiling.vert", "fetch_ceiling.frag", {}, "fetch ceiling"));
+  const Texture source = ceiling_source(width, height);
+  const Texture target = Texture::create(GL_TEXTURE_RECTANGLE, GL_RGBA8, width, height, GL_NEAREST, "fetch ceiling target");
   Framebuffer fbo = Framebuffer::create("fetch ceiling fbo");
   fbo.attach_colour(0, target);
   fbo.set_draw_buffers(1);
   GL_CHECK(glDisable(GL_DEPTH_TEST));
   m.ceiling.texture("u_source", 0, source).set("u_size", glm::vec2(float(width), float(height)));
-
-  // As many passes back to back as one run issues (4 per group of 4 disparities), so the
-  // ceiling pays the same per-pass overhead as the SA-LAP passes it is compared with.
-  const bool queries = m.context->use_timer_queries();
-  const int batch = 4 * int(groups);
-  const BatchTime t = time_batched(queries, batch, [&] { m.ceiling.draw(fbo, width, height); });
-  const double median_ms = t.ms_per_call;
-  stats.ceiling_gtexel_s = 9.0 * double(width) * double(height) / (median_ms * 1e-3) / 1e9;
-  stats.ceiling_pass = "9-tap bilinear RGBA8 fragment pass, taps from varyings, " + std::to_string(width) + "x" +
-                       std::to_string(height) + " RGBA8 texture -> RGBA8 target, median of " +
-                       std::to_string(t.samples) + " batches of " + std::to_string(batch) + " (" + m.context->renderer() + ", " +
-                       (queries ? "GL timer queries" : "host clock + glFinish") + ")";
-  return stats;
+  return measure_fetch_stats(*m.context, width, height, levels, m.fetches_per_fragment(),
+                             [&] { m.ceiling.draw(fbo, width, height); },
+                             "9-tap bilinear RGBA8 fragment pass, taps from varyings, RGBA8 texture -> RGBA8 target");
 }
 
 }  // namespace stereo::gl

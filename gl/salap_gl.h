@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 
+#include "gl/salap_passes.h"
 #include "host/image.h"
 #include "host/matcher.h"
 #include "host/salap.h"
@@ -37,13 +38,6 @@ struct SalapGlOptions {
              "1D filter taps: bilinear pairs (Sec. 3) or W+1 plain fetches");
     b.choice("gl_depth", depth, {"depth24", "depth32f"}, "depth buffer of the depth-test WTA");
   }
-};
-
-/// Every intermediate of one group, read back for tests: RGBA images, channel k holds
-/// disparity d0 + k, row 0 = image row 0.
-struct SalapGroupTextures {
-  ImageF tad, c_left, c_right, c0, c1, c2, c3;
-  ImageF disparity;  ///< the selection target after this group alone (1 channel)
 };
 
 class SalapGlMatcher final : public Matcher {

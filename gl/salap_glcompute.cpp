@@ -1,16 +1,15 @@
 #include "gl/salap_glcompute.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
-#include <random>
 
 #include "gl/check.h"
 #include "gl/context.h"
 #include "gl/objects.h"
 #include "gl/program.h"
+#include "gl/salap_passes.h"
 #include "host/backends.h"
 #include "host/dataset.h"
 
@@ -18,25 +17,6 @@ namespace stereo::gl {
 namespace {
 
 constexpr const char* COMPONENT = "salap/glcompute";
-
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-// Texture internal format and the matching image layout qualifier of the intermediates.
-GLenum intermediate_format(const std::string& format) {
-  if (format == "rgba16f") return GL_RGBA16F;
-  if (format == "rgba32f") return GL_RGBA32F;
-  return GL_RGBA8;
-}
-
-GLenum upload_format(int channels) {
-  switch (channels) {
-    case 1: return GL_RED;
-    case 3: return GL_RGB;
-    case 4: return GL_RGBA;
-    default: throw Error(std::string(COMPONENT) + ": images need 1, 3 or 4 channels, got " + std::to_string(channels));
-  }
-}
 
 struct LocalSize {
   int x = 16, y = 16;
@@ -56,35 +36,6 @@ LocalSize parse_local_size(const std::string& text) {
               std::to_string(max_x) + " x " + std::to_string(max_y) + ", " + std::to_string(max_invocations) +
               " invocations)");
   return s;
-}
-
-// Tap layout of one one-sided filter (centre excluded), normalised by F1 (host/salap.h):
-// the layout of the gl backend, so both backends sample at the same offsets.
-struct TapLayout {
-  std::vector<double> offsets, weights;
-  double centre_weight = 0.0;
-};
-
-TapLayout tap_layout(const SalapParams& p, bool bilinear) {
-  const int reach = p.radius();
-  std::vector<double> w(std::size_t(reach) + 1);
-  double f1 = 0.0;
-  for (int k = 0; k <= reach; ++k) f1 += (w[std::size_t(k)] = std::exp(-double(k) / double(p.gamma)));
-  TapLayout t;
-  t.centre_weight = w[0] / f1;
-  if (bilinear) {
-    for (int i = 1; i < reach; i += 2) {  // pair (i, i+1) as one GL_LINEAR fetch
-      const double a = w[std::size_t(i)], b = w[std::size_t(i) + 1];
-      t.offsets.push_back(double(i) + b / (a + b));
-      t.weights.push_back((a + b) / f1);
-    }
-  } else {
-    for (int k = 1; k <= reach; ++k) {
-      t.offsets.push_back(double(k));
-      t.weights.push_back(w[std::size_t(k)] / f1);
-    }
-  }
-  return t;
 }
 
 // One compute dispatch over a width x height pixel grid: owns its program; one invocation
@@ -206,9 +157,10 @@ struct SalapGlComputeMatcher::Impl {
   }
 
   void upload(const ImageU8& l, const ImageU8& r) {
-    left.upload(upload_format(l.channels), GL_UNSIGNED_BYTE, l.data.data());
-    right.upload(upload_format(r.channels), GL_UNSIGNED_BYTE, r.data.data());
+    upload_image(left, l, staging, COMPONENT);
+    upload_image(right, r, staging, COMPONENT);
   }
+  std::vector<std::uint8_t> staging;  // RGB -> RGBA expansion, reused across calls
 
   // The running minimum starts at (+inf, 0): the first group's cost always replaces it. A
   // clear is not a shader write, so the first select's imageLoad needs no barrier after it.
@@ -271,11 +223,10 @@ struct SalapGlComputeMatcher::Impl {
     t.download(format, GL_FLOAT, out.data.data(), out.data.size() * sizeof(float));
     return out;
   }
+  ImageF read_rgba(const Texture& t) const { return read(t, GL_RGBA, 4); }
+  ImageF read_disparity() const { return read(best, GL_GREEN, 1); }  // .y of (cost, disparity)
 
-  int fetches_per_invocation() const {
-    const int s = int(taps.offsets.size());
-    return (1 + 4) + (1 + 2 * s) + 2 * (1 + 2 * s) + 4;
-  }
+  int fetches_per_invocation() const { return fetches_per_pixel(taps); }
 };
 
 SalapGlComputeMatcher::SalapGlComputeMatcher(const Overrides& overrides) {
@@ -295,55 +246,11 @@ std::string SalapGlComputeMatcher::device() const { return impl_->context->rende
 int SalapGlComputeMatcher::fetches_per_invocation() const { return impl_->fetches_per_invocation(); }
 
 StereoResult SalapGlComputeMatcher::compute(const ImageU8& left, const ImageU8& right, int levels) {
-  validate_pair(left, right, levels, COMPONENT);
-  require(left.channels == right.channels, std::string(COMPONENT) + ": left has " + std::to_string(left.channels) +
-                                               " channels, right " + std::to_string(right.channels));
-  Impl& m = *impl_;
-  m.context->make_current();
-  m.allocate(left.width, left.height);
-  StereoResult result;
-
-  GL_CHECK(glFinish());
-  auto t0 = Clock::now();
-  m.upload(left, right);
-  GL_CHECK(glFinish());
-  result.timing.upload_ms = ms_since(t0);
-
-  PassTimer timer(m.context->use_timer_queries());
-  m.clear_selection();
-  for (int d0 = 0; d0 < levels; d0 += 4) m.run_group(d0, levels, left.channels, &timer);
-  result.timing.stages = timer.results();
-  for (const auto& [kind, ms] : result.timing.stages) result.timing.algorithm_ms += ms;
-  result.timing.clock = timer.clock() + "; host clock around glFinish for upload and read-back";
-
-  t0 = Clock::now();
-  result.disparity = m.read(m.best, GL_GREEN, 1);  // .y of (cost, disparity)
-  result.timing.readback_ms = ms_since(t0);
-  return result;
+  return run_salap(*impl_, COMPONENT, left, right, levels);
 }
 
 SalapGroupTextures SalapGlComputeMatcher::debug_group(const ImageU8& left, const ImageU8& right, int d0, int levels) {
-  validate_pair(left, right, levels, COMPONENT);
-  require(left.channels == right.channels, std::string(COMPONENT) + ": left has " + std::to_string(left.channels) +
-                                               " channels, right " + std::to_string(right.channels));
-  require(d0 >= 0 && d0 < levels, std::string(COMPONENT) + ": group start " + std::to_string(d0) + " outside 0.." +
-                                      std::to_string(levels - 1));
-  Impl& m = *impl_;
-  m.context->make_current();
-  m.allocate(left.width, left.height);
-  m.upload(left, right);
-  m.clear_selection();
-  m.run_group(d0, levels, left.channels, nullptr);
-  SalapGroupTextures out;
-  out.tad = m.read(m.cost, GL_RGBA, 4);
-  out.c_left = m.read(m.c_left, GL_RGBA, 4);
-  out.c_right = m.read(m.c_right, GL_RGBA, 4);
-  out.c0 = m.read(m.c[0], GL_RGBA, 4);
-  out.c1 = m.read(m.c[1], GL_RGBA, 4);
-  out.c2 = m.read(m.c[2], GL_RGBA, 4);
-  out.c3 = m.read(m.c[3], GL_RGBA, 4);
-  out.disparity = m.read(m.best, GL_GREEN, 1);
-  return out;
+  return run_group_for_debug(*impl_, COMPONENT, left, right, d0, levels);
 }
 
 std::optional<FetchStats> SalapGlComputeMatcher::fetch_stats(int width, int height, int levels) {
@@ -352,34 +259,17 @@ std::optional<FetchStats> SalapGlComputeMatcher::fetch_stats(int width, int heig
                                                      std::to_string(levels) + " levels");
   Impl& m = *impl_;
   m.context->make_current();
-  FetchStats stats;
-  const double groups = double((levels + 3) / 4);
-  stats.fetches_per_run = groups * double(width) * double(height) * double(m.fetches_per_invocation());
-
   if (!m.ceiling) m.ceiling = ComputePass("fetch_ceiling.comp", {}, m.local, "fetch ceiling (compute)");
-  Texture source = Texture::create(GL_TEXTURE_RECTANGLE, GL_RGBA8, width, height, GL_LINEAR, "fetch ceiling source");
-  Texture target = Texture::create(GL_TEXTURE_RECTANGLE, GL_RGBA8, width, height, GL_NEAREST, "fetch ceiling target");
-  {
-    std::vector<std::uint8_t> noise(std::size_t(width) * std::size_t(height) * 4);
-    std::mt19937 rng(7);
-    for (auto& v : noise) v = std::uint8_t(rng() & 0xff);
-    source.upload(GL_RGBA, GL_UNSIGNED_BYTE, noise.data());
-  }
+  const Texture source = ceiling_source(width, height);
+  const Texture target = Texture::create(GL_TEXTURE_RECTANGLE, GL_RGBA8, width, height, GL_NEAREST, "fetch ceiling target");
   source.bind(0);
   bind_image(0, target, GL_WRITE_ONLY);
-
-  // As many passes back to back as one run issues (4 per group of 4 disparities), so the
-  // ceiling pays the same per-pass overhead as the SA-LAP passes it is compared with.
-  const bool queries = m.context->use_timer_queries();
-  const int batch = 4 * int(groups);
-  const BatchTime t = time_batched(queries, batch, [&] { m.ceiling.dispatch(width, height); });
-  const double median_ms = t.ms_per_call;
-  stats.ceiling_gtexel_s = 9.0 * double(width) * double(height) / (median_ms * 1e-3) / 1e9;
-  stats.ceiling_pass = "9-tap bilinear RGBA8 compute pass (work groups " + m.options.local_size + "), " + std::to_string(width) +
-                       "x" + std::to_string(height) + " RGBA8 texture -> imageStore rgba8, median of " +
-                       std::to_string(t.samples) + " batches of " + std::to_string(batch) + " (" + m.context->renderer() + ", " +
-                       (queries ? "GL timer queries" : "host clock + glFinish") + ")";
-  return stats;
+  // Repeats store the same values into the same image and sample nothing it wrote, so they
+  // need no barrier between them.
+  return measure_fetch_stats(*m.context, width, height, levels, m.fetches_per_invocation(),
+                             [&] { m.ceiling.dispatch(width, height); },
+                             "9-tap bilinear RGBA8 compute pass (work groups " + m.options.local_size +
+                                 "), RGBA8 texture -> imageStore rgba8");
 }
 
 }  // namespace stereo::gl

@@ -1,0 +1,126 @@
+#pragma once
+/// \file gl/salap_passes.h
+/// What the two GL backends of SA-LAP share (gl/salap_gl.cpp: fragment passes;
+/// gl/salap_glcompute.cpp: compute dispatches): the tap layout of the bilinear 1D filters, the
+/// texture formats, the run sequence with its timing split, the debug read-back of one group
+/// and the fetch-ceiling measurement. Internal to gl/.
+///
+/// A backend's `Impl` provides: `std::shared_ptr<Context> context`; `allocate(w, h)`;
+/// `upload(left, right)`; `clear_selection()`; `run_group(d0, levels, channels, PassTimer*)`;
+/// `read_rgba(const Texture&)` and `read_disparity()` (ImageF); textures `cost`, `c_left`,
+/// `c_right`, `c[4]`.
+
+#include <GL/glew.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gl/check.h"
+#include "gl/context.h"
+#include "gl/objects.h"
+#include "gl/program.h"
+#include "host/dataset.h"
+#include "host/matcher.h"
+#include "host/salap.h"
+
+namespace stereo::gl {
+
+/// Every intermediate of one group, read back for tests: RGBA images, channel k holds
+/// disparity d0 + k, row 0 = image row 0.
+struct SalapGroupTextures {
+  ImageF tad, c_left, c_right, c0, c1, c2, c3;
+  ImageF disparity;  ///< the winner after this group alone (1 channel)
+};
+
+/// GL internal format of the intermediates for `gl_format`.
+GLenum intermediate_format(const std::string& format);
+
+/// Uploads an 8-bit grey, RGB or RGBA image into `texture` (RGBA8, same size). RGB rows are
+/// expanded to RGBA in `staging` first: drivers convert 3-byte texels on the CPU one by one
+/// (measured on an H100, driver 580: 9 ms for two 1920x1080 RGB images).
+void upload_image(Texture& texture, const ImageU8& image, std::vector<std::uint8_t>& staging,
+                  const std::string& component);
+
+/// One one-sided 1D filter, centre tap excluded, weights normalised by F1 (host/salap.h).
+/// Bilinear (Lu et al. Sec. 3): taps i, i+1 (i = 1, 3, .., W-1) become one GL_LINEAR fetch at
+/// offset i + w_{i+1} / (w_i + w_{i+1}) weighted (w_i + w_{i+1}) / F1; nearest: W fetches.
+struct TapLayout {
+  std::vector<double> offsets, weights;
+  double centre_weight = 0.0;
+};
+TapLayout tap_layout(const SalapParams& params, bool bilinear);
+
+/// Texture fetches per pixel per group of four disparities, all four passes:
+/// tad 1 + 4, horizontal 1 + 2S, vertical 2 (1 + 2S), select 4, S = taps per side.
+int fetches_per_pixel(const TapLayout& taps);
+
+inline double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// The whole method: upload (timed by glFinish and a host clock), ceil(L/4) groups in
+/// increasing d0 (each pass timed by the PassTimer), read-back of the disparity map.
+template <class Impl>
+StereoResult run_salap(Impl& m, const std::string& component, const ImageU8& left, const ImageU8& right, int levels) {
+  validate_pair(left, right, levels, component);
+  m.context->make_current();
+  m.allocate(left.width, left.height);
+  StereoResult result;
+
+  GL_CHECK(glFinish());
+  auto t0 = std::chrono::steady_clock::now();
+  m.upload(left, right);
+  GL_CHECK(glFinish());
+  result.timing.upload_ms = ms_since(t0);
+
+  PassTimer timer(m.context->use_timer_queries());
+  m.clear_selection();
+  for (int d0 = 0; d0 < levels; d0 += 4) m.run_group(d0, levels, left.channels, &timer);
+  result.timing.stages = timer.results();
+  for (const auto& [kind, ms] : result.timing.stages) result.timing.algorithm_ms += ms;
+  result.timing.clock = timer.clock() + "; host clock around glFinish for upload and read-back";
+
+  t0 = std::chrono::steady_clock::now();
+  result.disparity = m.read_disparity();
+  result.timing.readback_ms = ms_since(t0);
+  return result;
+}
+
+/// Uploads the pair, runs the group starting at `d0` once (selection cleared first) and
+/// reads every intermediate back.
+template <class Impl>
+SalapGroupTextures run_group_for_debug(Impl& m, const std::string& component, const ImageU8& left,
+                                       const ImageU8& right, int d0, int levels) {
+  validate_pair(left, right, levels, component);
+  require(d0 >= 0 && d0 < levels, component + ": group start " + std::to_string(d0) + " outside 0.." +
+                                      std::to_string(levels - 1));
+  m.context->make_current();
+  m.allocate(left.width, left.height);
+  m.upload(left, right);
+  m.clear_selection();
+  m.run_group(d0, levels, left.channels, nullptr);
+  SalapGroupTextures out;
+  out.tad = m.read_rgba(m.cost);
+  out.c_left = m.read_rgba(m.c_left);
+  out.c_right = m.read_rgba(m.c_right);
+  out.c0 = m.read_rgba(m.c[0]);
+  out.c1 = m.read_rgba(m.c[1]);
+  out.c2 = m.read_rgba(m.c[2]);
+  out.c3 = m.read_rgba(m.c[3]);
+  out.disparity = m.read_disparity();
+  return out;
+}
+
+/// A width x height RGBA8 texture of fixed-seed noise, GL_LINEAR, for the fetch ceiling.
+Texture ceiling_source(int width, int height);
+
+/// Fetch accounting for the bench: `fetches_per_pixel` per group per pixel, and the ceiling:
+/// `issue` draws or dispatches the 9-tap fetch-only pass once; it is timed in batches of as
+/// many passes as one run issues (4 per group), so both pay the same per-pass overhead.
+FetchStats measure_fetch_stats(const Context& context, int width, int height, int levels, int fetches_per_pixel,
+                               const std::function<void()>& issue, const std::string& ceiling_pass);
+
+}  // namespace stereo::gl
