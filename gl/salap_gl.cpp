@@ -113,10 +113,10 @@ struct SalapGlMatcher::Impl {
   }
 
   void upload(const ImageU8& l, const ImageU8& r) {
-    upload_image(left, l, staging, COMPONENT);
-    upload_image(right, r, staging, COMPONENT);
+    transfer.upload(left, l, 0, COMPONENT);
+    transfer.upload(right, r, 1, COMPONENT);
   }
-  std::vector<std::uint8_t> staging;  // RGB -> RGBA expansion, reused across calls
+  PixelTransfer transfer;
 
   void clear_selection() {
     const GLfloat one = 1.0f, zero[4] = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -156,13 +156,8 @@ struct SalapGlMatcher::Impl {
     });
   }
 
-  ImageF read(const Texture& t, int channels) const {
-    ImageF out(t.width(), t.height(), channels);
-    t.download(channels == 1 ? GL_RED : GL_RGBA, GL_FLOAT, out.data.data(), out.data.size() * sizeof(float));
-    return out;
-  }
-  ImageF read_rgba(const Texture& t) const { return read(t, 4); }
-  ImageF read_disparity() const { return read(disparity, 1); }
+  ImageF read_rgba(const Texture& t) { return transfer.download(t, GL_RGBA, 4); }
+  ImageF read_disparity() { return transfer.download(disparity, GL_RED, 1); }
 
   int fetches_per_fragment() const { return fetches_per_pixel(taps); }
 };

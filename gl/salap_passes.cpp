@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 
 #include "gl/check.h"
@@ -14,26 +15,54 @@ GLenum intermediate_format(const std::string& format) {
   return GL_RGBA8;
 }
 
-void upload_image(Texture& texture, const ImageU8& image, std::vector<std::uint8_t>& staging,
-                  const std::string& component) {
-  switch (image.channels) {
-    case 1: texture.upload(GL_RED, GL_UNSIGNED_BYTE, image.data.data()); return;
-    case 4: texture.upload(GL_RGBA, GL_UNSIGNED_BYTE, image.data.data()); return;
-    case 3: {
-      staging.resize(image.pixel_count() * 4);
-      const std::uint8_t* src = image.data.data();
-      std::uint8_t* dst = staging.data();
-      for (std::size_t i = 0; i < image.pixel_count(); ++i, src += 3, dst += 4) {
-        dst[0] = src[0];
-        dst[1] = src[1];
-        dst[2] = src[2];
-        dst[3] = 255;
-      }
-      texture.upload(GL_RGBA, GL_UNSIGNED_BYTE, staging.data());
-      return;
+PixelTransfer::Mapped PixelTransfer::map_buffer(std::size_t bytes, GLbitfield access, const std::string& label) {
+  const GLbitfield flags = access | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+  Mapped m;
+  m.buffer = Buffer::create(bytes, nullptr, flags | GL_CLIENT_STORAGE_BIT, label);
+  m.data = static_cast<std::uint8_t*>(glMapNamedBufferRange(m.buffer.id(), 0, GLsizeiptr(bytes), flags));
+  GL_CHECK(glGetError());
+  require(m.data != nullptr, "gl: cannot map the " + label + " (" + std::to_string(bytes) + " bytes)");
+  return m;
+}
+
+void PixelTransfer::upload(Texture& texture, const ImageU8& image, int slot, const std::string& component) {
+  require(image.channels == 1 || image.channels == 3 || image.channels == 4,
+          component + ": images need 1, 3 or 4 channels, got " + std::to_string(image.channels));
+  require(slot == 0 || slot == 1, "gl: upload slot must be 0 or 1");
+  const std::size_t texel_bytes = image.channels == 1 ? 1 : 4;
+  const std::size_t slot_bytes = image.pixel_count() * 4;  // room for RGBA in either slot
+  if (!up_.buffer || up_.buffer.size() < 2 * slot_bytes) up_ = map_buffer(2 * slot_bytes, GL_MAP_WRITE_BIT, "upload PBO");
+  std::uint8_t* dst = up_.data + std::size_t(slot) * slot_bytes;
+  const std::uint8_t* src = image.data.data();
+  if (image.channels == 3) {
+    for (std::size_t i = 0; i < image.pixel_count(); ++i, src += 3, dst += 4) {
+      dst[0] = src[0];
+      dst[1] = src[1];
+      dst[2] = src[2];
+      dst[3] = 255;
     }
-    default: throw Error(component + ": images need 1, 3 or 4 channels, got " + std::to_string(image.channels));
+  } else {
+    std::memcpy(dst, src, image.pixel_count() * texel_bytes);
   }
+  GL_CHECK(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, up_.buffer.id()));
+  GL_CHECK(glPixelStorei(GL_UNPACK_ALIGNMENT, 1));
+  GL_CHECK(glTextureSubImage2D(texture.id(), 0, 0, 0, image.width, image.height,
+                               image.channels == 1 ? GL_RED : GL_RGBA, GL_UNSIGNED_BYTE,
+                               reinterpret_cast<const void*>(std::size_t(slot) * slot_bytes)));
+  GL_CHECK(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0));
+}
+
+ImageF PixelTransfer::download(const Texture& texture, GLenum format, int channels) {
+  ImageF out(texture.width(), texture.height(), channels);
+  const std::size_t bytes = out.data.size() * sizeof(float);
+  if (!down_.buffer || down_.buffer.size() < bytes) down_ = map_buffer(bytes, GL_MAP_READ_BIT, "read-back PBO");
+  GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, down_.buffer.id()));
+  GL_CHECK(glPixelStorei(GL_PACK_ALIGNMENT, 1));
+  GL_CHECK(glGetTextureImage(texture.id(), 0, format, GL_FLOAT, GLsizei(bytes), nullptr));
+  GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
+  GL_CHECK(glFinish());  // the copy into the coherent mapping is complete and visible
+  std::memcpy(out.data.data(), down_.data, bytes);
+  return out;
 }
 
 TapLayout tap_layout(const SalapParams& p, bool bilinear) {

@@ -38,11 +38,28 @@ struct SalapGroupTextures {
 /// GL internal format of the intermediates for `gl_format`.
 GLenum intermediate_format(const std::string& format);
 
-/// Uploads an 8-bit grey, RGB or RGBA image into `texture` (RGBA8, same size). RGB rows are
-/// expanded to RGBA in `staging` first: drivers convert 3-byte texels on the CPU one by one
-/// (measured on an H100, driver 580: 9 ms for two 1920x1080 RGB images).
-void upload_image(Texture& texture, const ImageU8& image, std::vector<std::uint8_t>& staging,
-                  const std::string& component);
+/// Host <-> texture copies through pixel buffer objects in client memory, persistently
+/// mapped: the driver DMAs straight from/to them instead of staging pageable memory itself
+/// (measured on an H100, driver 580: plain glTextureSubImage2D of two 1920x1080 RGB images
+/// took 9-13 ms). RGB rows are expanded to RGBA while being written into the buffer, since
+/// drivers convert 3-byte texels on the CPU. Callers order shader writes before download()
+/// with the barriers their passes need; upload() expects the previous run to have finished
+/// (each run ends in a read-back that waits for it).
+class PixelTransfer {
+ public:
+  /// Image `slot` (0 or 1: the two views) into `texture` (RGBA8, same size).
+  void upload(Texture& texture, const ImageU8& image, int slot, const std::string& component);
+  /// The whole texture as `channels` floats per pixel (GL_RED: 1, GL_GREEN: 1, GL_RGBA: 4).
+  ImageF download(const Texture& texture, GLenum format, int channels);
+
+ private:
+  struct Mapped {
+    Buffer buffer;
+    std::uint8_t* data = nullptr;
+  };
+  static Mapped map_buffer(std::size_t bytes, GLbitfield access, const std::string& label);
+  Mapped up_, down_;
+};
 
 /// One one-sided 1D filter, centre tap excluded, weights normalised by F1 (host/salap.h).
 /// Bilinear (Lu et al. Sec. 3): taps i, i+1 (i = 1, 3, .., W-1) become one GL_LINEAR fetch at
