@@ -7,6 +7,7 @@
 #include "host/dataset.h"
 #include "host/matcher.h"
 #include "host/metrics.h"
+#include "host/synth.h"
 #include "reference/salap.h"
 #include "test_util.h"
 
@@ -118,6 +119,34 @@ TEST(SalapReference, RecoversTwoPlanesAwayFromOcclusions) {
       if (deep_inside) ASSERT_FLOAT_EQ(disp.at(x, y), float(fg)) << x << "," << y;
       if (far_outside) ASSERT_FLOAT_EQ(disp.at(x, y), float(bg)) << x << "," << y;
     }
+}
+
+TEST(SalapReference, RecoversTheGeneratorsPlanesAwayFromOcclusionsAndEdges) {
+  SynthOptions o;
+  o.width = 240;
+  o.height = 160;
+  o.levels = 24;
+  const Scene s = make_synthetic_scene(o);
+  const SalapParams p;
+  const int w = p.radius();
+  const ImageF disp = reference::salap_disparity(s.left, s.right, s.levels, p);
+  // A pixel counts when its whole N x N window is non-occluded, on one fronto-parallel
+  // surface (one integer disparity), and its right-image support stays inside the image.
+  std::size_t checked = 0;
+  for (int y = w; y < s.gt.height - w; ++y)
+    for (int x = w; x < s.gt.width - w; ++x) {
+      const float d = s.gt.at(x, y);
+      if (d != std::floor(d) || x - int(d) - w < 0) continue;
+      bool uniform = true;
+      for (int dy = -w; dy <= w && uniform; ++dy)
+        for (int dx = -w; dx <= w && uniform; ++dx)
+          uniform = s.gt.at(x + dx, y + dy) == d && s.mask_nonocc.at(x + dx, y + dy) == 255;
+      if (!uniform) continue;
+      ++checked;
+      ASSERT_FLOAT_EQ(disp.at(x, y), d) << x << "," << y;
+    }
+  std::cout << "[salap/cpu synthetic planes] " << checked << " interior pixels, all exact\n";
+  EXPECT_GT(checked, s.gt.pixel_count() / 10) << "too few interior pixels for the test to mean much";
 }
 
 TEST(SalapReference, CpuBackendMatchesTheStagesAndSplitsLevelsOverThreads) {
