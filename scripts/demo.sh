@@ -16,8 +16,9 @@ else
   scene=data/public/synth-planes
 fi
 backend=gl
-if ! "$stereo" list --json | grep -A3 '"backend": "gl"' | grep -q '"available": true'; then
-  echo "demo: no OpenGL 4.5 context here ($("$stereo" list | awk '$1=="salap" && $2=="gl"' | cut -c33-)); using the CPU reference"
+gl_status="$("$stereo" list | awk '$1 == "salap" && $2 == "gl"')"
+if [ "$(echo "$gl_status" | awk '{print $3}')" != "yes" ]; then
+  echo "demo: $(echo "$gl_status" | cut -c33-); using the CPU reference"
   backend=cpu
 fi
 mkdir -p out

@@ -112,6 +112,20 @@ TEST_F(Cli, UnknownMethodBackendAndKey) {
   expect_user_error(stereo("run " + p("l.png") + " " + p("r.png") + " -m salap --set window=32 -d 8 -o " + p("out.pfm")), "window");
 }
 
+TEST_F(Cli, UnavailableBackendSaysWhy) {
+  const Outcome list = stereo("list --json");
+  ASSERT_EQ(list.code, 0) << list.err;
+  for (const auto& row : nlohmann::json::parse(list.out)) {
+    if (row["available"].get<bool>()) continue;
+    const std::string backend = row["backend"].get<std::string>();
+    const Outcome o = stereo("run " + p("l.png") + " " + p("r.png") + " -m " + row["method"].get<std::string>() +
+                             " -b " + backend + " -d 8 -o " + p("out.pfm"));
+    expect_user_error(o, row["reason"].get<std::string>());
+    return;
+  }
+  GTEST_SKIP() << "every backend is available on this machine";
+}
+
 TEST_F(Cli, OutputFolderMissing) {
   const Outcome o = stereo("run " + p("l.png") + " " + p("r.png") + " -m salap -d 8 -o " + p("no/such/out.pfm"));
   EXPECT_NE(o.code, 0);
