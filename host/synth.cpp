@@ -351,6 +351,19 @@ ImageU8 nonocc_mask_from_gt(const ImageF& gt, float tolerance) {
   return mask;
 }
 
+std::pair<ImageU8, ImageU8> bench_pair(int width, int height) {
+  require(width > 8 && height > 0, "bench: size must be at least 9x1, got " + std::to_string(width) + "x" +
+                                       std::to_string(height));
+  std::mt19937 rng(20070917u);
+  std::uniform_int_distribution<int> u(0, 255);
+  ImageU8 left(width, height, 3), right(width, height, 3);
+  for (auto& v : left.data) v = static_cast<std::uint8_t>(u(rng));
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x)
+      for (int c = 0; c < 3; ++c) right.at(x, y, c) = left.at(std::min(width - 1, x + 8), y, c);
+  return {left, right};
+}
+
 void write_scene(const Scene& scene, const std::filesystem::path& dir) {
   require(!scene.left.empty() && scene.left.same_size(scene.right.width, scene.right.height),
           "write_scene: " + scene.name + ": the two views are missing or differ in size");

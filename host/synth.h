@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "host/dataset.h"
@@ -54,6 +55,11 @@ struct SynthOptions {
 Scene make_synthetic_scene(const SynthOptions& options);
 
 // ---- the MiddEval3 layout ------------------------------------------------------------
+
+/// A timing input: uniform random RGB left view (fixed seed) and the right view shifted by 8
+/// pixels. The methods' speed does not depend on content, so `stereo bench` and the Google
+/// benchmarks use this rather than data on disk.
+std::pair<ImageU8, ImageU8> bench_pair(int width, int height);
 
 /// Writes `scene` into `dir` (created if needed) as MiddEval3 does: im0.png, im1.png,
 /// disp0GT.pfm (+inf where there is no ground truth), mask0nocc.png (255 non-occluded,

@@ -6,22 +6,11 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <random>
 
 #include "host/matcher.h"
+#include "host/synth.h"
 
 namespace {
-
-std::pair<stereo::ImageU8, stereo::ImageU8> pair_of(int w, int h) {
-  std::mt19937 rng(20070917u);
-  std::uniform_int_distribution<int> u(0, 255);
-  stereo::ImageU8 l(w, h, 3), r(w, h, 3);
-  for (auto& v : l.data) v = static_cast<std::uint8_t>(u(rng));
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x)
-      for (int c = 0; c < 3; ++c) r.at(x, y, c) = l.at(std::min(w - 1, x + 8), y, c);
-  return {l, r};
-}
 
 void run_backend(benchmark::State& state, const std::string& backend) {
   const int size = int(state.range(0)), levels = int(state.range(1));
@@ -36,7 +25,7 @@ void run_backend(benchmark::State& state, const std::string& backend) {
     return;
   }
   auto m = entry.create({});
-  const auto [l, r] = pair_of(size, size);
+  const auto [l, r] = stereo::bench_pair(size, size);
   m->compute(l, r, levels);  // warm-up
   for (auto _ : state) {
     const auto res = m->compute(l, r, levels);

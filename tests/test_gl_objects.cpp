@@ -14,17 +14,13 @@
 #include "host/backends.h"
 #include "host/error.h"
 #include "host/matcher.h"
+#include "test_gl_util.h"
 
 namespace stereo::gl {
 namespace {
 
-#define REQUIRE_GL_CONTEXT()                                       \
-  do {                                                             \
-    if (auto reason = context_unavailable()) GTEST_SKIP() << *reason; \
-  } while (false)
-
 TEST(GlContext, IsOpenGL45Core) {
-  REQUIRE_GL_CONTEXT();
+  STEREO_REQUIRE_GL45();
   auto context = shared_context();
   EXPECT_FALSE(context->renderer().empty());
   GLint major = 0, minor = 0;
@@ -38,7 +34,7 @@ TEST(GlContext, IsOpenGL45Core) {
 }
 
 TEST(GlObjects, TextureRoundTripAndMoves) {
-  REQUIRE_GL_CONTEXT();
+  STEREO_REQUIRE_GL45();
   const int w = 5, h = 3;  // odd sizes, rows not a multiple of 4 bytes
   std::vector<std::uint8_t> pixels(std::size_t(w * h * 3));
   for (std::size_t i = 0; i < pixels.size(); ++i) pixels[i] = std::uint8_t(i * 7);
@@ -62,7 +58,7 @@ TEST(GlObjects, TextureRoundTripAndMoves) {
 }
 
 TEST(GlObjects, FramebufferCompleteness) {
-  REQUIRE_GL_CONTEXT();
+  STEREO_REQUIRE_GL45();
   Texture colour = Texture::create(GL_TEXTURE_RECTANGLE, GL_RGBA8, 7, 5, GL_NEAREST, "colour");
   Texture depth = Texture::create(GL_TEXTURE_2D, GL_DEPTH_COMPONENT24, 7, 5, GL_NEAREST, "depth");
   Framebuffer fbo = Framebuffer::create("complete fbo");
@@ -81,7 +77,7 @@ TEST(GlObjects, FramebufferCompleteness) {
 }
 
 TEST(GlObjects, ShaderCompileErrorCarriesLogAndFileName) {
-  REQUIRE_GL_CONTEXT();
+  STEREO_REQUIRE_GL45();
   const std::string broken = "#version 450 core\nout vec4 o;\nvoid main() { o = undefined_symbol; }\n";
   try {
     Shader::compile(GL_FRAGMENT_SHADER, broken, "broken.frag");
@@ -101,7 +97,7 @@ TEST(GlObjects, ShaderCompileErrorCarriesLogAndFileName) {
 }
 
 TEST(GlObjects, GlCheckThrowsWithExpression) {
-  REQUIRE_GL_CONTEXT();
+  STEREO_REQUIRE_GL45();
   try {
     GL_CHECK(glBindTexture(0x1234, 0));
     FAIL() << "GL_CHECK must throw on GL_INVALID_ENUM";

@@ -18,14 +18,10 @@
 #include "host/dataset.h"
 #include "host/metrics.h"
 #include "reference/salap.h"
+#include "test_gl_util.h"
 
 namespace stereo::gl {
 namespace {
-
-#define REQUIRE_GL_CONTEXT()                                          \
-  do {                                                                \
-    if (auto reason = context_unavailable()) GTEST_SKIP() << *reason; \
-  } while (false)
 
 const Scene* scene(const std::string& name) {
   static std::map<std::string, Scene> cache;
@@ -53,7 +49,7 @@ const ImageF& reference_map(const Scene& s, const std::string& windows, int quan
 class GlSalapScene : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GlSalapScene, AgreesWithReference) {
-  REQUIRE_GL_CONTEXT();
+  STEREO_REQUIRE_GL45();
   const Scene* s = scene(GetParam());
   if (s == nullptr) GTEST_SKIP() << "no Middlebury v2 scene " << GetParam() << " under " << data_root();
 
@@ -87,7 +83,7 @@ INSTANTIATE_TEST_SUITE_P(MiddleburyV2, GlSalapScene, ::testing::Values("tsukuba"
                          [](const auto& info) { return info.param; });
 
 TEST(GlSalapScene4Window, AgreesWithReferenceOnTsukuba) {
-  REQUIRE_GL_CONTEXT();
+  STEREO_REQUIRE_GL45();
   const Scene* s = scene("tsukuba");
   if (s == nullptr) GTEST_SKIP() << "no Middlebury v2 tsukuba under " << data_root();
   SalapGlMatcher gl32(Overrides{{"gl_format", "rgba32f"}, {"windows", "4"}});

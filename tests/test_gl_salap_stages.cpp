@@ -26,17 +26,13 @@
 #include "host/error.h"
 #include "reference/salap.h"
 #include "test_util.h"
+#include "test_gl_util.h"
 
 namespace stereo::gl {
 namespace {
 
 namespace ref = stereo::reference;
 using ref::Side;
-
-#define REQUIRE_GL_CONTEXT()                                          \
-  do {                                                                \
-    if (auto reason = context_unavailable()) GTEST_SKIP() << *reason; \
-  } while (false)
 
 constexpr int W = 37, H = 29, LEVELS = 7;  // groups d0 = 0 and 4; channel 3 of the second is unused
 
@@ -121,7 +117,7 @@ StageErrors float_stage_errors(const Overrides& overrides, const Pair& pair) {
 }
 
 TEST(GlSalapStages, FloatPassesMatchReference) {
-  REQUIRE_GL_CONTEXT();
+  STEREO_REQUIRE_GL45();
   const StageErrors e = float_stage_errors({{"gl_format", "rgba32f"}}, make_pair());
   std::cout << "rgba32f bilinear, max |GL - reference|: tad " << e.tad << ", horizontal " << e.horizontal
             << ", vertical " << e.vertical << "; select agrees on " << 100.0 * e.select_share << "% of texels\n";
@@ -134,7 +130,7 @@ TEST(GlSalapStages, FloatPassesMatchReference) {
 }
 
 TEST(GlSalapStages, NearestTapsMatchReferenceExactly) {
-  REQUIRE_GL_CONTEXT();
+  STEREO_REQUIRE_GL45();
   // 16 taps per side: 8 from the varyings, 8 from gl_FragCoord (the beyond-budget path).
   const StageErrors e = float_stage_errors({{"gl_format", "rgba32f"}, {"gl_taps", "nearest"}}, make_pair());
   std::cout << "rgba32f nearest, max |GL - reference|: horizontal " << e.horizontal << ", vertical " << e.vertical << "\n";
@@ -145,7 +141,7 @@ TEST(GlSalapStages, NearestTapsMatchReferenceExactly) {
 }
 
 TEST(GlSalapStages, OtherWindowsGreyAndLuma) {
-  REQUIRE_GL_CONTEXT();
+  STEREO_REQUIRE_GL45();
   // N = 9 (W = 4: two bilinear pairs a side), N = 41 (W = 20: ten pairs, two beyond the
   // eight varyings), a grey pair and the luma cost.
   for (const Overrides& o : std::vector<Overrides>{{{"gl_format", "rgba32f"}, {"window", "9"}},
@@ -192,7 +188,7 @@ CodeShares rgba8_code_shares(const Overrides& overrides, const Pair& pair) {
 }
 
 TEST(GlSalapStages, Rgba8PassesMatchQuantizedReference) {
-  REQUIRE_GL_CONTEXT();
+  STEREO_REQUIRE_GL45();
   const Pair pair = make_pair();
   for (const char* taps : {"bilinear", "nearest"}) {
     const CodeShares c = rgba8_code_shares(Overrides{{"gl_taps", taps}}, pair);
@@ -211,7 +207,7 @@ TEST(GlSalapStages, Rgba8PassesMatchQuantizedReference) {
 }
 
 TEST(GlSalapStages, WholePipelineOnSmallPair) {
-  REQUIRE_GL_CONTEXT();
+  STEREO_REQUIRE_GL45();
   const Pair pair = make_pair();
   SalapGlMatcher matcher(Overrides{{"gl_format", "rgba32f"}});
   const StereoResult r = matcher.compute(pair.left, pair.right, LEVELS);
@@ -233,7 +229,7 @@ TEST(GlSalapStages, WholePipelineOnSmallPair) {
 }
 
 TEST(GlSalapStages, FetchStats) {
-  REQUIRE_GL_CONTEXT();
+  STEREO_REQUIRE_GL45();
   SalapGlMatcher matcher(Overrides{});
   EXPECT_EQ(matcher.fetches_per_fragment(), 5 + 17 + 34 + 4);
   const auto stats = matcher.fetch_stats(64, 48, 10);

@@ -14,7 +14,7 @@
 #include "host/matcher.h"
 #include "host/metrics.h"
 #include "reference/salap.h"
-#include "test_glcompute_util.h"
+#include "test_gl_util.h"
 #include "test_util.h"
 
 using namespace stereo;

@@ -18,7 +18,7 @@
 #include "host/dataset.h"
 #include "host/metrics.h"
 #include "reference/salap.h"
-#include "test_glcompute_util.h"
+#include "test_gl_util.h"
 
 using namespace stereo;
 

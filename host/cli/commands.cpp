@@ -11,7 +11,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <random>
 #include <sstream>
 
 #include "host/dataset.h"
@@ -19,6 +18,7 @@
 #include "host/image_io.h"
 #include "host/matcher.h"
 #include "host/metrics.h"
+#include "host/synth.h"
 
 namespace stereo::cli {
 namespace fs = std::filesystem;
@@ -275,19 +275,6 @@ struct BenchArgs {
   MethodChoice choice;
   bool backend_given = false;
 };
-
-// A textured pair with a known shift; the speed of the methods here does not depend on
-// content, so a fixed-seed random texture is enough and needs no data on disk.
-std::pair<ImageU8, ImageU8> bench_pair(int width, int height) {
-  std::mt19937 rng(20070917u);
-  std::uniform_int_distribution<int> u(0, 255);
-  ImageU8 left(width, height, 3), right(width, height, 3);
-  for (auto& v : left.data) v = static_cast<std::uint8_t>(u(rng));
-  for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x)
-      for (int c = 0; c < 3; ++c) right.at(x, y, c) = left.at(std::min(width - 1, x + 8), y, c);
-  return {left, right};
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());

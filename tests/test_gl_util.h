@@ -1,5 +1,5 @@
 #pragma once
-// Helpers of the glcompute tests.
+// Helpers of the GL tests (gl and glcompute backends).
 
 #include <gtest/gtest.h>
 
