@@ -65,6 +65,13 @@ std::optional<std::string> device_unavailable() {
     const cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess) {
       (void)cudaGetLastError();
+      // Without an NVIDIA driver the runtime reports an "insufficient" driver; say what a
+      // user can act on, and keep the runtime's own words after it.
+      if (status == cudaErrorInsufficientDriver)
+        return std::string("no CUDA device: no NVIDIA driver, or one older than this build's CUDA ") +
+               std::to_string(CUDART_VERSION / 1000) + "." + std::to_string(CUDART_VERSION % 1000 / 10) +
+               " runtime needs (" + cudaGetErrorString(status) + ")";
+      if (status == cudaErrorNoDevice) return std::string("no CUDA device: the driver sees no GPU");
       return std::string("no CUDA device: ") + cudaGetErrorString(status);
     }
     if (count == 0) return std::string("no CUDA device: no device found");

@@ -374,7 +374,12 @@ void cmd_bench(const BenchArgs& a) {
   json rows = json::array();
   bool header = false;
   std::vector<std::unique_ptr<Matcher>> matchers;
-  for (const auto& b : backends) matchers.push_back(create_matcher(a.choice.method, b, a.choice.overrides()));
+  for (const auto& b : backends) {
+    matchers.push_back(create_matcher(a.choice.method, b, a.choice.overrides()));
+    if (matchers.back()->device().find("llvmpipe") != std::string::npos && a.size.empty())
+      std::cerr << "bench: " << b << " runs on Mesa's llvmpipe (software rendering): the full sweep takes many "
+                << "minutes; --size WxH -d LEVELS times one configuration\n";
+  }
   for (const auto& [w, h, d] : configs)
     for (std::size_t i = 0; i < backends.size(); ++i) {
       if (!a.json_out && !header) {
