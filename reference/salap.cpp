@@ -102,20 +102,22 @@ ImageF window_cost(const ImageF& c0, const ImageF& c1, const ImageF& c2, const I
   return out;
 }
 
+ImageF level_cost(const ImageU8& left, const ImageU8& right, int d, const SalapParams& params, int quantize) {
+  const ImageF tad = tad_cost(left, right, d, params, quantize);
+  const ImageF cl = filter_horizontal(tad, Side::left, params, quantize);
+  const ImageF cr = filter_horizontal(tad, Side::right, params, quantize);
+  return window_cost(filter_vertical(cl, Side::down, params, quantize), filter_vertical(cl, Side::up, params, quantize),
+                     filter_vertical(cr, Side::down, params, quantize), filter_vertical(cr, Side::up, params, quantize),
+                     params);
+}
+
 ImageF salap_disparity(const ImageU8& left, const ImageU8& right, int levels, const SalapParams& params,
                        int quantize) {
   params.validate("salap/cpu");
   ImageF best_cost(left.width, left.height, 1, std::numeric_limits<float>::infinity());
   ImageF disparity(left.width, left.height, 1, 0.0f);
   for (int d = 0; d < levels; ++d) {
-    const ImageF tad = tad_cost(left, right, d, params, quantize);
-    const ImageF cl = filter_horizontal(tad, Side::left, params, quantize);
-    const ImageF cr = filter_horizontal(tad, Side::right, params, quantize);
-    const ImageF c0 = filter_vertical(cl, Side::down, params, quantize);
-    const ImageF c1 = filter_vertical(cl, Side::up, params, quantize);
-    const ImageF c2 = filter_vertical(cr, Side::down, params, quantize);
-    const ImageF c3 = filter_vertical(cr, Side::up, params, quantize);
-    const ImageF cost = window_cost(c0, c1, c2, c3, params);
+    const ImageF cost = level_cost(left, right, d, params, quantize);
     for (std::size_t i = 0; i < cost.data.size(); ++i)
       if (cost.data[i] < best_cost.data[i]) {  // strict: the smallest d wins a tie
         best_cost.data[i] = cost.data[i];

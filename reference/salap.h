@@ -45,6 +45,9 @@ ImageF filter_vertical(const ImageF& cost, Side side, const SalapParams& params,
 ImageF window_cost(const ImageF& c0, const ImageF& c1, const ImageF& c2, const ImageF& c3,
                    const SalapParams& params);
 
+/// Every stage for one disparity: window_cost of the four quadrant filters of tad_cost (eq. 2-4).
+ImageF level_cost(const ImageU8& left, const ImageU8& right, int d, const SalapParams& params, int quantize = 0);
+
 /// The whole method: winner-takes-all of window_cost over d = 0..levels-1.
 ImageF salap_disparity(const ImageU8& left, const ImageU8& right, int levels, const SalapParams& params,
                        int quantize = 0);

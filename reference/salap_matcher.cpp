@@ -49,15 +49,7 @@ class SalapCpu final : public Matcher {
         best[t] = ImageF(left.width, left.height, 1, std::numeric_limits<float>::infinity());
         arg[t] = ImageF(left.width, left.height, 1, 0.0f);
         for (int d = int(t); d < levels; d += int(threads)) {
-          using reference::Side;
-          const int q = options_.quantize;
-          const ImageF tad = reference::tad_cost(left, right, d, params_, q);
-          const ImageF cl = reference::filter_horizontal(tad, Side::left, params_, q);
-          const ImageF cr = reference::filter_horizontal(tad, Side::right, params_, q);
-          const ImageF cost = reference::window_cost(
-              reference::filter_vertical(cl, Side::down, params_, q), reference::filter_vertical(cl, Side::up, params_, q),
-              reference::filter_vertical(cr, Side::down, params_, q), reference::filter_vertical(cr, Side::up, params_, q),
-              params_);
+          const ImageF cost = reference::level_cost(left, right, d, params_, options_.quantize);
           for (std::size_t i = 0; i < cost.data.size(); ++i)
             if (cost.data[i] < best[t].data[i]) {
               best[t].data[i] = cost.data[i];
