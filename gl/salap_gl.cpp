@@ -174,12 +174,15 @@ SalapGlMatcher::~SalapGlMatcher() {
   if (impl_) impl_->context->make_current();  // GL objects die with the context current
 }
 
+std::string SalapGlMatcher::component() const { return COMPONENT; }
+
 std::string SalapGlMatcher::device() const { return impl_->context->renderer(); }
 
 int SalapGlMatcher::fetches_per_fragment() const { return impl_->fetches_per_fragment(); }
 
-StereoResult SalapGlMatcher::compute(const ImageU8& left, const ImageU8& right, int levels) {
-  return run_salap(*impl_, COMPONENT, left, right, levels);
+StereoResult SalapGlMatcher::match(const ImageU8& left, const ImageU8& right, DisparityRange range) {
+  require(range.min == 0, std::string(COMPONENT) + ": a minimum disparity other than 0 is not supported yet");
+  return run_salap(*impl_, COMPONENT, left, right, range.count);
 }
 
 SalapGroupTextures SalapGlMatcher::debug_group(const ImageU8& left, const ImageU8& right, int d0, int levels) {

@@ -47,8 +47,8 @@ class SalapGlMatcher final : public Matcher {
   explicit SalapGlMatcher(const Overrides& overrides);
   ~SalapGlMatcher() override;
 
-  StereoResult compute(const ImageU8& left, const ImageU8& right, int levels) override;
   [[nodiscard]] nlohmann::json params() const override { return json_; }
+  [[nodiscard]] std::string component() const override;
   [[nodiscard]] std::string device() const override;
   std::optional<FetchStats> fetch_stats(int width, int height, int levels) override;
 
@@ -58,6 +58,9 @@ class SalapGlMatcher final : public Matcher {
 
   /// Texture fetches one fragment issues per group, all passes (the table above).
   [[nodiscard]] int fetches_per_fragment() const;
+
+ protected:
+  StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override;
 
  private:
   struct Impl;

@@ -239,12 +239,15 @@ SalapGlComputeMatcher::~SalapGlComputeMatcher() {
   if (impl_) impl_->context->make_current();  // GL objects die with the context current
 }
 
+std::string SalapGlComputeMatcher::component() const { return COMPONENT; }
+
 std::string SalapGlComputeMatcher::device() const { return impl_->context->renderer(); }
 
 int SalapGlComputeMatcher::fetches_per_invocation() const { return impl_->fetches_per_invocation(); }
 
-StereoResult SalapGlComputeMatcher::compute(const ImageU8& left, const ImageU8& right, int levels) {
-  return run_salap(*impl_, COMPONENT, left, right, levels);
+StereoResult SalapGlComputeMatcher::match(const ImageU8& left, const ImageU8& right, DisparityRange range) {
+  require(range.min == 0, std::string(COMPONENT) + ": a minimum disparity other than 0 is not supported yet");
+  return run_salap(*impl_, COMPONENT, left, right, range.count);
 }
 
 SalapGroupTextures SalapGlComputeMatcher::debug_group(const ImageU8& left, const ImageU8& right, int d0, int levels) {

@@ -59,8 +59,8 @@ class SalapGlComputeMatcher final : public Matcher {
   explicit SalapGlComputeMatcher(const Overrides& overrides);
   ~SalapGlComputeMatcher() override;
 
-  StereoResult compute(const ImageU8& left, const ImageU8& right, int levels) override;
   [[nodiscard]] nlohmann::json params() const override { return json_; }
+  [[nodiscard]] std::string component() const override;
   [[nodiscard]] std::string device() const override;
   std::optional<FetchStats> fetch_stats(int width, int height, int levels) override;
 
@@ -71,6 +71,9 @@ class SalapGlComputeMatcher final : public Matcher {
   /// Sampler fetches (texture() / texelFetch) one invocation issues per group, all
   /// dispatches (the table above); the select dispatch's imageLoad is not counted.
   [[nodiscard]] int fetches_per_invocation() const;
+
+ protected:
+  StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override;
 
  private:
   struct Impl;

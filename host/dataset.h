@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "host/disparity_range.h"
 #include "host/image.h"
 
 namespace stereo {
@@ -27,10 +28,12 @@ struct Scene {
   ImageU8 mask_nonocc;  ///< empty when the format has none
   ImageU8 mask_all;
   ImageU8 mask_disc;  ///< Middlebury v2 only
-  int levels = 0;     ///< disparity levels searched: 0 .. levels-1
+  int levels = 0;     ///< disparity levels searched: min_disparity .. min_disparity + levels - 1
+  int min_disparity = 0;  ///< the smallest disparity searched (MiddEval3 calib.txt's vmin may set it)
   double default_threshold = 1.0;  ///< bad-pixel threshold of the format's evaluation
 
   [[nodiscard]] bool has_ground_truth() const { return !gt.empty(); }
+  [[nodiscard]] DisparityRange range() const { return {min_disparity, levels}; }
 };
 
 /// Middlebury v2 ground-truth scale and search range by scene name (tsukuba 16/16,
@@ -57,7 +60,12 @@ std::vector<Scene> load_dataset(const std::filesystem::path& path);
 /// was configured with (STEREO_DATA_DIR, default ../shared/data beside the source tree).
 std::filesystem::path data_root();
 
-/// Checks a pair before a method runs: equal sizes, 1 <= levels < width.
-void validate_pair(const ImageU8& left, const ImageU8& right, int levels, const std::string& component);
+/// Checks a pair before a method runs: non-empty, equal sizes and channel counts, count >= 1,
+/// and every searched disparity leaves some overlap of the two views (-width < d < width).
+void validate_pair(const ImageU8& left, const ImageU8& right, DisparityRange range, const std::string& component);
+/// The same over 0 .. levels-1 (1 <= levels < width).
+inline void validate_pair(const ImageU8& left, const ImageU8& right, int levels, const std::string& component) {
+  validate_pair(left, right, DisparityRange{0, levels}, component);
+}
 
 }  // namespace stereo

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "host/disparity_range.h"
 #include "host/image.h"
 #include "host/params.h"
 
@@ -42,16 +43,69 @@ struct FetchStats {
 class Matcher {
  public:
   virtual ~Matcher() = default;
-  /// Disparity of `left` over levels 0..levels-1. Inputs are RGB or grey, equal sizes.
-  virtual StereoResult compute(const ImageU8& left, const ImageU8& right, int levels) = 0;
+  /// Disparity of `left` over `range`, in pixels (range.min + the winning index); +inf where
+  /// the method gives none. Inputs are RGB or grey, equal sizes. Validates, then match().
+  StereoResult compute(const ImageU8& left, const ImageU8& right, DisparityRange range);
+  /// The same over 0 .. levels-1.
+  StereoResult compute(const ImageU8& left, const ImageU8& right, int levels) {
+    return compute(left, right, DisparityRange{0, levels});
+  }
   /// Every parameter in force, by key (the values a run used).
   [[nodiscard]] virtual nlohmann::json params() const = 0;
+  /// "method/backend", the prefix of every error message it throws ("salap/cuda").
+  [[nodiscard]] virtual std::string component() const = 0;
   /// Where it runs: the CPU, or the GPU's name.
   [[nodiscard]] virtual std::string device() const = 0;
   /// Shader backends measure their fetch ceiling for the bench; others return nothing.
   virtual std::optional<FetchStats> fetch_stats(int /*width*/, int /*height*/, int /*levels*/) {
     return std::nullopt;
   }
+
+ protected:
+  /// The method itself, on a pair compute() has validated against `range`.
+  virtual StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) = 0;
+};
+
+/// One row of a paper's accuracy table: bad-pixel percentages at the paper's threshold.
+struct PaperAccuracy {
+  std::string scene;              ///< scene name, lower case, as the dataset loader names it ("tsukuba")
+  std::optional<double> nonocc;   ///< empty where the paper gives no figure
+  std::optional<double> all;
+  std::optional<double> disc;
+  /// Parameter values this row applies to (matched against Matcher::params() as strings);
+  /// empty = the defaults. SA-LAP's 4-window rows carry {"windows", "4"}.
+  std::vector<std::pair<std::string, std::string>> when;
+};
+
+/// One of the paper's own speed settings and what the paper measured there.
+struct PaperSpeed {
+  int width = 0;
+  int height = 0;
+  int levels = 0;
+  std::optional<double> ms;    ///< the paper's time, where it gives one
+  std::optional<double> mdes;  ///< the paper's Mde/s, where it gives one
+  std::string note;            ///< what the paper's time includes, or other context
+};
+
+/// Everything the driver knows of a method, registered once with it (host/methods/<name>.h):
+/// `list`, `eval` and `bench` read the paper's figures and settings from here and name no
+/// method themselves.
+struct MethodInfo {
+  std::string name;      ///< "salap"
+  std::string title;     ///< one line for `stereo list`
+  std::string citation;  ///< authors, title, venue, year
+  std::string accuracy_source;            ///< "Table 1 (Middlebury v2, bad > 1)"
+  double accuracy_threshold = 1.0;        ///< the bad-pixel threshold of that table
+  std::vector<PaperAccuracy> accuracy;    ///< the paper's accuracy table
+  std::string speed_source;               ///< "Table 2 (GeForce 7900 GTX)"
+  std::string paper_gpu;                  ///< the GPU of the paper's speed figures
+  std::vector<PaperSpeed> speed;          ///< the paper's own benchmark settings
+  /// The parameter table: "key = default  (doc)" lines of the method's Params::describe().
+  std::function<std::string()> describe_params;
+
+  /// The accuracy row for `scene` under `params` (the run's Matcher::params()), if the paper has one.
+  [[nodiscard]] std::optional<PaperAccuracy> paper_accuracy(const std::string& scene,
+                                                            const nlohmann::json& params) const;
 };
 
 struct BackendEntry {
@@ -69,6 +123,11 @@ class Registry {
   static const Registry& builtin();
 
   void add(BackendEntry entry);
+  /// Registers a method's description; each method registers exactly one.
+  void add_method(MethodInfo info);
+  /// Throws stereo::Error naming the known methods when there is none of that name.
+  [[nodiscard]] const MethodInfo& method(const std::string& name) const;
+  [[nodiscard]] const std::vector<MethodInfo>& methods() const { return methods_; }
   /// Throws stereo::Error naming the known methods/backends when there is no such entry.
   [[nodiscard]] const BackendEntry& find(const std::string& method, const std::string& backend) const;
   [[nodiscard]] const std::vector<BackendEntry>& entries() const { return entries_; }
@@ -77,6 +136,7 @@ class Registry {
 
  private:
   std::vector<BackendEntry> entries_;
+  std::vector<MethodInfo> methods_;
 };
 
 /// Creates the matcher, first checking availability (throws with the reason).

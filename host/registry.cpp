@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "host/backends.h"
+#include "host/dataset.h"
 #include "host/error.h"
 
 namespace stereo {
@@ -22,6 +23,44 @@ const Registry& Registry::builtin() {
 }
 
 void Registry::add(BackendEntry entry) { entries_.push_back(std::move(entry)); }
+
+void Registry::add_method(MethodInfo info) {
+  for (const MethodInfo& m : methods_)
+    require(m.name != info.name, "registry: method '" + info.name + "' registered twice");
+  methods_.push_back(std::move(info));
+}
+
+const MethodInfo& Registry::method(const std::string& name) const {
+  for (const MethodInfo& m : methods_)
+    if (m.name == name) return m;
+  std::string names;
+  for (const MethodInfo& m : methods_) names += (names.empty() ? "" : ", ") + m.name;
+  throw Error("unknown method '" + name + "' (this build has: " + names + ")");
+}
+
+std::optional<PaperAccuracy> MethodInfo::paper_accuracy(const std::string& scene, const nlohmann::json& params) const {
+  std::string lower = scene;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  const auto as_text = [](const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+  for (const PaperAccuracy& row : accuracy) {
+    if (row.scene != lower) continue;
+    // A row applies when every condition it names holds; a row with none applies only when
+    // no other row's conditions hold (the defaults), so check conditioned rows first.
+    if (row.when.empty()) continue;
+    bool holds = true;
+    for (const auto& [key, value] : row.when)
+      holds = holds && params.contains(key) && as_text(params[key]) == value;
+    if (holds) return row;
+  }
+  for (const PaperAccuracy& row : accuracy)
+    if (row.scene == lower && row.when.empty()) return row;
+  return std::nullopt;
+}
+
+StereoResult Matcher::compute(const ImageU8& left, const ImageU8& right, DisparityRange range) {
+  validate_pair(left, right, range, component());
+  return match(left, right, range);
+}
 
 const BackendEntry& Registry::find(const std::string& method, const std::string& backend) const {
   bool method_known = false;

@@ -36,8 +36,9 @@ class SalapCpu final : public Matcher {
     require(options_.threads >= 0, "salap/cpu: threads must be >= 0");
   }
 
-  StereoResult compute(const ImageU8& left, const ImageU8& right, int levels) override {
-    validate_pair(left, right, levels, "salap/cpu");
+  StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
+    require(range.min == 0, std::string("salap/cpu") + ": a minimum disparity other than 0 is not supported yet");
+    const int levels = range.count;
     const auto start = std::chrono::steady_clock::now();
     unsigned threads = options_.threads > 0 ? unsigned(options_.threads) : std::max(1u, std::thread::hardware_concurrency());
     threads = std::min<unsigned>(threads, unsigned(levels));
@@ -77,6 +78,7 @@ class SalapCpu final : public Matcher {
   }
 
   [[nodiscard]] nlohmann::json params() const override { return params_json_; }
+  [[nodiscard]] std::string component() const override { return "salap/cpu"; }
   [[nodiscard]] std::string device() const override { return cpu_name(); }
 
  private:

@@ -43,8 +43,9 @@ class SalapCudaMatcher final : public Matcher {
     for (auto& e : events_) e = cu::make_event();
   }
 
-  StereoResult compute(const ImageU8& left, const ImageU8& right, int levels) override {
-    validate_pair(left, right, levels, COMPONENT);
+  StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
+    require(range.min == 0, std::string(COMPONENT) + ": a minimum disparity other than 0 is not supported yet");
+    const int levels = range.count;
     require(left.channels == right.channels, std::string(COMPONENT) + ": left has " +
                                                  std::to_string(left.channels) + " channels, right " +
                                                  std::to_string(right.channels));
@@ -94,6 +95,7 @@ class SalapCudaMatcher final : public Matcher {
   }
 
   [[nodiscard]] nlohmann::json params() const override { return json_; }
+  [[nodiscard]] std::string component() const override { return COMPONENT; }
   [[nodiscard]] std::string device() const override { return device_; }
 
  private:
