@@ -1,0 +1,97 @@
+#pragma once
+/// \file reference/adcensus.h
+/// AD-Census on the CPU, written for clarity: plain loops, one function per stage with the
+/// same name as the CUDA stage in cuda/adcensus/stages.h, so tests compare stage against
+/// stage. X. Mei, X. Sun, M. Zhou, S. Jiao, H. Wang, X. Zhang, "On building an accurate stereo
+/// matching system on graphics hardware", ICCV Workshops 2011 (Sec. 2; parameters Table 1).
+///
+/// Pipeline for one view (the right view runs the same stages with right_view = true, where
+/// the right image is the reference and p is matched with p + d, so D_R comes from the same
+/// code):
+///   grey         = grey_image(rgb)                         integer BT.601 luma
+///   census       = census_transform(grey)                  9x7, 63 bits in a uint64
+///   C            = ad_census_cost(...)                     eq. 1-3, CostVolume
+///   arms         = cross_arms(rgb)                         enhanced rules, Sec. 2.2
+///   C1           = aggregate_cost(C, arms, iteration) x 4  H-then-V in 1 and 3, V-then-H in 2 and 4
+///   C2           = scanline_optimize(C1, ...)              eq. 4-5, 4 directions, mean of the paths
+///   D            = winner_takes_all(C2)
+/// then refinement on D_L with D_R (Sec. 2.4): left_right_check, region_voting,
+/// proper_interpolation, discontinuity_adjustment, subpixel_enhancement, median_3x3.
+///
+/// Integer stages (grey, census, arms, WTA, LR check, voting, interpolation, median on
+/// integer maps) must match the CUDA stages bit for bit; float stages within the tolerance
+/// their tests state.
+
+#include <cstdint>
+#include <vector>
+
+#include "host/disparity_range.h"
+#include "host/image.h"
+
+namespace stereo {
+struct AdCensusParams;  // host/methods/adcensus.h
+}
+
+namespace stereo::reference {
+
+/// A cost per pixel and disparity, disparity fastest: at(x, y, k) is disparity range.min + k.
+struct CostVolume {
+  int width = 0;
+  int height = 0;
+  DisparityRange range;
+  std::vector<float> data;  ///< index (y * width + x) * range.count + k
+
+  CostVolume() = default;
+  CostVolume(int w, int h, DisparityRange r, float fill = 0.0f)
+      : width(w), height(h), range(r),
+        data(static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * static_cast<std::size_t>(r.count), fill) {}
+  [[nodiscard]] std::size_t index(int x, int y, int k) const {
+    return (static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + static_cast<std::size_t>(x)) *
+               static_cast<std::size_t>(range.count) +
+           static_cast<std::size_t>(k);
+  }
+  float& at(int x, int y, int k) { return data[index(x, y, k)]; }
+  [[nodiscard]] const float& at(int x, int y, int k) const { return data[index(x, y, k)]; }
+};
+
+/// Support-region arms of every pixel: how many pixels the region reaches beyond p to the
+/// left, right, up and down (0 = the arm is p alone). Channels in that order.
+using CrossArms = Image<std::uint8_t>;  // 4 channels: left, right, up, down
+
+using CensusImage = Image<std::uint64_t>;
+
+/// Integer BT.601 luma, (77 R + 150 G + 29 B + 128) >> 8; a grey input is returned as is.
+ImageU8 grey_image(const ImageU8& image);
+
+/// 9x7 census (9 wide, 7 high) of a grey image: bit i set when neighbour i (row-major over the
+/// window, centre skipped) is darker than the centre; 63 bits. Neighbours outside the image
+/// read the nearest edge pixel (clamp-to-edge).
+CensusImage census_transform(const ImageU8& grey);
+
+/// Eq. 1-3: C(p, d) = rho(Hamming(census_L(p), census_R(p - d)), lambda_census)
+///                  + rho(mean |RGB_L(p) - RGB_R(p - d)|, lambda_AD).
+/// A match p - d outside the right image gets the documented out-of-image cost (see
+/// AdCensusParams / README). `right_view` computes the right view's volume: p + d instead.
+CostVolume ad_census_cost(const ImageU8& left_rgb, const ImageU8& right_rgb, const CensusImage& left_census,
+                          const CensusImage& right_census, DisparityRange range, const AdCensusParams& params,
+                          bool right_view = false);
+
+/// Enhanced cross construction (Sec. 2.2, rules 1-3 with L1, L2, tau1, tau2).
+CrossArms cross_arms(const ImageU8& rgb, const AdCensusParams& params);
+
+/// One aggregation iteration (1-based): iterations 1 and 3 sum horizontally then vertically,
+/// 2 and 4 vertically then horizontally; each 1D sum over the arm with a 1D integral, the
+/// result normalised by the pixel count of the region.
+CostVolume aggregate_cost(const CostVolume& cost, const CrossArms& arms, int iteration);
+
+/// Eq. 4-5: four scanline directions (left-right, right-left, top-bottom, bottom-top), P1/P2
+/// from D1 (reference image, p vs p - r) and D2 (other image, pd vs pd - r) against tau_SO;
+/// the result is the mean of the four path costs. `right_view` swaps which image is which
+/// and takes pd = p + d.
+CostVolume scanline_optimize(const CostVolume& cost, const ImageU8& left_rgb, const ImageU8& right_rgb,
+                             const AdCensusParams& params, bool right_view = false);
+
+/// Disparity of the smallest cost per pixel (the smallest d wins a tie), as range.min + k.
+ImageF winner_takes_all(const CostVolume& cost);
+
+}  // namespace stereo::reference
