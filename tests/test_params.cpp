@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "host/params.h"
-#include "host/salap.h"
+#include "host/methods/salap.h"
 
 using namespace stereo;
 
