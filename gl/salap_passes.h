@@ -25,7 +25,7 @@
 #include "gl/program.h"
 #include "host/dataset.h"
 #include "host/matcher.h"
-#include "host/salap.h"
+#include "host/methods/salap.h"
 
 namespace stereo::gl {
 
@@ -62,7 +62,7 @@ class PixelTransfer {
   Mapped up_, down_;
 };
 
-/// One one-sided 1D filter, centre tap excluded, weights normalised by F1 (host/salap.h).
+/// One one-sided 1D filter, centre tap excluded, weights normalised by F1 (host/methods/salap.h).
 /// Bilinear (Lu et al. Sec. 3): taps i, i+1 (i = 1, 3, .., W-1) become one GL_LINEAR fetch at
 /// offset i + w_{i+1} / (w_i + w_{i+1}) weighted (w_i + w_{i+1}) / F1; nearest: W fetches.
 struct TapLayout {

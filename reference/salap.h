@@ -2,7 +2,7 @@
 /// \file reference/salap.h
 /// SA-LAP on the CPU, written for clarity: plain loops, double accumulation, one function
 /// per stage with the same names as the GPU stages (cuda/salap/stages.h), so tests can
-/// compare stage against stage. Costs are normalised as host/salap.h describes.
+/// compare stage against stage. Costs are normalised as host/methods/salap.h describes.
 ///
 /// Stage order for one disparity d (paper Fig. 1, eq. 2-6):
 ///   D      = tad_cost(left, right, d)                      in [0,1]
@@ -20,7 +20,7 @@
 
 #include "host/disparity_range.h"
 #include "host/image.h"
-#include "host/salap.h"
+#include "host/methods/salap.h"
 
 namespace stereo::reference {
 
