@@ -296,26 +296,9 @@ TEST_F(Cli, RunRangeOutsideTheImageIsOneLineError) {
                     "60..67");
 }
 
-// With a nonzero minimum the run either searches MIN .. MIN+LEVELS-1 or, where the backend
-// cannot yet, fails cleanly naming the backend: never a map outside the range.
-TEST_F(Cli, RunWithMinDisparityStaysInTheRangeOrSaysWhyNot) {
-  const Outcome o = stereo("run " + p("l.png") + " " + p("r.png") + " -m salap -b cpu --set window=9 -d 8 "
-                           "--min-disparity 2 -o " + p("out.pfm"));
-  if (o.code != 0) {
-    expect_user_error(o, "salap/cpu");
-    return;
-  }
-  const ImageF d = read_pfm(p("out.pfm"));
-  for (float v : d.data)
-    if (std::isfinite(v)) {
-      EXPECT_GE(v, 2.0f);
-      EXPECT_LE(v, 9.0f);
-    }
-  EXPECT_FLOAT_EQ(d.at(32, 20), 4.0f);  // the right view is the left shifted by 4
-}
-
-// Enable when the cpu backend of salap searches a nonzero minimum (it refuses one today).
-TEST_F(Cli, DISABLED_RunWithMinDisparitySearchesFromTheMinimum) {
+// A nonzero minimum: every disparity in the map lies in min .. min + count - 1, and the
+// plane at 4 comes out at 4 (not at its level index 0).
+TEST_F(Cli, RunWithMinDisparitySearchesFromTheMinimum) {
   const Outcome o = stereo("run " + p("l.png") + " " + p("r.png") + " -m salap -b cpu --set window=9 -d 8 "
                            "--min-disparity 4 -o " + p("out.pfm") + " --color " + p("outc.png") + " --json");
   ASSERT_EQ(o.code, 0) << o.err;
