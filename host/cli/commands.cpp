@@ -459,9 +459,15 @@ json bench_one(Matcher& m, const MethodInfo& info, const std::string& backend, c
   const auto [left, right] = bench_pair(width, height);
   m.compute(left, right, c.range);  // warm-up: allocation, shader compilation, module load
   std::vector<double> alg, up, rb, tot;
+  std::vector<std::pair<std::string, std::vector<double>>> stage_ms;  // in the backend's order
   std::string clock;
   for (int i = 0; i < repeat; ++i) {
     const StereoResult r = m.compute(left, right, c.range);
+    for (const auto& [name, ms] : r.timing.stages) {
+      auto it = std::find_if(stage_ms.begin(), stage_ms.end(), [&](const auto& s) { return s.first == name; });
+      if (it == stage_ms.end()) it = stage_ms.insert(stage_ms.end(), {name, {}});
+      it->second.push_back(ms);
+    }
     alg.push_back(r.timing.algorithm_ms);
     up.push_back(r.timing.upload_ms);
     rb.push_back(r.timing.readback_ms);
@@ -482,6 +488,24 @@ json bench_one(Matcher& m, const MethodInfo& info, const std::string& backend, c
   } else {
     j["paper"] = nullptr;
   }
+  // Per-stage medians, with the bytes each stage must move and the copy rate measured now
+  // where the backend accounts them (GB/s counts bytes read + written, as the copy rate does).
+  std::optional<MemoryStats> memory = m.memory_stats(width, height, c.range);
+  json stages = json::array();
+  for (const auto& [name, times] : stage_ms) {
+    json s = {{"name", name}, {"ms", median(times)}};
+    if (memory)
+      for (const auto& [stage, bytes] : memory->stage_bytes)
+        if (stage == name) {
+          const double ms = median(times);
+          s["bytes"] = bytes;
+          s["gb_s"] = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0.0;
+          s["copy_share"] = memory->copy_gb_s > 0 ? s["gb_s"].get<double>() / memory->copy_gb_s : 0.0;
+        }
+    stages.push_back(s);
+  }
+  j["stages"] = stages;
+  j["copy_gb_s"] = memory ? json(memory->copy_gb_s) : json(nullptr);
   if (const auto fetch = m.fetch_stats(width, height, levels)) {
     const double achieved = algorithm > 0 ? fetch->fetches_per_run / (algorithm * 1e-3) / 1e9 : 0.0;
     j["fetch_gtexel_s"] = achieved;
@@ -541,6 +565,18 @@ void print_bench_row(const json& j) {
   if (paper.is_object() && !paper["mdes"].is_number() && !paper["note"].get<std::string>().empty())
     std::cout << "   (" << paper["note"].get<std::string>() << ")";
   std::cout << std::endl;
+  // One indented line per named stage; GB/s and the share of the copy rate where accounted.
+  if (j.contains("stages") && j["stages"].size() > 1)
+    for (const json& s : j["stages"]) {
+      std::cout << "    " << std::left << std::setw(28) << s["name"].get<std::string>() << std::right << std::setw(10)
+                << fmt(s["ms"].get<double>(), 3) << " ms";
+      if (s.contains("gb_s"))
+        std::cout << std::setw(10) << fmt(s["bytes"].get<double>() / 1e6, 1) << " MB" << std::setw(9)
+                  << fmt(s["gb_s"].get<double>(), 0) << " GB/s" << std::setw(6)
+                  << fmt(100.0 * s["copy_share"].get<double>(), 0) << " % of the " << fmt(j["copy_gb_s"].get<double>(), 0)
+                  << " GB/s copy";
+      std::cout << "\n";
+    }
 }
 
 void cmd_bench(const BenchArgs& a) {
