@@ -76,10 +76,12 @@ void load_entry_points(bool egl) {
 
 // The KHR_debug callback. It runs inside the driver, so nothing may escape it: errors are
 // recorded for the next check_gl_error (gl/check.h), the rest printed at STEREO_GL_DEBUG=2.
-void GLAPIENTRY debug_callback(GLenum /*source*/, GLenum type, GLuint id, GLenum severity, GLsizei length,
+// Shader compiler messages are not GL errors: a failed compile or link is reported with its
+// info log by Shader::compile / Program::link, which check the status themselves.
+void GLAPIENTRY debug_callback(GLenum source, GLenum type, GLuint id, GLenum severity, GLsizei length,
                                const GLchar* message, const void* user) {
   const std::string_view text(message, length >= 0 ? std::size_t(length) : std::strlen(message));
-  if (type == GL_DEBUG_TYPE_ERROR) {
+  if (type == GL_DEBUG_TYPE_ERROR && source != GL_DEBUG_SOURCE_SHADER_COMPILER) {
     detail::record_debug_error(text);
     return;
   }

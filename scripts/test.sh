@@ -2,8 +2,9 @@
 # The whole test suite: installs what is missing, builds, runs ctest. GL tests run on the
 # GPU's driver or on Mesa's llvmpipe; CUDA tests skip without a CUDA device and say so.
 # The GLFW platform test (ctest label glfw) needs an X display: it runs under a virtual one
-# (xvfb-run -a picks a free display number; 24-bit, since the default 8-bit screen offers no
-# visual for a GL 4.5 context). Both runs go ahead; the script fails if either does.
+# (xvfb-run -a picks a free display number; the screen is given as 24-bit so that a different
+# xvfb-run default depth cannot take the GL visuals away). Both runs go ahead; the script
+# fails if either does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh

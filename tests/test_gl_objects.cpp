@@ -135,12 +135,17 @@ TEST(GlObjects, ByteCountsPastGLsizeiAreRefusedBeforeGl) {
     EXPECT_NE(message.find("GLsizei"), std::string::npos) << message;
   }
   STEREO_REQUIRE_GL45();
-  // The texture path refuses before glGetTextureImage sees a wrapped (negative) size: the
-  // 1-texel destination would be overrun if the size reached GL as anything but an error.
+  // The texture path refuses before GL sees the size. 2^32 + 16 bytes would wrap to a
+  // GLsizei of 16, exactly one RGBA32F texel, and the read-back would "succeed".
   Texture t = Texture::create(GL_TEXTURE_2D, GL_RGBA32F, 1, 1, GL_NEAREST, "one texel");
   float texel[4] = {};
-  const std::size_t past = std::size_t(std::numeric_limits<GLsizei>::max()) + 1;
-  EXPECT_THROW(t.download(GL_RGBA, GL_FLOAT, texel, past), Error);
+  const std::size_t wraps_to_16 = (std::size_t(1) << 32) + sizeof texel;
+  try {
+    t.download(GL_RGBA, GL_FLOAT, texel, wraps_to_16);
+    FAIL() << "a byte count past GLsizei must be refused, not wrapped";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("GLsizei"), std::string::npos) << e.what();
+  }
   EXPECT_NO_THROW(check_gl_error("after the refused read-back")) << "nothing reached GL";
 }
 
