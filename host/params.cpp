@@ -38,7 +38,11 @@ ParamBinder::Entry* ParamBinder::find(const std::string& key) {
 }
 
 void ParamBinder::field(const std::string& key, float& value, const std::string& doc) {
-  entries_.push_back({key, doc, [component = component_, key, &value](const std::string& s) { value = parse_number<float>(component, key, s); },
+  // Entries capture the component by value, never `this`: an entry stays valid on its own.
+  entries_.push_back({key, doc,
+                      [component = component_, key, &value](const std::string& s) {
+                        value = parse_number<float>(component, key, s);
+                      },
                       [&value] {
                         // 7 significant digits: the float's own precision, so 0.02f prints as 0.02.
                         char text[32];
@@ -48,7 +52,10 @@ void ParamBinder::field(const std::string& key, float& value, const std::string&
 }
 
 void ParamBinder::field(const std::string& key, int& value, const std::string& doc) {
-  entries_.push_back({key, doc, [component = component_, key, &value](const std::string& s) { value = parse_number<int>(component, key, s); },
+  entries_.push_back({key, doc,
+                      [component = component_, key, &value](const std::string& s) {
+                        value = parse_number<int>(component, key, s);
+                      },
                       [&value] { return nlohmann::json(value); }});
 }
 
