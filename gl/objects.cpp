@@ -1,5 +1,8 @@
 #include "gl/objects.h"
 
+#include <algorithm>
+#include <limits>
+
 #include "gl/check.h"
 #include "host/error.h"
 
@@ -12,11 +15,20 @@ void delete_buffer(GLuint id) { glDeleteBuffers(1, &id); }
 void delete_query(GLuint id) { glDeleteQueries(1, &id); }
 }  // namespace detail
 
-namespace {
-void label_object(GLenum identifier, GLuint id, const std::string& label) {
-  GL_CHECK(glObjectLabel(identifier, id, GLsizei(label.size()), label.data()));
+GLsizei checked_sizei(std::size_t bytes, const std::string& what) {
+  constexpr auto limit = std::size_t(std::numeric_limits<GLsizei>::max());
+  if (bytes > limit)
+    throw Error("gl: " + what + ": " + std::to_string(bytes) + " bytes exceed GL's GLsizei limit of " +
+                std::to_string(limit) + " bytes");
+  return GLsizei(bytes);
 }
-}  // namespace
+
+void label_object(GLenum identifier, GLuint id, const std::string& label) {
+  GLint max_length = 0;
+  GL_CHECK(glGetIntegerv(GL_MAX_LABEL_LENGTH, &max_length));
+  const std::size_t length = std::min(label.size(), std::size_t(std::max(max_length - 1, 0)));
+  GL_CHECK(glObjectLabel(identifier, id, GLsizei(length), label.data()));
+}
 
 Texture Texture::create(GLenum target, GLenum internal_format, int width, int height, GLenum filter,
                         const std::string& label) {
@@ -48,8 +60,10 @@ void Texture::upload(GLenum format, GLenum type, const void* pixels) {
 }
 
 void Texture::download(GLenum format, GLenum type, void* out, std::size_t bytes) const {
+  const GLsizei size = checked_sizei(bytes, "read-back of a " + std::to_string(width_) + "x" +
+                                                 std::to_string(height_) + " texture");
   GL_CHECK(glPixelStorei(GL_PACK_ALIGNMENT, 1));
-  GL_CHECK(glGetTextureImage(id(), 0, format, type, GLsizei(bytes), out));
+  GL_CHECK(glGetTextureImage(id(), 0, format, type, size, out));
 }
 
 void Texture::bind(GLuint unit) const { GL_CHECK(glBindTextureUnit(unit, id())); }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <map>
 
 #include "gl/check.h"
@@ -48,11 +49,13 @@ void delete_program(GLuint id) { glDeleteProgram(id); }
 
 Shader Shader::compile(GLenum stage, std::string_view source, const std::string& file_name) {
   const GLuint id = glCreateShader(stage);
-  check_error("glCreateShader", __FILE__, __LINE__);
+  check_gl_error("glCreateShader(" + file_name + ")");
   if (id == 0) throw Error("gl: glCreateShader failed for " + file_name);
   Shader shader(id);
-  GL_CHECK(glObjectLabel(GL_SHADER, id, GLsizei(file_name.size()), file_name.data()));
+  label_object(GL_SHADER, id, file_name);
   const GLchar* text = source.data();
+  require(source.size() <= std::size_t(std::numeric_limits<GLint>::max()),
+          "gl: shader " + file_name + " is longer than GLint can count");
   const auto length = GLint(source.size());
   GL_CHECK(glShaderSource(id, 1, &text, &length));
   GL_CHECK(glCompileShader(id));
@@ -78,7 +81,7 @@ Program Program::link(const std::vector<const Shader*>& shaders, const std::stri
   if (id == 0) throw Error("gl: glCreateProgram failed for " + label);
   Program program(id);
   program.label_ = label;
-  GL_CHECK(glObjectLabel(GL_PROGRAM, id, GLsizei(label.size()), label.data()));
+  label_object(GL_PROGRAM, id, label);
   for (const Shader* s : shaders) GL_CHECK(glAttachShader(id, s->id()));
   GL_CHECK(glLinkProgram(id));
   GLint ok = GL_FALSE;
@@ -107,25 +110,28 @@ Program Program::from_compute_file(std::string_view compute_file, const Defines&
   return link({&cs}, label);
 }
 
-GLint Program::location(const std::string& name) {
+GLint Program::optional_location(const std::string& name) {
   const auto it = locations_.find(name);
   if (it != locations_.end()) return it->second;
   const GLint loc = glGetUniformLocation(id(), name.c_str());
+  check_gl_error("glGetUniformLocation(program '" + label_ + "', '" + name + "')");
   locations_.emplace(name, loc);
   return loc;
 }
 
-void Program::set(const std::string& name, int v) { GL_CHECK(glProgramUniform1i(id(), location(name), v)); }
-void Program::set(const std::string& name, float v) { GL_CHECK(glProgramUniform1f(id(), location(name), v)); }
-void Program::set(const std::string& name, glm::vec2 v) {
-  GL_CHECK(glProgramUniform2f(id(), location(name), v.x, v.y));
+GLint Program::location(const std::string& name) {
+  const GLint loc = optional_location(name);
+  if (loc < 0)
+    throw Error("gl: program '" + label_ + "' has no active uniform '" + name +
+                "' (misspelt, or removed by the compiler because the shader never reads it)");
+  return loc;
 }
-void Program::set(const std::string& name, glm::ivec2 v) {
-  GL_CHECK(glProgramUniform2i(id(), location(name), v.x, v.y));
-}
-void Program::set(const std::string& name, glm::vec4 v) {
-  GL_CHECK(glProgramUniform4f(id(), location(name), v.x, v.y, v.z, v.w));
-}
+
+void Program::set_at(GLint loc, int v) { GL_CHECK(glProgramUniform1i(id(), loc, v)); }
+void Program::set_at(GLint loc, float v) { GL_CHECK(glProgramUniform1f(id(), loc, v)); }
+void Program::set_at(GLint loc, glm::vec2 v) { GL_CHECK(glProgramUniform2f(id(), loc, v.x, v.y)); }
+void Program::set_at(GLint loc, glm::ivec2 v) { GL_CHECK(glProgramUniform2i(id(), loc, v.x, v.y)); }
+void Program::set_at(GLint loc, glm::vec4 v) { GL_CHECK(glProgramUniform4f(id(), loc, v.x, v.y, v.z, v.w)); }
 
 FullscreenPass::FullscreenPass(std::string name, Program program)
     : name_(std::move(name)), program_(std::move(program)), vao_(VertexArray::create(name_ + " vao")) {}

@@ -43,6 +43,12 @@ void delete_program(GLuint id);
 class Shader : public Handle<delete_shader> {
  public:
   Shader() = default;
+  Shader(Shader&& other) noexcept { swap(other); }
+  Shader& operator=(Shader&& other) noexcept {
+    swap(other);
+    return *this;
+  }
+  void swap(Shader& other) noexcept { swap_name(other); }
   /// Compiles `source` as it stands; throws stereo::Error with `file_name` and the info log.
   static Shader compile(GLenum stage, std::string_view source, const std::string& file_name);
   /// Compiles the embedded file `file_name` with `defines` injected.
@@ -55,6 +61,16 @@ class Shader : public Handle<delete_shader> {
 class Program : public Handle<delete_program> {
  public:
   Program() = default;
+  Program(Program&& other) noexcept { swap(other); }
+  Program& operator=(Program&& other) noexcept {
+    swap(other);
+    return *this;
+  }
+  void swap(Program& other) noexcept {
+    swap_name(other);
+    label_.swap(other.label_);
+    locations_.swap(other.locations_);
+  }
   /// Links the shaders; throws stereo::Error with `label` and the info log.
   static Program link(const std::vector<const Shader*>& shaders, const std::string& label);
   /// A vertex + fragment program from two embedded files with the same defines.
@@ -63,17 +79,35 @@ class Program : public Handle<delete_program> {
   /// Compute program (for the glcompute backend).
   static Program from_compute_file(std::string_view compute_file, const Defines& defines, const std::string& label);
 
-  /// Uniform location by name, cached; -1 when the linker dropped it (setting it is a no-op).
+  /// Location of the active uniform `name`, cached. Throws stereo::Error naming the program
+  /// and the uniform when it has none: a misspelt name, or one the compiler removed because
+  /// the program never reads it. Either way a value set there would be lost silently.
   GLint location(const std::string& name);
-  void set(const std::string& name, int v);
-  void set(const std::string& name, float v);
-  void set(const std::string& name, glm::vec2 v);
-  void set(const std::string& name, glm::ivec2 v);
-  void set(const std::string& name, glm::vec4 v);
+  /// The same, but -1 instead of an error when the program has no such active uniform.
+  GLint optional_location(const std::string& name);
+
+  /// Sets uniform `name` (glProgramUniform*); throws as location() when there is none.
+  void set(const std::string& name, int v) { set_at(location(name), v); }
+  void set(const std::string& name, float v) { set_at(location(name), v); }
+  void set(const std::string& name, glm::vec2 v) { set_at(location(name), v); }
+  void set(const std::string& name, glm::ivec2 v) { set_at(location(name), v); }
+  void set(const std::string& name, glm::vec4 v) { set_at(location(name), v); }
+  /// Sets `name` when the program has it, else does nothing. Only for a uniform that some
+  /// compile-time variant of the shader legitimately does not read (say so at the call);
+  /// everywhere else use set(), which catches a misspelt name.
+  template <class T>
+  void set_optional(const std::string& name, T v) {
+    if (const GLint loc = optional_location(name); loc >= 0) set_at(loc, v);
+  }
   [[nodiscard]] const std::string& label() const { return label_; }
 
  private:
   using Handle::Handle;
+  void set_at(GLint location, int v);
+  void set_at(GLint location, float v);
+  void set_at(GLint location, glm::vec2 v);
+  void set_at(GLint location, glm::ivec2 v);
+  void set_at(GLint location, glm::vec4 v);
   std::string label_;
   std::unordered_map<std::string, GLint> locations_;
 };

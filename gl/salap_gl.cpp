@@ -179,6 +179,8 @@ std::string SalapGlMatcher::component() const { return COMPONENT; }
 
 std::string SalapGlMatcher::device() const { return impl_->context->renderer(); }
 
+nlohmann::json SalapGlMatcher::device_info() const { return impl_->context->device_info(); }
+
 int SalapGlMatcher::fetches_per_fragment() const { return impl_->fetches_per_fragment(); }
 
 StereoResult SalapGlMatcher::match(const ImageU8& left, const ImageU8& right, DisparityRange range) {

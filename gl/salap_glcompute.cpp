@@ -245,6 +245,8 @@ std::string SalapGlComputeMatcher::component() const { return COMPONENT; }
 
 std::string SalapGlComputeMatcher::device() const { return impl_->context->renderer(); }
 
+nlohmann::json SalapGlComputeMatcher::device_info() const { return impl_->context->device_info(); }
+
 int SalapGlComputeMatcher::fetches_per_invocation() const { return impl_->fetches_per_invocation(); }
 
 StereoResult SalapGlComputeMatcher::match(const ImageU8& left, const ImageU8& right, DisparityRange range) {

@@ -62,6 +62,8 @@ class SalapGlComputeMatcher final : public Matcher {
   [[nodiscard]] nlohmann::json params() const override { return json_; }
   [[nodiscard]] std::string component() const override;
   [[nodiscard]] std::string device() const override;
+  /// The context's Context::device_info(): renderer, UUID (or null), vendor, version, EGL device.
+  [[nodiscard]] nlohmann::json device_info() const override;
   std::optional<FetchStats> fetch_stats(int width, int height, int levels) override;
 
   /// Debug entry point: uploads the pair, runs the group starting at `d0` once (selection

@@ -20,7 +20,7 @@ PixelTransfer::Mapped PixelTransfer::map_buffer(std::size_t bytes, GLbitfield ac
   Mapped m;
   m.buffer = Buffer::create(bytes, nullptr, flags | GL_CLIENT_STORAGE_BIT, label);
   m.data = static_cast<std::uint8_t*>(glMapNamedBufferRange(m.buffer.id(), 0, GLsizeiptr(bytes), flags));
-  GL_CHECK(glGetError());
+  check_gl_error("glMapNamedBufferRange(" + label + ", " + std::to_string(bytes) + " bytes)");
   require(m.data != nullptr, "gl: cannot map the " + label + " (" + std::to_string(bytes) + " bytes)");
   return m;
 }
@@ -52,13 +52,22 @@ void PixelTransfer::upload(Texture& texture, const ImageU8& image, int slot, con
   GL_CHECK(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0));
 }
 
+std::size_t readback_bytes(int width, int height, int channels) {
+  const std::size_t bytes = std::size_t(width) * std::size_t(height) * std::size_t(channels) * sizeof(float);
+  checked_sizei(bytes, "read-back of " + std::to_string(width) + "x" + std::to_string(height) + "x" +
+                           std::to_string(channels) + " floats");
+  return bytes;
+}
+
 ImageF PixelTransfer::download(const Texture& texture, GLenum format, int channels) {
+  // Refused before the host image or the buffer is allocated.
+  const std::size_t bytes = readback_bytes(texture.width(), texture.height(), channels);
+  const GLsizei size = checked_sizei(bytes, "read-back");
   ImageF out(texture.width(), texture.height(), channels);
-  const std::size_t bytes = out.data.size() * sizeof(float);
   if (!down_.buffer || down_.buffer.size() < bytes) down_ = map_buffer(bytes, GL_MAP_READ_BIT, "read-back PBO");
   GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, down_.buffer.id()));
   GL_CHECK(glPixelStorei(GL_PACK_ALIGNMENT, 1));
-  GL_CHECK(glGetTextureImage(texture.id(), 0, format, GL_FLOAT, GLsizei(bytes), nullptr));
+  GL_CHECK(glGetTextureImage(texture.id(), 0, format, GL_FLOAT, size, nullptr));
   GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
   GL_CHECK(glFinish());  // the copy into the coherent mapping is complete and visible
   std::memcpy(out.data.data(), down_.data, bytes);

@@ -23,6 +23,7 @@
 #include "gl/context.h"
 #include "gl/objects.h"
 #include "gl/program.h"
+#include "gl/state.h"
 #include "host/dataset.h"
 #include "host/matcher.h"
 #include "host/methods/salap.h"
@@ -61,6 +62,10 @@ class PixelTransfer {
   static Mapped map_buffer(std::size_t bytes, GLbitfield access, const std::string& label);
   Mapped up_, down_;
 };
+
+/// Bytes of a read-back of width x height pixels of `channels` floats; throws stereo::Error
+/// when that is past the GLsizei size glGetTextureImage takes, before anything is allocated.
+std::size_t readback_bytes(int width, int height, int channels);
 
 /// One one-sided 1D filter, centre tap excluded, weights normalised by F1 (host/methods/salap.h).
 /// Bilinear (Lu et al. Sec. 3): taps i, i+1 (i = 1, 3, .., W-1) become one GL_LINEAR fetch at
@@ -104,8 +109,13 @@ StereoResult run_salap(Impl& m, const ImageU8& left, const ImageU8& right, Dispa
   result.timing.upload_ms = ms_since(t0);
 
   PassTimer timer(m.context->use_timer_queries());
+  const bool check_state = contract_checks_enabled();  // gl/STATE.md, debug builds
+  if (check_state) check_state_at_rest(component + " upload");
   m.clear_selection();
-  for (int d0 = 0; d0 < levels; d0 += 4) m.run_group(d0, levels, left.channels, &timer);
+  for (int d0 = 0; d0 < levels; d0 += 4) {
+    m.run_group(d0, levels, left.channels, &timer);
+    if (check_state) check_state_at_rest(component + " group d0=" + std::to_string(d0));
+  }
   result.timing.stages = timer.results();
   for (const auto& [kind, ms] : result.timing.stages) result.timing.algorithm_ms += ms;
   result.timing.clock = timer.clock() + "; host clock around glFinish for upload and read-back";
@@ -113,6 +123,7 @@ StereoResult run_salap(Impl& m, const ImageU8& left, const ImageU8& right, Dispa
   t0 = std::chrono::steady_clock::now();
   result.disparity = m.read_disparity();
   result.timing.readback_ms = ms_since(t0);
+  if (check_state) check_state_at_rest(component + " read-back");
   return result;
 }
 
@@ -130,6 +141,7 @@ SalapGroupTextures run_group_for_debug(Impl& m, const std::string& component, co
   m.upload(left, right);
   m.clear_selection();
   m.run_group(d0, levels, left.channels, nullptr);
+  check_state_if_enabled(component + " group d0=" + std::to_string(d0));
   SalapGroupTextures out;
   out.tad = m.read_rgba(m.cost);
   out.c_left = m.read_rgba(m.c_left);
@@ -139,6 +151,7 @@ SalapGroupTextures run_group_for_debug(Impl& m, const std::string& component, co
   out.c2 = m.read_rgba(m.c[2]);
   out.c3 = m.read_rgba(m.c[3]);
   out.disparity = m.read_disparity();
+  check_state_if_enabled(component + " read-back");
   return out;
 }
 

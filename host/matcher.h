@@ -64,6 +64,7 @@ class Matcher {
   [[nodiscard]] virtual std::string component() const = 0;
   /// Where it runs: the CPU, or the GPU's name.
   [[nodiscard]] virtual std::string device() const = 0;
+  virtual nlohmann::json device_info() const { return {{"name", device()}}; }
   /// Shader backends measure their fetch ceiling for the bench; others return nothing.
   virtual std::optional<FetchStats> fetch_stats(int /*width*/, int /*height*/, int /*levels*/) {
     return std::nullopt;

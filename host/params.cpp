@@ -38,7 +38,11 @@ ParamBinder::Entry* ParamBinder::find(const std::string& key) {
 }
 
 void ParamBinder::field(const std::string& key, float& value, const std::string& doc) {
-  entries_.push_back({key, doc, [this, key, &value](const std::string& s) { value = parse_number<float>(component_, key, s); },
+  // Entries capture the component by value, never `this`: an entry stays valid on its own.
+  entries_.push_back({key, doc,
+                      [component = component_, key, &value](const std::string& s) {
+                        value = parse_number<float>(component, key, s);
+                      },
                       [&value] {
                         // 7 significant digits: the float's own precision, so 0.02f prints as 0.02.
                         char text[32];
@@ -48,16 +52,19 @@ void ParamBinder::field(const std::string& key, float& value, const std::string&
 }
 
 void ParamBinder::field(const std::string& key, int& value, const std::string& doc) {
-  entries_.push_back({key, doc, [this, key, &value](const std::string& s) { value = parse_number<int>(component_, key, s); },
+  entries_.push_back({key, doc,
+                      [component = component_, key, &value](const std::string& s) {
+                        value = parse_number<int>(component, key, s);
+                      },
                       [&value] { return nlohmann::json(value); }});
 }
 
 void ParamBinder::field(const std::string& key, bool& value, const std::string& doc) {
   entries_.push_back({key, doc,
-                      [this, key, &value](const std::string& s) {
+                      [component = component_, key, &value](const std::string& s) {
                         if (s == "1" || s == "true" || s == "on") value = true;
                         else if (s == "0" || s == "false" || s == "off") value = false;
-                        else throw Error(component_ + ": parameter " + key + " expects true/false, got '" + s + "'");
+                        else throw Error(component + ": parameter " + key + " expects true/false, got '" + s + "'");
                       },
                       [&value] { return nlohmann::json(value); }});
 }
@@ -67,9 +74,9 @@ void ParamBinder::choice(const std::string& key, std::string& value, std::vector
   std::string all;
   for (const auto& a : allowed) all += (all.empty() ? "" : "|") + a;
   entries_.push_back({key, doc + " (" + all + ")",
-                      [this, key, &value, allowed, all](const std::string& s) {
+                      [component = component_, key, &value, allowed, all](const std::string& s) {
                         if (std::find(allowed.begin(), allowed.end(), s) == allowed.end())
-                          throw Error(component_ + ": parameter " + key + " must be one of " + all + ", got '" + s + "'");
+                          throw Error(component + ": parameter " + key + " must be one of " + all + ", got '" + s + "'");
                         value = s;
                       },
                       [&value] { return nlohmann::json(value); }});

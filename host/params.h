@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -21,9 +22,15 @@ using Overrides = std::vector<std::pair<std::string, std::string>>;
 /// Parses "key=value" (the CLI's --set argument).
 std::pair<std::string, std::string> parse_override(const std::string& text);
 
+/// Holds references to the bound structs' fields, so it lives only as long as they do (as in
+/// bind_params); neither copyable nor movable, so a copy can never write through a stale entry.
 class ParamBinder {
  public:
   explicit ParamBinder(std::string component) : component_(std::move(component)) {}
+  ParamBinder(const ParamBinder&) = delete;
+  ParamBinder& operator=(const ParamBinder&) = delete;
+  ParamBinder(ParamBinder&&) = delete;
+  ParamBinder& operator=(ParamBinder&&) = delete;
 
   void field(const std::string& key, float& value, const std::string& doc);
   void field(const std::string& key, int& value, const std::string& doc);
@@ -51,6 +58,10 @@ class ParamBinder {
   std::string component_;
   std::vector<Entry> entries_;
 };
+
+static_assert(!std::is_copy_constructible_v<ParamBinder> && !std::is_move_constructible_v<ParamBinder> &&
+                  !std::is_copy_assignable_v<ParamBinder> && !std::is_move_assignable_v<ParamBinder>,
+              "ParamBinder entries refer to the bound fields; it must stay where it was made");
 
 /// Binds `params` (any struct with describe()) plus optional backend options and applies
 /// `overrides`; returns the binder's JSON of the final values.

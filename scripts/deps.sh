@@ -7,6 +7,8 @@ packages=(
   libglew-dev libglfw3-dev libglm-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
   libgtest-dev libgmock-dev libbenchmark-dev
   libstb-dev libcli11-dev nlohmann-json3-dev libfftw3-dev libpng-dev zlib1g-dev
+  # a virtual X display (and Mesa's GLX) for the GLFW platform test: scripts/test.sh
+  xvfb xauth libglx-mesa0
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -5,12 +5,16 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "gl/check.h"
 #include "gl/context.h"
 #include "gl/objects.h"
 #include "gl/program.h"
+#include "gl/salap_passes.h"
+#include "gl/state.h"
 #include "host/backends.h"
 #include "host/error.h"
 #include "host/matcher.h"
@@ -55,6 +59,153 @@ TEST(GlObjects, TextureRoundTripAndMoves) {
   EXPECT_EQ(other.id(), id);
   EXPECT_EQ(moved.id(), other_id);  // NOLINT(bugprone-use-after-move)
   EXPECT_EQ(other.width(), w);
+}
+
+// Every object type moves by swapping all of its state and never copies.
+template <class T>
+constexpr bool move_only = std::is_nothrow_move_constructible_v<T> && std::is_nothrow_move_assignable_v<T> &&
+                           !std::is_copy_constructible_v<T> && !std::is_copy_assignable_v<T>;
+static_assert(move_only<Texture> && move_only<Framebuffer> && move_only<VertexArray> && move_only<Buffer> &&
+              move_only<Query> && move_only<Shader> && move_only<Program>);
+static_assert(detail::calls_get_error("glGetError()") && !detail::calls_get_error("glFinish()"),
+              "GL_CHECK refuses glGetError at compile time");
+
+GLint texture_level_parameter(GLuint id, GLenum name) {
+  GLint value = 0;
+  GL_CHECK(glGetTextureLevelParameteriv(id, 0, name, &value));
+  return value;
+}
+
+TEST(GlObjects, MoveAssignSwapsSizeAndFormatWithTheName) {
+  STEREO_REQUIRE_GL45();
+  Texture a = Texture::create(GL_TEXTURE_RECTANGLE, GL_RGBA8, 7, 5, GL_NEAREST, "a 7x5 rgba8");
+  Texture b = Texture::create(GL_TEXTURE_2D, GL_R32F, 3, 2, GL_NEAREST, "b 3x2 r32f");
+  const GLuint a_id = a.id(), b_id = b.id();
+  {
+    Texture moved_from = std::move(b);
+    EXPECT_FALSE(b) << "move construction leaves the source empty";  // NOLINT(bugprone-use-after-move)
+    EXPECT_EQ(b.width(), 0);                                           // NOLINT(bugprone-use-after-move)
+    moved_from = std::move(a);
+    // `moved_from` now owns a's name and every property of it; `a` owns b's old texture.
+    EXPECT_EQ(moved_from.id(), a_id);
+    EXPECT_EQ(moved_from.width(), 7);
+    EXPECT_EQ(moved_from.height(), 5);
+    EXPECT_EQ(moved_from.internal_format(), GLenum(GL_RGBA8));
+    EXPECT_EQ(moved_from.target(), GLenum(GL_TEXTURE_RECTANGLE));
+    EXPECT_EQ(a.id(), b_id);  // NOLINT(bugprone-use-after-move)
+    EXPECT_EQ(a.width(), 3);
+    EXPECT_EQ(a.height(), 2);
+    EXPECT_EQ(a.internal_format(), GLenum(GL_R32F));
+    EXPECT_EQ(a.target(), GLenum(GL_TEXTURE_2D));
+    // The properties describe the GL object each now owns, as the driver sees it.
+    for (const Texture* t : {&a, &moved_from}) {
+      EXPECT_EQ(texture_level_parameter(t->id(), GL_TEXTURE_WIDTH), t->width());
+      EXPECT_EQ(texture_level_parameter(t->id(), GL_TEXTURE_HEIGHT), t->height());
+      EXPECT_EQ(GLenum(texture_level_parameter(t->id(), GL_TEXTURE_INTERNAL_FORMAT)), t->internal_format());
+    }
+  }
+  // `moved_from` released the name it held at the end (a's), and only that one.
+  EXPECT_FALSE(glIsTexture(a_id)) << "the moved-from object must delete the name it was given";
+  EXPECT_TRUE(glIsTexture(b_id)) << "b's old texture lives on in `a`";
+  EXPECT_EQ(a.id(), b_id);
+  check_gl_error("texture move test");
+
+  Buffer small = Buffer::create(16, nullptr, 0, "16 bytes");
+  Buffer large = Buffer::create(4096, nullptr, 0, "4096 bytes");
+  const GLuint small_id = small.id();
+  large = std::move(small);
+  EXPECT_EQ(large.id(), small_id);
+  EXPECT_EQ(large.size(), 16u);
+  EXPECT_EQ(small.size(), 4096u);  // NOLINT(bugprone-use-after-move)
+  GLint64 real = 0;
+  GL_CHECK(glGetNamedBufferParameteri64v(small.id(), GL_BUFFER_SIZE, &real));
+  EXPECT_EQ(real, 4096);
+}
+
+TEST(GlObjects, ByteCountsPastGLsizeiAreRefusedBeforeGl) {
+  EXPECT_EQ(checked_sizei(std::size_t(std::numeric_limits<GLsizei>::max()), "x"), std::numeric_limits<GLsizei>::max());
+  EXPECT_EQ(readback_bytes(7, 5, 4), std::size_t(7 * 5 * 4 * 4));
+  // 23171 x 23171 RGBA floats: 8.6 GB, far past GLsizei; refused by arithmetic alone.
+  try {
+    readback_bytes(23171, 23171, 4);
+    FAIL() << "a read-back past GLsizei must be refused";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("23171x23171x4"), std::string::npos) << message;
+    EXPECT_NE(message.find("GLsizei"), std::string::npos) << message;
+  }
+  STEREO_REQUIRE_GL45();
+  // The texture path refuses before GL sees the size. 2^32 + 16 bytes would wrap to a
+  // GLsizei of 16, exactly one RGBA32F texel, and the read-back would "succeed".
+  Texture t = Texture::create(GL_TEXTURE_2D, GL_RGBA32F, 1, 1, GL_NEAREST, "one texel");
+  float texel[4] = {};
+  const std::size_t wraps_to_16 = (std::size_t(1) << 32) + sizeof texel;
+  try {
+    t.download(GL_RGBA, GL_FLOAT, texel, wraps_to_16);
+    FAIL() << "a byte count past GLsizei must be refused, not wrapped";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("GLsizei"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(check_gl_error("after the refused read-back")) << "nothing reached GL";
+}
+
+TEST(GlCheck, ReportsThePendingErrorItself) {
+  STEREO_REQUIRE_GL45();
+  glBindTexture(0x1234, 0);  // deliberately unchecked: GL_INVALID_ENUM stays pending
+  try {
+    check_gl_error("the unchecked bind");
+    FAIL() << "check_gl_error must report the pending GL_INVALID_ENUM";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("the unchecked bind"), std::string::npos) << message;
+    EXPECT_NE(message.find("GL_INVALID_ENUM"), std::string::npos) << message;
+  }
+  EXPECT_NO_THROW(check_gl_error("the next check")) << "each error is reported once";
+}
+
+TEST(GlProgram, UnknownUniformIsAnErrorNamingProgramAndUniform) {
+  STEREO_REQUIRE_GL45();
+  const std::string vs = "#version 450 core\nvoid main() { gl_Position = vec4(0.0, 0.0, 0.0, 1.0); }\n";
+  const std::string fs =
+      "#version 450 core\nuniform float u_gain;\nuniform float u_unused;\nout vec4 o;\n"
+      "void main() { o = vec4(u_gain); }\n";
+  const Shader v = Shader::compile(GL_VERTEX_SHADER, vs, "gain.vert");
+  const Shader f = Shader::compile(GL_FRAGMENT_SHADER, fs, "gain.frag");
+  Program program = Program::link({&v, &f}, "gain program");
+  program.set("u_gain", 2.5f);
+  float value = 0.0f;
+  GL_CHECK(glGetUniformfv(program.id(), program.location("u_gain"), &value));
+  EXPECT_EQ(value, 2.5f);
+  for (const char* name : {"u_gian", "u_unused"}) {  // misspelt; declared but never read
+    try {
+      program.set(name, 1.0f);
+      FAIL() << "setting '" << name << "' must throw";
+    } catch (const Error& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("gain program"), std::string::npos) << message;
+      EXPECT_NE(message.find(name), std::string::npos) << message;
+    }
+  }
+  EXPECT_NO_THROW(program.set_optional("u_unused", 1.0f)) << "the explicit variant tolerates a dropped uniform";
+  EXPECT_EQ(program.optional_location("u_unused"), -1);
+}
+
+TEST(GlState, ContractCheckNamesLeftoverState) {
+  STEREO_REQUIRE_GL45();
+  EXPECT_NO_THROW(check_state_at_rest("a clean context"));
+  GL_CHECK(glEnable(GL_BLEND));
+  try {
+    check_state_at_rest("a pass that left blending on");
+    FAIL() << "GL_BLEND left enabled breaks the contract";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("GL_BLEND enabled"), std::string::npos) << e.what();
+  }
+  GL_CHECK(glDisable(GL_BLEND));
+  Buffer pbo = Buffer::create(64, nullptr, 0, "stray pbo");
+  GL_CHECK(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pbo.id()));
+  EXPECT_THROW(check_state_at_rest("a transfer that left its PBO bound"), Error);
+  GL_CHECK(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0));
+  EXPECT_NO_THROW(check_state_at_rest("restored"));
 }
 
 TEST(GlObjects, FramebufferCompleteness) {
