@@ -1,7 +1,10 @@
-// SA-LAP on CUDA: the matcher the registry creates. It owns its stream, events and device
-// buffers (reused while the image size stays the same), times upload / algorithm /
-// read-back with CUDA events, and runs either the fused kernel (default) or the unfused
-// stage path (path=stages), which is the correctness fallback.
+// SA-LAP on CUDA: the matcher the registry creates. It runs on the GPU --device /
+// STEREO_DEVICE names (switching to it in every call, whatever thread calls), owns its
+// stream, events and device buffers (reused while the image size stays the same; a failed
+// allocation leaves no half-built set), times upload / algorithm / read-back with CUDA
+// events, and runs either the fused kernel (default; its narrow tile where the GPU's shared
+// memory per block is too small for the wide one, same maps) or the unfused stage path
+// (path=stages, or where no tile fits), which is the correctness fallback.
 
 #include <algorithm>
 #include <array>
