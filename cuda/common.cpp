@@ -2,7 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -188,15 +190,9 @@ std::size_t shared_memory_optin_limit(int ordinal) {
 }
 
 std::string format_uuid(const cudaUUID_t& uuid) {
-  static const char* const HEX = "0123456789abcdef";
-  std::string text = "GPU-";
-  for (int i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
-    const auto byte = static_cast<unsigned char>(uuid.bytes[i]);
-    text += HEX[byte >> 4];
-    text += HEX[byte & 0xFu];
-  }
-  return text;
+  std::array<std::uint8_t, 16> bytes{};
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(uuid.bytes[i]);
+  return format_gpu_uuid(bytes);
 }
 
 nlohmann::json device_info_json(int ordinal) {

@@ -161,7 +161,7 @@ std::size_t shared_memory_optin_limit(int ordinal);
 /// runtime), "smem_optin_limit" (bytes)}. For Matcher::device_info() of every CUDA matcher.
 nlohmann::json device_info_json(int ordinal);
 
-/// The 16 bytes of a cudaUUID_t as nvidia-smi prints them: "GPU-" + 8-4-4-4-12 lower-case hex.
+/// The 16 bytes of a cudaUUID_t as nvidia-smi prints them (host/gpu_select.h format_gpu_uuid).
 std::string format_uuid(const cudaUUID_t& uuid);
 
 }  // namespace stereo::cu

@@ -23,6 +23,17 @@ std::optional<int> requested_gpu() {
   return value ? parse_gpu_ordinal(value) : std::nullopt;
 }
 
+std::string format_gpu_uuid(const std::array<std::uint8_t, 16>& bytes) {
+  static const char* const HEX = "0123456789abcdef";
+  std::string text = "GPU-";
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
+    text += HEX[bytes[i] >> 4];
+    text += HEX[bytes[i] & 0xFu];
+  }
+  return text;
+}
+
 void request_gpu(int ordinal) {
   require(ordinal >= 0, "--device: the GPU ordinal must be >= 0, got " + std::to_string(ordinal));
   // POSIX setenv: the CLI calls this while parsing, before any thread or matcher exists.

@@ -5,6 +5,8 @@
 /// matchers (cudaSetDevice) and the GL context (the EGL device of the same physical GPU)
 /// read it back through requested_gpu().
 
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -22,6 +24,11 @@ std::optional<int> requested_gpu();
 
 /// Parses `text` as requested_gpu() parses the variable (exposed for tests).
 std::optional<int> parse_gpu_ordinal(const std::string& text);
+
+/// A GPU's 16-byte UUID as nvidia-smi -L prints it: "GPU-" + 8-4-4-4-12 lower-case hex digits.
+/// One format for every backend (cudaDeviceProp::uuid, EGL_DEVICE_UUID_EXT), so that results
+/// from CUDA and GL runs name the same GPU with the same string.
+std::string format_gpu_uuid(const std::array<std::uint8_t, 16>& bytes);
 
 /// Sets STEREO_DEVICE to `ordinal` for this process (the CLI's --device); throws stereo::Error
 /// when the ordinal is negative.

@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -79,6 +81,9 @@ TEST(CudaCommon, UuidFormatsAsNvidiaSmiPrintsIt) {
   cudaUUID_t uuid{};
   for (int i = 0; i < 16; ++i) uuid.bytes[i] = static_cast<char>(i * 17);  // 0x00, 0x11, .. 0xff
   EXPECT_EQ(cu::format_uuid(uuid), "GPU-00112233-4455-6677-8899-aabbccddeeff");
+  std::array<std::uint8_t, 16> bytes{};
+  bytes[0] = 0xde, bytes[15] = 0x01;
+  EXPECT_EQ(format_gpu_uuid(bytes), "GPU-de000000-0000-0000-0000-000000000001");
 }
 
 TEST(CudaCommon, BlockCountsAre64Bit) {
