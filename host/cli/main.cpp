@@ -18,8 +18,8 @@ int main(int argc, char** argv) {
   app.add_option_function<int>("--device", [](const int& ordinal) { stereo::request_gpu(ordinal); },
                                "GPU for the CUDA and GL backends: a CUDA device ordinal (CUDA_VISIBLE_DEVICES and "
                                "CUDA_DEVICE_ORDER apply); sets STEREO_DEVICE")
-      ->check(CLI::NonNegativeNumber)
-      ->trigger_on_parse();
+      ->type_name("N")
+      ->trigger_on_parse();  // request_gpu rejects N < 0 with a stereo::Error
   stereo::cli::add_core_commands(app);
   stereo::add_data_commands(app);
   try {
