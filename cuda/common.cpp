@@ -1,8 +1,43 @@
 #include "cuda/common.h"
 
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
 #include <sstream>
 
+#include "host/gpu_select.h"
+
 namespace stereo::cu {
+namespace {
+
+// device_alloc calls that may still succeed before the injected failures begin; -1 = off.
+std::atomic<long> allocations_before_failure{-1};
+
+// True when this allocation is to fail by injection (counts the ones that may succeed).
+bool inject_failure() {
+  long left = allocations_before_failure.load();
+  while (left > 0)
+    if (allocations_before_failure.compare_exchange_weak(left, left - 1)) return false;
+  return left == 0;
+}
+
+std::string mib(std::size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", double(bytes) / (1024.0 * 1024.0));
+  return text;
+}
+
+// 13000 -> "13.0", 12080 -> "12.8" (CUDA's 1000 * major + 10 * minor encoding).
+std::string cuda_version_string(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+}  // namespace
 
 void throw_cuda_error(cudaError_t status, const char* expression, const char* file, int line) {
   std::ostringstream message;
@@ -11,20 +46,37 @@ void throw_cuda_error(cudaError_t status, const char* expression, const char* fi
   throw Error(message.str());
 }
 
+unsigned blocks_1d(std::size_t count, int threads, const std::string& component) {
+  const std::size_t per_block = static_cast<std::size_t>(threads);
+  const std::size_t blocks = (count + per_block - 1) / per_block;
+  require(blocks <= static_cast<std::size_t>(std::numeric_limits<int>::max()),
+          component + ": " + std::to_string(count) + " elements need " + std::to_string(blocks) +
+              " blocks of " + std::to_string(threads) + " threads, more than a CUDA grid's 2^31 - 1");
+  return static_cast<unsigned>(blocks);
+}
+
 void* device_alloc(std::size_t bytes, const std::string& component, const std::string& what) {
   void* p = nullptr;
-  const cudaError_t status = cudaMalloc(&p, bytes);
+  const cudaError_t status = inject_failure() ? cudaErrorMemoryAllocation : cudaMalloc(&p, bytes);
   if (status == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();  // clear the sticky-free error so the context stays usable
-    std::ostringstream message;
-    message.precision(1);
-    message << std::fixed << component << ": out of GPU memory allocating "
-            << double(bytes) / (1024.0 * 1024.0) << " MiB for " << what;
-    throw Error(message.str());
+    throw Error(component + ": out of GPU memory allocating " + mib(bytes) + " MiB for " + what);
   }
   CUDA_CHECK(status);
   return p;
 }
+
+void require_free_memory(std::size_t bytes, const std::string& component, const std::string& what) {
+  std::size_t free = 0, total = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  if (bytes > free)
+    throw Error(component + ": " + what + " needs " + mib(bytes) + " MiB of GPU memory, " + mib(free) +
+                " MiB free of " + mib(total) + " MiB on " + device_name());
+}
+
+namespace testing {
+void fail_allocations_after(long n) { allocations_before_failure.store(n < 0 ? -1 : n); }
+}  // namespace testing
 
 DeviceImage<float> upload(const ImageF& image) {
   require(image.channels == 1, "cuda upload: expected a single-channel image, got " +
@@ -95,6 +147,66 @@ int sm_count() {
   int count = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
   return count;
+}
+
+}  // namespace stereo::cu
+
+namespace stereo::cu {
+
+int select_device(const std::string& component) {
+  const std::optional<int> requested = requested_gpu();
+  int ordinal = 0;
+  if (requested) {
+    int count = 0;
+    CUDA_CHECK(cudaGetDeviceCount(&count));
+    if (*requested >= count) {
+      const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+      throw Error(component + ": --device " + std::to_string(*requested) + " (" + GPU_ENV + "=" +
+                  std::to_string(*requested) + ") but this machine has " + std::to_string(count) +
+                  (count == 1 ? " CUDA device" : " CUDA devices") +
+                  (visible ? std::string(" (CUDA_VISIBLE_DEVICES=") + visible + ")" : std::string()));
+    }
+    ordinal = *requested;
+  } else {
+    CUDA_CHECK(cudaGetDevice(&ordinal));
+  }
+  CUDA_CHECK(cudaSetDevice(ordinal));
+  return ordinal;
+}
+
+DeviceScope::DeviceScope(int ordinal) : ordinal_(ordinal) {
+  CUDA_CHECK(cudaGetDevice(&previous_));
+  if (previous_ != ordinal_) CUDA_CHECK(cudaSetDevice(ordinal_));
+}
+
+DeviceScope::~DeviceScope() {
+  if (previous_ != ordinal_) (void)cudaSetDevice(previous_);  // a destructor must not throw
+}
+
+std::size_t shared_memory_optin_limit(int ordinal) {
+  int bytes = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, ordinal));
+  return static_cast<std::size_t>(bytes);
+}
+
+std::string format_uuid(const cudaUUID_t& uuid) {
+  std::array<std::uint8_t, 16> bytes{};
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(uuid.bytes[i]);
+  return format_gpu_uuid(bytes);
+}
+
+nlohmann::json device_info_json(int ordinal) {
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));
+  int driver = 0;
+  CUDA_CHECK(cudaDriverGetVersion(&driver));
+  return {{"name", std::string(prop.name)},
+          {"uuid", format_uuid(prop.uuid)},
+          {"ordinal", ordinal},
+          {"compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
+          {"driver", cuda_version_string(driver)},
+          {"runtime", cuda_version_string(CUDART_VERSION)},
+          {"smem_optin_limit", shared_memory_optin_limit(ordinal)}};
 }
 
 }  // namespace stereo::cu

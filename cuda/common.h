@@ -6,6 +6,8 @@
 
 #include <cuda_runtime.h>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -37,6 +39,11 @@ namespace stereo::cu {
 
 constexpr int div_up(int a, int b) { return (a + b - 1) / b; }
 
+/// Blocks of `threads` for a 1-D launch over `count` elements. Counts are 64-bit so that an
+/// image of more than 2^31 pixels is indexed correctly (kernels index with std::size_t);
+/// throws when even the block count exceeds the grid's x limit (2^31 - 1).
+unsigned blocks_1d(std::size_t count, int threads, const std::string& component);
+
 // ---- device memory ---------------------------------------------------------------------
 
 struct DeviceFree {
@@ -49,6 +56,20 @@ using DeviceBuffer = std::unique_ptr<T[], DeviceFree>;
 /// cudaMalloc that turns out-of-memory into "<component>: out of GPU memory allocating
 /// N MiB for <what>" and any other failure into the usual CUDA_CHECK message.
 void* device_alloc(std::size_t bytes, const std::string& component, const std::string& what);
+
+/// Checks before a method allocates: throws "<component>: <what> needs X MiB of GPU memory,
+/// Y MiB free on <GPU name>" when cudaMemGetInfo reports less than `bytes` free on the
+/// current device. `what` names the size ("1920x1080 with 256 levels"). A pass does not
+/// promise the allocations succeed (other processes, fragmentation): device_alloc still
+/// reports those.
+void require_free_memory(std::size_t bytes, const std::string& component, const std::string& what);
+
+namespace testing {
+/// Fault injection for tests: after `n` more successful device_alloc calls, every further
+/// one throws device_alloc's out-of-memory error without calling cudaMalloc, until
+/// fail_allocations_after(-1) turns it off again. Process-wide; tests only.
+void fail_allocations_after(long n);
+}  // namespace testing
 
 template <class T>
 DeviceBuffer<T> make_device_buffer(std::size_t count, const std::string& component, const std::string& what) {
@@ -105,5 +126,42 @@ std::optional<std::string> device_unavailable();
 std::string device_name();
 /// Number of SMs of the current device.
 int sm_count();
+
+/// The device a CUDA matcher runs on: the ordinal requested_gpu() gives (--device N or
+/// STEREO_DEVICE, host/gpu_select.h), else the calling thread's current device (0 unless
+/// someone set another). Makes it current and returns it. Throws "<component>: --device 3
+/// (STEREO_DEVICE=3) but this machine has 1 CUDA device" for an ordinal past the last.
+/// Every CUDA matcher calls this once in its constructor and keeps the ordinal.
+int select_device(const std::string& component);
+
+/// Makes `ordinal` the current device for a scope and restores the previous one after.
+/// A matcher opens one at the top of every public call that touches the GPU: the CUDA
+/// current device is per host thread, and a matcher may be used from another thread than
+/// the one that made it.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int ordinal);
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int previous_ = -1;
+  int ordinal_ = -1;
+};
+
+/// cudaDevAttrMaxSharedMemoryPerBlockOptin of `ordinal`: the most dynamic shared memory one
+/// block may ask for after cudaFuncSetAttribute (H100: 232448 B; RTX 30/40/50: 101376 B;
+/// Turing: 65536 B).
+std::size_t shared_memory_optin_limit(int ordinal);
+
+/// What identifies the GPU in a result: {"name", "uuid" ("GPU-xxxxxxxx-xxxx-xxxx-xxxx-
+/// xxxxxxxxxxxx", as nvidia-smi -L prints it), "ordinal", "compute_capability" ("9.0"),
+/// "driver" (the CUDA version the driver supports, "13.0"), "runtime" (this build's CUDA
+/// runtime), "smem_optin_limit" (bytes)}. For Matcher::device_info() of every CUDA matcher.
+nlohmann::json device_info_json(int ordinal);
+
+/// The 16 bytes of a cudaUUID_t as nvidia-smi prints them (host/gpu_select.h format_gpu_uuid).
+std::string format_uuid(const cudaUUID_t& uuid);
 
 }  // namespace stereo::cu

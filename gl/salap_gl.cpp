@@ -184,7 +184,7 @@ nlohmann::json SalapGlMatcher::device_info() const { return impl_->context->devi
 int SalapGlMatcher::fetches_per_fragment() const { return impl_->fetches_per_fragment(); }
 
 StereoResult SalapGlMatcher::match(const ImageU8& left, const ImageU8& right, DisparityRange range) {
-  return run_salap(*impl_, left, right, range);
+  return run_salap(*impl_, COMPONENT, left, right, range);
 }
 
 SalapGroupTextures SalapGlMatcher::debug_group(const ImageU8& left, const ImageU8& right, int d0, int levels) {

@@ -250,7 +250,7 @@ nlohmann::json SalapGlComputeMatcher::device_info() const { return impl_->contex
 int SalapGlComputeMatcher::fetches_per_invocation() const { return impl_->fetches_per_invocation(); }
 
 StereoResult SalapGlComputeMatcher::match(const ImageU8& left, const ImageU8& right, DisparityRange range) {
-  return run_salap(*impl_, left, right, range);
+  return run_salap(*impl_, COMPONENT, left, right, range);
 }
 
 SalapGroupTextures SalapGlComputeMatcher::debug_group(const ImageU8& left, const ImageU8& right, int d0, int levels) {

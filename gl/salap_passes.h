@@ -95,7 +95,8 @@ inline double ms_since(std::chrono::steady_clock::time_point t0) {
 /// The whole method: upload (timed by glFinish and a host clock), ceil(L/4) groups in
 /// increasing d0 (each pass timed by the PassTimer), read-back of the disparity map.
 template <class Impl>
-StereoResult run_salap(Impl& m, const ImageU8& left, const ImageU8& right, DisparityRange range) {
+StereoResult run_salap(Impl& m, const std::string& component, const ImageU8& left, const ImageU8& right,
+                       DisparityRange range) {
   const int levels = range.count;
   m.d_min = range.min;
   m.context->make_current();

@@ -64,7 +64,9 @@ class Matcher {
   [[nodiscard]] virtual std::string component() const = 0;
   /// Where it runs: the CPU, or the GPU's name.
   [[nodiscard]] virtual std::string device() const = 0;
-  virtual nlohmann::json device_info() const { return {{"name", device()}}; }
+  /// What identifies the device in a result: {"name"} at least; GPU backends add "uuid"
+  /// (nvidia-smi's "GPU-..." form, so CUDA and GL runs can be matched to one GPU) and more.
+  [[nodiscard]] virtual nlohmann::json device_info() const { return {{"name", device()}}; }
   /// Shader backends measure their fetch ceiling for the bench; others return nothing.
   virtual std::optional<FetchStats> fetch_stats(int /*width*/, int /*height*/, int /*levels*/) {
     return std::nullopt;

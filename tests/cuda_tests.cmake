@@ -6,7 +6,11 @@ include(GoogleTest)
 add_executable(stereo_cuda_tests
   ${CMAKE_CURRENT_LIST_DIR}/test_cuda_salap_stages.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_cuda_salap_matcher.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_cuda_foundation.cpp
 )
 target_link_libraries(stereo_cuda_tests PRIVATE stereo_methods stereo_reference stereo_cuda GTest::gtest_main)
 target_compile_options(stereo_cuda_tests PRIVATE -Wall -Wextra)
+# test_cuda_foundation.cpp runs the driver for --device.
+target_compile_definitions(stereo_cuda_tests PRIVATE STEREO_BIN="$<TARGET_FILE:stereo>")
+add_dependencies(stereo_cuda_tests stereo)
 gtest_discover_tests(stereo_cuda_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS cuda)

@@ -5,7 +5,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <optional>
 #include <random>
+#include <string>
 
 #include "cuda/common.h"
 #include "host/image.h"
@@ -49,6 +52,40 @@ inline double relative_l2(const ImageF& a, const ImageF& b) {
   }
   return den > 0.0 ? std::sqrt(num / den) : std::sqrt(num);
 }
+
+/// Pixels whose values differ (exact float comparison; +inf equals +inf). -1 for a size mismatch.
+inline long count_differences(const ImageF& a, const ImageF& b) {
+  if (a.width != b.width || a.height != b.height || a.data.size() != b.data.size()) return -1;
+  long n = 0;
+  for (std::size_t i = 0; i < a.data.size(); ++i) n += a.data[i] != b.data[i] ? 1 : 0;
+  return n;
+}
+
+/// Sets (or, with nullptr, unsets) an environment variable for a scope and restores it after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    value ? setenv(name, value, 1) : unsetenv(name);
+  }
+  ~ScopedEnv() { old_ ? setenv(name_.c_str(), old_->c_str(), 1) : unsetenv(name_.c_str()); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
+/// Injects device_alloc failures after `n` allocations for a scope; always turns them off
+/// again, so a failed assertion cannot leave later tests allocating nothing.
+class ScopedAllocationFailure {
+ public:
+  explicit ScopedAllocationFailure(long n) { cu::testing::fail_allocations_after(n); }
+  ~ScopedAllocationFailure() { cu::testing::fail_allocations_after(-1); }
+  ScopedAllocationFailure(const ScopedAllocationFailure&) = delete;
+  ScopedAllocationFailure& operator=(const ScopedAllocationFailure&) = delete;
+};
 
 inline bool all_finite(const ImageF& img) {
   for (float v : img.data)

@@ -28,7 +28,7 @@ __global__ void tad_kernel(const std::uint32_t* __restrict__ left, const std::ui
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= width || y >= height) return;
-  const int xr = max(x - d, 0);  // clamp-to-edge: x-d < 0 reads column 0 (at_clamped)
+  const int xr = min(max(x - d, 0), width - 1);  // clamp-to-edge on both sides (at_clamped)
   const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(width);
   const float diff = pixel_difference(left[row + x], right[row + xr], code);
   out[row + x] = fminf(diff, tau) / tau;
@@ -38,8 +38,8 @@ __global__ void tad_kernel(const std::uint32_t* __restrict__ left, const std::ui
 
 void tad_cost(const DevicePair& pair, int d, const SalapParams& params, DeviceImage<float>& out, cudaStream_t stream) {
   require(out.width == pair.width && out.height == pair.height, "salap/cuda tad_cost: output size differs");
-  require(d >= 0 && d < pair.width, "salap/cuda tad_cost: disparity " + std::to_string(d) +
-                                        " outside 0.." + std::to_string(pair.width - 1));
+  require(d > -pair.width && d < pair.width, "salap/cuda tad_cost: disparity " + std::to_string(d) + " outside " +
+                                                 std::to_string(1 - pair.width) + ".." + std::to_string(pair.width - 1));
   const dim3 block(COST_BLOCK_X, COST_BLOCK_Y);
   const dim3 grid(div_up(pair.width, COST_BLOCK_X), div_up(pair.height, COST_BLOCK_Y));
   tad_kernel<<<grid, block, 0, stream>>>(pair.left.get(), pair.right.get(), pair.width, pair.height, d, pair.code,

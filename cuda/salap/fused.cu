@@ -3,8 +3,9 @@
 // (at 1920x1080x256 it would be 2 GB of float). NOTES.md has the op counts and the design;
 // in short:
 //
-//  * A block owns TX = 256 - 2W output columns x BH output rows and a chunk of disparities.
-//    It loops over d; per d it sweeps the band's rows in groups of G = 8.
+//  * A block owns TX = NT - 2W output columns x BH output rows and a chunk of disparities
+//    (NT = 256 threads, BH = 32; the narrow tile, for GPUs with less shared memory per
+//    block, has NT = 128). It loops over d; per d it sweeps the band's rows in groups of G = 8.
 //  * Separable filters commute, also with clamp-to-edge (the clamp is per axis), so
 //    C0 = V_down(H_left(D)) = H_left(V_down(D)). The kernel filters vertically first: thread
 //    j owns region column j (one of TX + 2W, the horizontal halo included) and keeps the last
@@ -43,15 +44,38 @@
 namespace stereo::cu::salap {
 namespace {
 
-constexpr int NT = 256;        // threads per block = region columns per block
 constexpr int G = 8;           // rows per group: vertical outputs per thread per recursion block
 constexpr int P = 8;           // columns per horizontal item: outputs per recursion block
-constexpr int BH = 32;         // output rows per block (band): 4 groups
 constexpr int MAX_FUSED_W = 32;
-constexpr int MIN_BLOCKS_PER_SM = 2;
+// Threads per SM that __launch_bounds__ asks room for: 512 caps either tile at 128 registers
+// per thread (65536 / 512), so both compile under the same register budget.
+constexpr int MIN_THREADS_PER_SM = 512;
 
-template <int W>
+// The block shapes (FusedTile): NT threads = region columns (TX = NT - 2W outputs + the
+// halo), BH output rows per block (a band of BH / G groups). Maps do not depend on the tile:
+// TX and BH are multiples of 8, so every recursion block, vertical and horizontal, starts at
+// the same absolute row and column in every tile, and each output is the same sequence of
+// float operations. Only the shared memory (ring and row buffers scale with NT) and the
+// halo overhead (NT / TX) differ.
+template <FusedTile T>
+struct TileShape;
+template <>
+struct TileShape<FusedTile::wide> {
+  static constexpr int NT = 256;
+  static constexpr int BH = 32;
+};
+template <>
+struct TileShape<FusedTile::narrow> {  // <= 63488 B at W = 32: fits every GPU from Turing on
+  static constexpr int NT = 128;
+  static constexpr int BH = 32;
+};
+
+template <int W_, FusedTile T>
 struct Shape {
+  static constexpr int W = W_;
+  static constexpr int NT = TileShape<T>::NT;
+  static constexpr int BH = TileShape<T>::BH;
+  static constexpr int MIN_BLOCKS = MIN_THREADS_PER_SM / NT;
   static_assert(W % G == 0 && W >= G && W <= MAX_FUSED_W, "fused SA-LAP: W must be a multiple of 8, <= 32");
   static constexpr int TX = NT - 2 * W;         // output columns per block
   static constexpr int HG = W / G;              // halo groups above and below the band
@@ -64,7 +88,7 @@ struct Shape {
   static constexpr std::size_t BEST_FLOATS = std::size_t(BH) * TX;
   static constexpr std::size_t SHARED_BYTES =
       (RING_FLOATS + ROWS_FLOATS + BEST_FLOATS) * sizeof(float) + std::size_t(BH) * TX;  // + u8 best d
-  static_assert(TX % P == 0 && ITEMS <= NT, "fused SA-LAP: horizontal items must fit the block");
+  static_assert(TX > 0 && TX % P == 0 && ITEMS <= NT, "fused SA-LAP: horizontal items must fit the block");
   static_assert(BH % G == 0, "fused SA-LAP: band must be whole groups");
 };
 
@@ -75,6 +99,7 @@ struct FusedArgs {
   int width;
   int height;
   int levels;
+  int d_min;  // disparity of level index 0 (the range's minimum)
   int chunk;
   float w[MAX_FUSED_W + 1];  // exp(-k/gamma), k = 0..W, not divided by F1
   float r;                   // exp(-1/gamma)
@@ -161,9 +186,11 @@ __device__ __forceinline__ std::uint64_t make_key(float cost, int d) {
   return (std::uint64_t(u) << 32) | std::uint32_t(d);
 }
 
-template <int W, bool LUMA, bool NINE>
-__global__ void __launch_bounds__(NT, MIN_BLOCKS_PER_SM) fused_kernel(const FusedArgs a) {
-  using S = Shape<W>;
+template <int W, FusedTile T, bool LUMA, bool NINE>
+__global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fused_kernel(const FusedArgs a) {
+  using S = Shape<W, T>;
+  constexpr int NT = S::NT;
+  constexpr int BH = S::BH;
   extern __shared__ float4 shared_raw[];
   float* s_ring = reinterpret_cast<float*>(shared_raw);  // [RING_GROUPS*G][NT], column tid is thread tid's
   float* s_rows = s_ring + S::RING_FLOATS;                // [2 buffers][down, up][G][NT]
@@ -197,7 +224,8 @@ __global__ void __launch_bounds__(NT, MIN_BLOCKS_PER_SM) fused_kernel(const Fuse
 
   int buffer = 0;
   for (int d = d_begin; d < d_end; ++d) {
-    const int rx = max(cx - d, 0);
+    // Clamp-to-edge on both sides: a negative disparity reads past the right edge.
+    const int rx = min(max(cx - (a.d_min + d), 0), a.width - 1);
     // Group k holds D of rows y0 - W + 8k .. +7 (clamped) for this thread's column.
     auto tad_group = [&](int k) {
       float* ring = s_ring + (k % S::RING_GROUPS) * G * NT + tid;
@@ -298,26 +326,61 @@ __global__ void __launch_bounds__(NT, MIN_BLOCKS_PER_SM) fused_kernel(const Fuse
   }
 }
 
-template <int W, bool LUMA, bool NINE>
+template <int W, FusedTile T, bool LUMA, bool NINE>
 void launch(const FusedArgs& args, const FusedPlan& plan, cudaStream_t stream) {
-  using S = Shape<W>;
-  auto kernel = fused_kernel<W, LUMA, NINE>;
+  using S = Shape<W, T>;
+  auto kernel = fused_kernel<W, T, LUMA, NINE>;
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const std::size_t limit = shared_memory_optin_limit(device);
+  require(S::SHARED_BYTES <= limit, "salap/cuda: the fused kernel's " + std::string(tile_name(T)) + " tile needs " +
+                                        std::to_string(S::SHARED_BYTES) + " B of shared memory per block at W = " +
+                                        std::to_string(W) + ", this GPU allows " + std::to_string(limit) +
+                                        " B (choose the tile with fused_tile_for)");
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(S::SHARED_BYTES)));
-  const dim3 grid(div_up(args.width, S::TX), div_up(args.height, BH), plan.chunks);
-  kernel<<<grid, NT, S::SHARED_BYTES, stream>>>(args);
+  const dim3 grid(unsigned(div_up(args.width, S::TX)), unsigned(div_up(args.height, S::BH)), unsigned(plan.chunks));
+  kernel<<<grid, S::NT, S::SHARED_BYTES, stream>>>(args);
   CUDA_CHECK_LAUNCH();
+}
+
+template <int W, FusedTile T>
+void launch_for_tile(const FusedArgs& args, bool luma, bool nine, const FusedPlan& plan, cudaStream_t stream) {
+  if (luma) {
+    nine ? launch<W, T, true, true>(args, plan, stream) : launch<W, T, true, false>(args, plan, stream);
+  } else {
+    nine ? launch<W, T, false, true>(args, plan, stream) : launch<W, T, false, false>(args, plan, stream);
+  }
 }
 
 template <int W>
 void launch_for_window(const FusedArgs& args, bool luma, bool nine, const FusedPlan& plan, cudaStream_t stream) {
-  if (luma) {
-    nine ? launch<W, true, true>(args, plan, stream) : launch<W, true, false>(args, plan, stream);
+  if (plan.tile == FusedTile::wide) {
+    launch_for_tile<W, FusedTile::wide>(args, luma, nine, plan, stream);
   } else {
-    nine ? launch<W, false, true>(args, plan, stream) : launch<W, false, false>(args, plan, stream);
+    launch_for_tile<W, FusedTile::narrow>(args, luma, nine, plan, stream);
   }
 }
 
-int output_columns(int radius) { return NT - 2 * radius; }
+template <FusedTile T>
+std::size_t shared_bytes(int radius) {
+  switch (radius) {
+    case 8: return Shape<8, T>::SHARED_BYTES;
+    case 16: return Shape<16, T>::SHARED_BYTES;
+    case 24: return Shape<24, T>::SHARED_BYTES;
+    case 32: return Shape<32, T>::SHARED_BYTES;
+    default: throw Error("salap/cuda: no fused kernel for W = " + std::to_string(radius));
+  }
+}
+
+struct TileDims {
+  int columns;  // region columns = threads
+  int rows;     // output rows
+};
+
+TileDims tile_dims(FusedTile tile) {
+  return tile == FusedTile::wide ? TileDims{TileShape<FusedTile::wide>::NT, TileShape<FusedTile::wide>::BH}
+                                 : TileDims{TileShape<FusedTile::narrow>::NT, TileShape<FusedTile::narrow>::BH};
+}
 
 }  // namespace
 
@@ -326,19 +389,44 @@ bool fused_supports(const SalapParams& params) {
   return w % G == 0 && w >= G && w <= MAX_FUSED_W;
 }
 
-FusedPlan plan_fused(int width, int height, int levels, const SalapParams& params, int requested_chunk) {
+const char* tile_name(FusedTile tile) { return tile == FusedTile::wide ? "wide" : "narrow"; }
+
+std::string tile_description(FusedTile tile) {
+  const TileDims dims = tile_dims(tile);
+  return std::string(tile_name(tile)) + " (" + std::to_string(dims.columns) + " threads, " +
+         std::to_string(dims.rows) + "-row bands)";
+}
+
+std::size_t fused_shared_bytes(const SalapParams& params, FusedTile tile) {
+  require(fused_supports(params), "salap/cuda: the fused kernel needs W in {8, 16, 24, 32}, got W = " +
+                                      std::to_string(params.radius()));
+  return tile == FusedTile::wide ? shared_bytes<FusedTile::wide>(params.radius())
+                                 : shared_bytes<FusedTile::narrow>(params.radius());
+}
+
+std::optional<FusedTile> fused_tile_for(const SalapParams& params, std::size_t smem_limit) {
+  if (!fused_supports(params)) return std::nullopt;
+  for (const FusedTile tile : {FusedTile::wide, FusedTile::narrow})  // fastest first
+    if (fused_shared_bytes(params, tile) <= smem_limit) return tile;
+  return std::nullopt;
+}
+
+FusedPlan plan_fused(int width, int height, int levels, const SalapParams& params, int requested_chunk,
+                     FusedTile tile) {
   require(fused_supports(params), "salap/cuda: the fused kernel needs W in {8, 16, 24, 32}, got W = " +
                                       std::to_string(params.radius()));
   require(levels >= 1, "salap/cuda: levels must be >= 1, got " + std::to_string(levels));
   require(requested_chunk >= 0, "salap/cuda: d_chunk must be >= 0, got " + std::to_string(requested_chunk));
   FusedPlan plan;
+  plan.tile = tile;
   if (requested_chunk > 0) {
     plan.chunk = std::min({requested_chunk, levels, 256});
   } else {
-    // Enough blocks for ~4 waves at MIN_BLOCKS_PER_SM resident blocks per SM; a block's
+    // Enough blocks for ~4 waves at the launch bounds' resident blocks per SM; a block's
     // cost per level does not depend on the chunk, so splitting d only adds a key plane.
-    const int blocks_per_chunk = div_up(width, output_columns(params.radius())) * div_up(height, BH);
-    const int target = 4 * MIN_BLOCKS_PER_SM * sm_count();
+    const TileDims dims = tile_dims(tile);
+    const int blocks_per_chunk = div_up(width, dims.columns - 2 * params.radius()) * div_up(height, dims.rows);
+    const int target = 4 * (MIN_THREADS_PER_SM / dims.columns) * sm_count();
     const int chunks = std::clamp(div_up(target, blocks_per_chunk), 1, levels);
     plan.chunk = std::min(div_up(levels, chunks), 256);
   }
@@ -346,16 +434,23 @@ FusedPlan plan_fused(int width, int height, int levels, const SalapParams& param
   return plan;
 }
 
-void salap_fused(const DevicePair& pair, int levels, const SalapParams& params, const FusedPlan& plan,
+void salap_fused(const DevicePair& pair, DisparityRange range, const SalapParams& params, const FusedPlan& plan,
                  std::uint64_t* d_keys, cudaStream_t stream) {
+  const int levels = range.count;
+  require(range.min > -pair.width && range.max() < pair.width,
+          "salap/cuda: disparity range " + std::to_string(range.min) + ".." + std::to_string(range.max()) +
+              " leaves no overlap for width " + std::to_string(pair.width));
   params.validate("salap/cuda");
   require(fused_supports(params), "salap/cuda: the fused kernel needs W in {8, 16, 24, 32}, got W = " +
                                       std::to_string(params.radius()));
-  require(levels >= 1 && levels < pair.width, "salap/cuda: levels " + std::to_string(levels) +
-                                                  " must be in 1.." + std::to_string(pair.width - 1));
+  require(levels >= 1, "salap/cuda: levels must be >= 1, got " + std::to_string(levels));
   require(plan.chunk >= 1 && plan.chunk <= 256 && plan.chunks == div_up(levels, plan.chunk),
           "salap/cuda: fused plan does not cover the levels");
-  require(pair.height <= 65535 * BH, "salap/cuda: image height " + std::to_string(pair.height) + " too large");
+  const TileDims dims = tile_dims(plan.tile);
+  require(pair.height <= 65535 * dims.rows, "salap/cuda: image height " + std::to_string(pair.height) +
+                                                " exceeds the fused grid's " + std::to_string(65535 * dims.rows));
+  require(plan.chunks <= 65535, "salap/cuda: " + std::to_string(plan.chunks) +
+                                    " disparity chunks exceed the grid's 65535; use a larger d_chunk");
 
   const int radius = params.radius();
   double f1 = 0.0;
@@ -373,6 +468,7 @@ void salap_fused(const DevicePair& pair, int levels, const SalapParams& params, 
   args.width = pair.width;
   args.height = pair.height;
   args.levels = levels;
+  args.d_min = range.min;
   args.chunk = plan.chunk;
   args.r = float(std::exp(-1.0 / double(params.gamma)));
   args.neg_r_tail = float(-std::exp(-double(radius + 1) / double(params.gamma)));

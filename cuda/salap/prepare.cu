@@ -13,11 +13,12 @@ namespace {
 
 constexpr int PACK_THREADS = 256;
 
-__global__ void pack_kernel(const std::uint8_t* __restrict__ src, int pixels, int channels, PixelCode code,
+// 64-bit pixel index: a frame may hold more than 2^31 pixels (and its bytes more than 2^32).
+__global__ void pack_kernel(const std::uint8_t* __restrict__ src, std::size_t pixels, int channels, PixelCode code,
                             std::uint32_t* __restrict__ dst) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= pixels) return;
-  const std::uint8_t* p = src + static_cast<std::size_t>(i) * static_cast<std::size_t>(channels);
+  const std::uint8_t* p = src + i * static_cast<std::size_t>(channels);
   std::uint32_t word = 0;
   if (channels == 1) {
     word = code == PixelCode::luma ? __float_as_uint(float(p[0])) : std::uint32_t(p[0]);
@@ -42,8 +43,8 @@ void pack_pair(const std::uint8_t* d_left, const std::uint8_t* d_right, int widt
           "salap/cuda: images must have 1, 3 or 4 channels, got " + std::to_string(channels));
   require(channels == 1 ? code == PixelCode::grey : code != PixelCode::grey,
           "salap/cuda: pixel code does not match the channel count");
-  const int pixels = width * height;
-  const dim3 grid(div_up(pixels, PACK_THREADS));
+  const std::size_t pixels = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+  const dim3 grid(blocks_1d(pixels, PACK_THREADS, "salap/cuda pack_pair"));
   pack_kernel<<<grid, PACK_THREADS, 0, stream>>>(d_left, pixels, channels, code, d_left_packed);
   CUDA_CHECK_LAUNCH();
   pack_kernel<<<grid, PACK_THREADS, 0, stream>>>(d_right, pixels, channels, code, d_right_packed);

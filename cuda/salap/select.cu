@@ -14,9 +14,9 @@ constexpr int SELECT_THREADS = 256;
 // Eq. 3 with C_i already divided by tau*F (host/methods/salap.h), so no further /F here. The
 // 4-window variant keeps only category c (Fig. 2 i-l).
 __global__ void window_kernel(const float* __restrict__ c0, const float* __restrict__ c1,
-                              const float* __restrict__ c2, const float* __restrict__ c3, int count, float alpha,
-                              float beta, bool nine, float* __restrict__ out) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+                              const float* __restrict__ c2, const float* __restrict__ c3, std::size_t count,
+                              float alpha, float beta, bool nine, float* __restrict__ out) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= count) return;
   const float q0 = c0[i], q1 = c1[i], q2 = c2[i], q3 = c3[i];
   const float cc = fminf(fminf(q0, q1), fminf(q2, q3)) + beta;
@@ -29,14 +29,14 @@ __global__ void window_kernel(const float* __restrict__ c0, const float* __restr
   out[i] = fminf(ca, fminf(cb, cc));
 }
 
-__global__ void fill_kernel(float* __restrict__ out, int count, float value) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+__global__ void fill_kernel(float* __restrict__ out, std::size_t count, float value) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < count) out[i] = value;
 }
 
-__global__ void wta_kernel(const float* __restrict__ cost, int count, int d, float* __restrict__ best,
+__global__ void wta_kernel(const float* __restrict__ cost, std::size_t count, int d, float* __restrict__ best,
                            float* __restrict__ disparity) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= count) return;
   const float c = cost[i];
   if (c < best[i]) {  // strict: an equal cost at a larger d never replaces the smaller d
@@ -45,16 +45,16 @@ __global__ void wta_kernel(const float* __restrict__ cost, int count, int d, flo
   }
 }
 
-__global__ void merge_kernel(const std::uint64_t* __restrict__ keys, int count, int chunks,
+__global__ void merge_kernel(const std::uint64_t* __restrict__ keys, std::size_t count, int chunks, int d_min,
                              float* __restrict__ disparity) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= count) return;
   std::uint64_t best = keys[i];
   for (int c = 1; c < chunks; ++c) {
     const std::uint64_t k = keys[static_cast<std::size_t>(c) * count + i];
     best = k < best ? k : best;
   }
-  disparity[i] = float(std::uint32_t(best & 0xFFFFFFFFu));
+  disparity[i] = float(d_min + int(std::uint32_t(best & 0xFFFFFFFFu)));  // level index -> disparity
 }
 
 void require_same_size(const DeviceImage<float>& a, const DeviceImage<float>& b, const char* what) {
@@ -70,15 +70,15 @@ void window_cost(const DeviceImage<float>& c0, const DeviceImage<float>& c1, con
   require_same_size(c0, c2, "window_cost");
   require_same_size(c0, c3, "window_cost");
   require_same_size(c0, out, "window_cost");
-  const int count = int(c0.count());
-  window_kernel<<<div_up(count, SELECT_THREADS), SELECT_THREADS, 0, stream>>>(
+  const std::size_t count = c0.count();
+  window_kernel<<<blocks_1d(count, SELECT_THREADS, "salap/cuda window_cost"), SELECT_THREADS, 0, stream>>>(
       c0.get(), c1.get(), c2.get(), c3.get(), count, params.alpha, params.beta, params.windows == "9", out.get());
   CUDA_CHECK_LAUNCH();
 }
 
 void reset_wta(DeviceImage<float>& best_cost, cudaStream_t stream) {
-  const int count = int(best_cost.count());
-  fill_kernel<<<div_up(count, SELECT_THREADS), SELECT_THREADS, 0, stream>>>(
+  const std::size_t count = best_cost.count();
+  fill_kernel<<<blocks_1d(count, SELECT_THREADS, "salap/cuda reset_wta"), SELECT_THREADS, 0, stream>>>(
       best_cost.get(), count, std::numeric_limits<float>::infinity());
   CUDA_CHECK_LAUNCH();
 }
@@ -87,17 +87,18 @@ void wta_update(const DeviceImage<float>& cost, int d, DeviceImage<float>& best_
                 cudaStream_t stream) {
   require_same_size(cost, best_cost, "wta_update");
   require_same_size(cost, disparity, "wta_update");
-  const int count = int(cost.count());
-  wta_kernel<<<div_up(count, SELECT_THREADS), SELECT_THREADS, 0, stream>>>(cost.get(), count, d, best_cost.get(),
-                                                                           disparity.get());
+  const std::size_t count = cost.count();
+  wta_kernel<<<blocks_1d(count, SELECT_THREADS, "salap/cuda wta_update"), SELECT_THREADS, 0, stream>>>(
+      cost.get(), count, d, best_cost.get(), disparity.get());
   CUDA_CHECK_LAUNCH();
 }
 
-void merge_chunks(const std::uint64_t* d_keys, int chunks, DeviceImage<float>& disparity, cudaStream_t stream) {
+void merge_chunks(const std::uint64_t* d_keys, int chunks, int d_min, DeviceImage<float>& disparity,
+                  cudaStream_t stream) {
   require(chunks >= 1, "salap/cuda merge_chunks: no chunks");
-  const int count = int(disparity.count());
-  merge_kernel<<<div_up(count, SELECT_THREADS), SELECT_THREADS, 0, stream>>>(d_keys, count, chunks,
-                                                                             disparity.get());
+  const std::size_t count = disparity.count();
+  merge_kernel<<<blocks_1d(count, SELECT_THREADS, "salap/cuda merge_chunks"), SELECT_THREADS, 0, stream>>>(
+      d_keys, count, chunks, d_min, disparity.get());
   CUDA_CHECK_LAUNCH();
 }
 
@@ -112,12 +113,13 @@ StageBuffers::StageBuffers(int width, int height)
       cost(width, height, "salap/cuda", "the window cost"),
       best(width, height, "salap/cuda", "the WTA best cost") {}
 
-void salap_stages(const DevicePair& pair, int levels, const SalapParams& params, StageBuffers& b,
+void salap_stages(const DevicePair& pair, DisparityRange range, const SalapParams& params, StageBuffers& b,
                   DeviceImage<float>& disparity, cudaStream_t stream) {
-  require(levels >= 1 && levels < pair.width, "salap/cuda: levels " + std::to_string(levels) +
-                                                  " must be in 1.." + std::to_string(pair.width - 1));
+  require(range.count >= 1 && range.min > -pair.width && range.max() < pair.width,
+          "salap/cuda: disparity range " + std::to_string(range.min) + ".." + std::to_string(range.max()) +
+              " must lie in " + std::to_string(1 - pair.width) + ".." + std::to_string(pair.width - 1));
   reset_wta(b.best, stream);
-  for (int d = 0; d < levels; ++d) {
+  for (int d = range.min; d <= range.max(); ++d) {
     tad_cost(pair, d, params, b.tad, stream);
     filter_horizontal(b.tad, Side::left, params, b.cl, stream);
     filter_horizontal(b.tad, Side::right, params, b.cr, stream);

@@ -17,9 +17,13 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "cuda/common.h"
+#include "host/disparity_range.h"
 #include "host/image.h"
 #include "host/methods/salap.h"
 
@@ -79,34 +83,68 @@ struct StageBuffers {
   DeviceImage<float> tad, cl, cr, c0, c1, c2, c3, cost, best;
   StageBuffers(int width, int height);
 };
-void salap_stages(const DevicePair& pair, int levels, const SalapParams& params, StageBuffers& buffers,
+void salap_stages(const DevicePair& pair, DisparityRange range, const SalapParams& params, StageBuffers& buffers,
                   DeviceImage<float>& disparity, cudaStream_t stream = nullptr);
+inline void salap_stages(const DevicePair& pair, int levels, const SalapParams& params, StageBuffers& buffers,
+                         DeviceImage<float>& disparity, cudaStream_t stream = nullptr) {
+  salap_stages(pair, DisparityRange{0, levels}, params, buffers, disparity, stream);
+}
 
 // ---- the fused path ---------------------------------------------------------------------
 
 /// True when the fused kernel has an instantiation for this window: W in {8, 16, 24, 32}.
 bool fused_supports(const SalapParams& params);
 
-/// How the fused kernel splits the disparity range across blocks.
+/// The fused kernel's block shape. Both tiles give bit-identical maps (every recursion
+/// block starts at the same absolute row and column; see fused.cu); they differ in shared
+/// memory per block and in speed.
+enum class FusedTile {
+  wide,    ///< 256 threads, 32-row bands: the fast one; 95744 .. 137216 B for W = 8 .. 32
+  narrow,  ///< 128 threads, 32-row bands: 46592 .. 63488 B, fits every GPU from Turing on
+};
+
+/// "wide" / "narrow".
+const char* tile_name(FusedTile tile);
+/// "wide (256 threads, 32-row bands)", for the params JSON.
+std::string tile_description(FusedTile tile);
+/// Dynamic shared memory one block of `tile` asks for at the params' W (fused_supports must hold).
+std::size_t fused_shared_bytes(const SalapParams& params, FusedTile tile);
+/// The fastest tile whose block fits in `smem_limit` bytes of shared memory (the device's
+/// opt-in limit, shared_memory_optin_limit), or nothing: no fused kernel for this W, or none
+/// fits (run the stage path).
+std::optional<FusedTile> fused_tile_for(const SalapParams& params, std::size_t smem_limit);
+
+/// How the fused kernel splits the image and the disparity range across blocks.
 struct FusedPlan {
   int chunk = 0;   ///< levels per block (<= 256)
   int chunks = 0;  ///< blocks along z; each writes its own best (cost, d) plane
+  FusedTile tile = FusedTile::wide;  ///< block shape
   [[nodiscard]] std::size_t key_count(int width, int height) const {
     return static_cast<std::size_t>(chunks) * static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
   }
 };
 
-/// `requested_chunk` 0 picks a chunk that gives every SM several blocks.
-FusedPlan plan_fused(int width, int height, int levels, const SalapParams& params, int requested_chunk);
+/// `requested_chunk` 0 picks a chunk that gives every SM several blocks of `tile`.
+FusedPlan plan_fused(int width, int height, int levels, const SalapParams& params, int requested_chunk,
+                     FusedTile tile = FusedTile::wide);
 
 /// TAD + both horizontal and both vertical one-sided filters + eq. 3-4 + a running WTA for
 /// d in each chunk, without materialising any cost volume. Writes the per-chunk best
 /// (order-preserving cost bits << 32 | d) to `d_keys` (plan.key_count() words).
-void salap_fused(const DevicePair& pair, int levels, const SalapParams& params, const FusedPlan& plan,
+/// Level index k searches disparity range.min + k (clamp-to-edge on both sides of I_R).
+void salap_fused(const DevicePair& pair, DisparityRange range, const SalapParams& params, const FusedPlan& plan,
                  std::uint64_t* d_keys, cudaStream_t stream = nullptr);
+inline void salap_fused(const DevicePair& pair, int levels, const SalapParams& params, const FusedPlan& plan,
+                        std::uint64_t* d_keys, cudaStream_t stream = nullptr) {
+  salap_fused(pair, DisparityRange{0, levels}, params, plan, d_keys, stream);
+}
 
-/// disparity = d of the smallest key over the chunks (ties: the smallest d).
-void merge_chunks(const std::uint64_t* d_keys, int chunks, DeviceImage<float>& disparity,
+/// disparity = d_min + the level index of the smallest key over the chunks (ties: the smallest d).
+void merge_chunks(const std::uint64_t* d_keys, int chunks, int d_min, DeviceImage<float>& disparity,
                   cudaStream_t stream = nullptr);
+inline void merge_chunks(const std::uint64_t* d_keys, int chunks, DeviceImage<float>& disparity,
+                         cudaStream_t stream = nullptr) {
+  merge_chunks(d_keys, chunks, 0, disparity, stream);
+}
 
 }  // namespace stereo::cu::salap

@@ -8,10 +8,18 @@
 #include "host/cli/commands.h"
 #include "host/cli/data_commands.h"
 #include "host/error.h"
+#include "host/gpu_select.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"stereo: GPU dense stereo matching reference suite (render-pass GLSL, CUDA, CPU reference)"};
   app.require_subcommand(1);
+  // Global, before the subcommand (`stereo --device 1 bench ...`). It only sets STEREO_DEVICE,
+  // on parse and so before any subcommand creates a matcher; every backend reads that.
+  app.add_option_function<int>("--device", [](const int& ordinal) { stereo::request_gpu(ordinal); },
+                               "GPU for the CUDA and GL backends: a CUDA device ordinal (CUDA_VISIBLE_DEVICES and "
+                               "CUDA_DEVICE_ORDER apply); sets STEREO_DEVICE")
+      ->type_name("N")
+      ->trigger_on_parse();  // request_gpu rejects N < 0 with a stereo::Error
   stereo::cli::add_core_commands(app);
   stereo::add_data_commands(app);
   try {
