@@ -8,13 +8,14 @@
 //        weights remain as a difference: >= 97% (NVIDIA H100: 99.6-99.8%);
 //      Mesa llvmpipe: its 8-bit fixed-point sampler and the gl backend's depth-test WTA,
 //        modelled in tests/test_sampler_model.h: >= 99.5%. Measured (Mesa 22.3.6, LLVM 15):
-//        tsukuba 99.970%, venus 99.989%, teddy 99.930%, cones 99.980%, tsukuba 4-window
-//        100%; every filter output of the 37x29 stage test is exact. The rest are near-ties
-//        decided by float details of the shaders the model does not copy bit for bit (e.g.
-//        llvmpipe's unorm8 -> float conversion: k * (1/255) fits tsukuba and venus better,
-//        k / 255 teddy). Against the plain quantize=8 reference llvmpipe measured
-//        97.4-98.7%, 0.4-1.7 points above a 97% bar: too close to survive a Mesa update,
-//        and explained by the sampler, hence the model.
+//        tsukuba 99.9991%, venus 99.997%, teddy 99.9964%, cones 99.9994%, tsukuba 4-window
+//        100%; every filter output exact. What is left are near-ties decided by how the
+//        compiled shader orders float sums: summing Ca left to right instead of pairwise
+//        alone costs 0.03-0.07%, so the bar leaves room for a Mesa compiler change of that
+//        kind and still fails on anything the size of the sampler's own effect. Against the
+//        plain quantize=8 reference llvmpipe measures 97.4-98.7%, 0.4-1.7 points above a 97%
+//        bar: too close to survive a Mesa update, and explained by the sampler, hence the
+//        model.
 // Each reference map is computed once per test binary (static cache).
 
 #include <gtest/gtest.h>
