@@ -9,10 +9,11 @@
 //      Mesa llvmpipe: its 8-bit fixed-point sampler and the gl backend's depth-test WTA,
 //        modelled in tests/test_sampler_model.h: >= 99.5%. Measured (Mesa 22.3.6, LLVM 15):
 //        tsukuba 99.9991%, venus 99.997%, teddy 99.9964%, cones 99.9994%, tsukuba 4-window
-//        100%; every filter output exact. What is left are near-ties decided by how the
-//        compiled shader orders float sums: summing Ca left to right instead of pairwise
-//        alone costs 0.03-0.07%, so the bar leaves room for a Mesa compiler change of that
-//        kind and still fails on anything the size of the sampler's own effect. Against the
+//        100%; every filter output checked is exact (37x29 stage test; tsukuba d = 4..7).
+//        What is left are near-ties decided by how the compiled shader orders float sums:
+//        summing Ca left to right instead of pairwise alone costs 0.03-0.07%, so the bar
+//        leaves room for a Mesa compiler change of that kind and still fails on anything
+//        the size of the sampler's own effect. Against the
 //        plain quantize=8 reference llvmpipe measures 97.4-98.7%, 0.4-1.7 points above a 97%
 //        bar: too close to survive a Mesa update, and explained by the sampler, hence the
 //        model.
