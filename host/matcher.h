@@ -40,6 +40,14 @@ struct FetchStats {
   std::string ceiling_pass;        ///< what that pass is
 };
 
+/// Device-memory accounting of a backend, for the bench's per-stage bandwidth figures.
+struct MemoryStats {
+  /// Bytes each named stage (as in Timing::stages) moves through device memory at the least:
+  /// its inputs read once and its outputs written once.
+  std::vector<std::pair<std::string, double>> stage_bytes;
+  double copy_gb_s = 0.0;  ///< a large device-to-device copy measured now, bytes read + written per second
+};
+
 class Matcher {
  public:
   virtual ~Matcher() = default;
@@ -58,6 +66,10 @@ class Matcher {
   [[nodiscard]] virtual std::string device() const = 0;
   /// Shader backends measure their fetch ceiling for the bench; others return nothing.
   virtual std::optional<FetchStats> fetch_stats(int /*width*/, int /*height*/, int /*levels*/) {
+    return std::nullopt;
+  }
+  /// GPU backends that account their stages' bytes return them with a copy rate measured now.
+  virtual std::optional<MemoryStats> memory_stats(int /*width*/, int /*height*/, DisparityRange /*range*/) {
     return std::nullopt;
   }
 

@@ -1,10 +1,10 @@
 // The `cpu` backend of SA-LAP: the reference stages (reference/salap.h) behind the Matcher
 // interface, spread over a bounded thread pool (host/thread_pool.h).
 //
-// Disparity levels run one after another, in increasing d, so the winner-takes-all is the
-// reference's own strict `<` scan (the smallest d wins a tie) and the result is bit-identical
-// to reference::salap_disparity for every thread count. Inside one level the frame is cut
-// into bands, with no halo, in two phases:
+// Disparity levels (range.min .. range.max()) run one after another, in increasing d, so the
+// winner-takes-all is the reference's own strict `<` scan (the smallest d wins a tie) and the
+// result is bit-identical to reference::salap_disparity for every thread count. Inside one
+// level the frame is cut into bands, with no halo, in two phases:
 //   1. row bands:    tad_cost, then filter_horizontal left and right (each row on its own);
 //                    the results are stored transposed (C_L^T, C_R^T: one row per image column);
 //   2. column bands: filter_vertical(C, down / up) is filter_horizontal(C^T, right / left) on
@@ -71,7 +71,6 @@ class SalapCpu final : public Matcher {
   }
 
   StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
-    require(range.min == 0, std::string("salap/cpu") + ": a minimum disparity other than 0 is not supported yet");
     using reference::Side;
     const auto start = std::chrono::steady_clock::now();
     const int width = left.width, height = left.height, q = options_.quantize;
@@ -90,10 +89,10 @@ class SalapCpu final : public Matcher {
     ImageF left_t(height, width, 1), right_t(height, width, 1);  // C_L^T, C_R^T
     ImageF best(width, height, 1, std::numeric_limits<float>::infinity());
     StereoResult result;
-    result.disparity = ImageF(width, height, 1, 0.0f);
+    result.disparity = ImageF(width, height, 1, float(range.min));
     ImageF& disparity = result.disparity;
 
-    for (int d = 0; d < range.count; ++d) {
+    for (int d = range.min; d <= range.max(); ++d) {
       pool.parallel_for(std::size_t(row_bands), [&](std::size_t b) {
         const Band r = band(int(b), row_bands, height);
         const ImageF tad = reference::tad_cost(left_rows[b], right_rows[b], d, params_, q);

@@ -263,6 +263,15 @@ TEST(SalapCpuBackend, BitIdenticalForAnyThreadCount) {
       EXPECT_EQ(r.data, direct.data) << threads << " threads, quantize " << quantize;
     }
   }
+  // Ranges that do not start at 0, negative disparities included.
+  for (const DisparityRange range : {DisparityRange{3, 6}, DisparityRange{-2, 7}}) {
+    const ImageF direct = reference::salap_disparity(pair.left, pair.right, range, SalapParams{});
+    for (int threads : {1, 2, 7}) {
+      auto m = create_matcher("salap", "cpu", {{"threads", std::to_string(threads)}});
+      EXPECT_EQ(m->compute(pair.left, pair.right, range).disparity.data, direct.data)
+          << threads << " threads, range " << range.min << " + " << range.count;
+    }
+  }
 }
 
 // Exact ties: columns repeat with period 4 and the right view is shifted by 1, so d = 1, 5 and

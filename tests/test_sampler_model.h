@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "host/image.h"
-#include "host/salap.h"
+#include "host/methods/salap.h"
 #include "reference/salap.h"
 
 namespace stereo::test {

@@ -41,7 +41,7 @@ TEST(ThreadPool, ItemsRunOnSeveralThreads) {
       ids.insert(std::this_thread::get_id());
     }
     arrived.fetch_add(1);
-    for (int spin = 0; spin < 2000 && arrived.load() < 4; ++spin) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    for (int spin = 0; spin < 10000 && arrived.load() < 4; ++spin) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   });
   EXPECT_EQ(ids.size(), 4u);
 }
