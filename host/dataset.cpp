@@ -146,14 +146,34 @@ Scene load_middlebury_v3(const fs::path& dir) {
   return s;
 }
 
-std::vector<Scene> load_kitti(const fs::path& dir) {
+// The two KITTI stereo benchmarks' training folders: the same frames (<id>_10.png is the pair
+// at the reference time), ground truth as 16-bit PNG disparity * 256 with 0 = unknown, under
+// different folder names.
+struct KittiLayout {
+  const char* year;
+  const char* left;   // the reference (left) colour camera
+  const char* right;
+  const char* occ;    // all pixels with ground truth
+  const char* noc;    // non-occluded pixels only
+};
+constexpr KittiLayout KITTI_2015{"2015", "image_2", "image_3", "disp_occ_0", "disp_noc_0"};
+constexpr KittiLayout KITTI_2012{"2012", "colored_0", "colored_1", "disp_occ", "disp_noc"};
+
+const KittiLayout* kitti_layout(const fs::path& dir) {
+  if (file_exists(dir / KITTI_2015.left)) return &KITTI_2015;
+  if (file_exists(dir / KITTI_2012.left)) return &KITTI_2012;
+  return nullptr;
+}
+
+std::vector<Scene> load_kitti(const fs::path& dir, const KittiLayout& layout) {
   std::vector<fs::path> frames;
-  for (const auto& e : fs::directory_iterator(dir / "image_2")) {
+  for (const auto& e : fs::directory_iterator(dir / layout.left)) {
     const std::string n = e.path().filename().string();
     if (n.size() > 7 && n.substr(n.size() - 7) == "_10.png") frames.push_back(e.path());
   }
   std::sort(frames.begin(), frames.end());
-  require(!frames.empty(), dir.string() + ": KITTI folder has no image_2/*_10.png frames");
+  require(!frames.empty(), dir.string() + ": KITTI " + layout.year + " folder has no " + layout.left +
+                               "/*_10.png frames");
   std::vector<Scene> scenes;
   for (const fs::path& left : frames) {
     Scene s;
@@ -161,13 +181,13 @@ std::vector<Scene> load_kitti(const fs::path& dir) {
     s.kind = SceneKind::kitti;
     s.levels = 256;  // KITTI 2012/2015 disparities stay below 256 px
     s.default_threshold = 3.0;
-    load_views(s, left, dir / "image_3" / left.filename());
-    const fs::path occ = dir / "disp_occ_0" / left.filename();
+    load_views(s, left, dir / layout.right / left.filename());
+    const fs::path occ = dir / layout.occ / left.filename();
     if (file_exists(occ)) {
       s.gt = read_disparity_png16(occ);
       check_gt_size(s, occ);
       s.mask_all = mask_of_finite(s.gt);
-      const fs::path noc = dir / "disp_noc_0" / left.filename();
+      const fs::path noc = dir / layout.noc / left.filename();
       if (file_exists(noc)) s.mask_nonocc = mask_of_finite(read_disparity_png16(noc));
     }
     scenes.push_back(std::move(s));
@@ -199,20 +219,20 @@ std::optional<V2SceneInfo> middlebury_v2_info(const std::string& scene_name) {
 
 bool is_scene_folder(const fs::path& dir) {
   return (file_exists(dir / "left.png") && file_exists(dir / "right.png")) ||
-         (file_exists(dir / "im0.png") && file_exists(dir / "im1.png")) || file_exists(dir / "image_2");
+         (file_exists(dir / "im0.png") && file_exists(dir / "im1.png")) || kitti_layout(dir) != nullptr;
 }
 
 Scene load_scene(const fs::path& dir) {
   require(file_exists(dir), "cannot read " + dir.string() + ": no such file or folder");
   if (file_exists(dir / "left.png") && file_exists(dir / "right.png")) return load_middlebury_v2(dir);
   if (file_exists(dir / "im0.png") && file_exists(dir / "im1.png")) return load_middlebury_v3(dir);
-  if (file_exists(dir / "image_2")) {
-    auto scenes = load_kitti(dir);
+  if (const KittiLayout* kitti = kitti_layout(dir)) {
+    auto scenes = load_kitti(dir, *kitti);
     require(scenes.size() == 1, dir.string() + ": a KITTI folder holds " + std::to_string(scenes.size()) +
                                     " pairs; evaluate it as a dataset");
     return std::move(scenes.front());
   }
-  throw Error(dir.string() + ": not a scene folder (expected left.png+right.png, im0.png+im1.png, or image_2/)");
+  throw Error(dir.string() + ": not a scene folder (expected left.png+right.png, im0.png+im1.png, image_2/ (KITTI 2015) or colored_0/ (KITTI 2012))");
 }
 
 Scene load_pair(const fs::path& left, const fs::path& right, int levels) {
@@ -226,7 +246,7 @@ Scene load_pair(const fs::path& left, const fs::path& right, int levels) {
 
 std::vector<Scene> load_dataset(const fs::path& path) {
   require(file_exists(path), "cannot read " + path.string() + ": no such file or folder");
-  if (file_exists(path / "image_2")) return load_kitti(path);
+  if (const KittiLayout* kitti = kitti_layout(path)) return load_kitti(path, *kitti);
   if (is_scene_folder(path)) return {load_scene(path)};
   std::vector<fs::path> dirs;
   for (const auto& e : fs::directory_iterator(path))

@@ -317,3 +317,54 @@ TEST_F(Cli, RunWithMinDisparitySearchesFromTheMinimum) {
   EXPECT_FLOAT_EQ(d.at(32, 20), 4.0f);
   EXPECT_TRUE(fs::exists(p("outc.png")));
 }
+
+// import-pair turns a pair with a 16-bit ground truth (raw = 256 d, 0 = unknown, as KITTI
+// stores it) into a MiddEval3 scene folder that load_scene reads back with the same views, the
+// ground truth divided by --gt-scale, the unknown code masked out, occlusions from the
+// disparities, and the search range rounded up to a multiple of 4; eval then runs on it.
+TEST_F(Cli, ImportPairWritesAMiddEval3Scene) {
+  // l.png / r.png: a plane at d = 4, 64 x 40. Column 10 has no ground truth.
+  ImageU16 raw(64, 40, 1, std::uint16_t(4 * 256));
+  for (int y = 0; y < 40; ++y) raw.at(10, y) = 0;
+  write_png16(p("gt.png"), raw);
+  const Outcome o = stereo("import-pair --left " + p("l.png") + " --right " + p("r.png") + " --gt " + p("gt.png") +
+                           " --gt-scale 256 --name plane --out " + p("imported"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("import-pair: wrote plane (64x40, 8 levels"), std::string::npos) << o.out;
+
+  const Scene s = load_scene(p("imported"));
+  EXPECT_EQ(s.kind, SceneKind::middlebury_v3);
+  EXPECT_EQ(s.levels, 8);  // ceil(4) + 1 = 5, rounded up to a multiple of 4
+  EXPECT_EQ(s.left.data, read_image(p("l.png")).data);
+  EXPECT_EQ(s.right.data, read_image(p("r.png")).data);
+  ASSERT_TRUE(s.gt.same_size(64, 40));
+  std::size_t all = 0, visible = 0;
+  for (int y = 0; y < 40; ++y)
+    for (int x = 0; x < 64; ++x) {
+      if (x == 10) {
+        ASSERT_FALSE(std::isfinite(s.gt.at(x, y))) << x << "," << y;
+        ASSERT_EQ(s.mask_all.at(x, y), 0);
+      } else {
+        ASSERT_FLOAT_EQ(s.gt.at(x, y), 4.0f) << x << "," << y;
+      }
+      all += s.mask_all.at(x, y) == 255;
+      visible += s.mask_nonocc.at(x, y) == 255;
+      if (x < 4) ASSERT_EQ(s.mask_nonocc.at(x, y), 0) << "x - d < 0 is occluded";
+    }
+  EXPECT_EQ(all, std::size_t(63 * 40));
+  EXPECT_EQ(visible, std::size_t((63 - 4) * 40));
+
+  // The imported folder evaluates: SA-LAP finds the plane away from the left border.
+  const Outcome ev = stereo("eval " + p("imported") + " -m salap -b cpu --json");
+  ASSERT_EQ(ev.code, 0) << ev.err;
+  const auto j = nlohmann::json::parse(ev.out);
+  ASSERT_EQ(j["scenes"].size(), 1u);
+  EXPECT_LT(j["scenes"][0]["nonocc"].get<double>(), 5.0);
+
+  // A user error leaves no folder behind.
+  const Outcome bad = stereo("import-pair --left " + p("l.png") + " --right " + p("r.png") + " --gt " + p("gt.png") +
+                             " --gt-scale 0 --name plane --out " + p("bad"));
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.err.find("--gt-scale"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(p("bad")));
+}

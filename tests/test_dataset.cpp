@@ -1,9 +1,14 @@
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 
 #include "host/dataset.h"
+#include "host/image_io.h"
+#include "test_util.h"
 
 namespace fs = std::filesystem;
 using namespace stereo;
@@ -109,4 +114,116 @@ TEST(Dataset, V2TableKnowsTheFourScenes) {
   EXPECT_EQ(middlebury_v2_info("Tsukuba")->scale, 16);
   EXPECT_EQ(middlebury_v2_info("teddy")->levels, 60);
   EXPECT_FALSE(middlebury_v2_info("aloe").has_value());
+}
+
+// ---- synthetic folders written by the tests ------------------------------------------------
+
+namespace {
+
+// A fresh folder under the temp directory, removed with the fixture.
+class TempFolder : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("stereo_dataset_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+struct KittiNames {
+  const char* left;
+  const char* right;
+  const char* occ;
+  const char* noc;
+};
+
+// Frames 000000 and 000001 (and a _11 frame, which is not a pair at the reference time), 23 x 7,
+// with 16-bit ground truth: raw = 256 * d, 0 = unknown; the noc map drops column 0.
+void write_kitti(const fs::path& dir, const KittiNames& n) {
+  for (const char* sub : {n.left, n.right, n.occ, n.noc}) fs::create_directories(dir / sub);
+  for (int frame = 0; frame < 2; ++frame) {
+    const std::string file = "00000" + std::to_string(frame) + "_10.png";
+    const ImageU8 left = test::random_texture(23, 7, 40u + unsigned(frame));
+    write_png(dir / n.left / file, left);
+    write_png(dir / n.right / file, test::shifted(left, 2));
+    ImageU16 occ(23, 7, 1), noc(23, 7, 1);
+    for (int y = 0; y < 7; ++y)
+      for (int x = 0; x < 23; ++x) {
+        // d = 2 + x / 4 + frame (quarter pixels), unknown on row 3.
+        occ.at(x, y) = y == 3 ? 0 : std::uint16_t(256 * (2 + frame) + 64 * x);
+        noc.at(x, y) = x == 0 ? 0 : occ.at(x, y);
+      }
+    write_png16(dir / n.occ / file, occ);
+    write_png16(dir / n.noc / file, noc);
+  }
+  write_png(dir / n.left / "000000_11.png", test::random_texture(23, 7, 9));
+}
+
+}  // namespace
+
+class KittiLayouts : public TempFolder, public ::testing::WithParamInterface<KittiNames> {};
+
+TEST_P(KittiLayouts, ReadTheFramesAndTheSixteenBitGroundTruth) {
+  write_kitti(dir_, GetParam());
+  ASSERT_TRUE(is_scene_folder(dir_));
+  const std::vector<Scene> scenes = load_dataset(dir_);
+  ASSERT_EQ(scenes.size(), 2u);  // the _11 frame is not a pair
+  for (int frame = 0; frame < 2; ++frame) {
+    const Scene& s = scenes[std::size_t(frame)];
+    SCOPED_TRACE(s.name);
+    EXPECT_EQ(s.name, "00000" + std::to_string(frame) + "_10");
+    EXPECT_EQ(s.kind, SceneKind::kitti);
+    EXPECT_EQ(s.levels, 256);
+    EXPECT_EQ(s.default_threshold, 3.0);
+    ASSERT_TRUE(s.left.same_size(23, 7));
+    EXPECT_EQ(s.left.channels, 3);
+    EXPECT_EQ(s.left.data, test::random_texture(23, 7, 40u + unsigned(frame)).data);
+    EXPECT_EQ(s.right.data, test::shifted(s.left, 2).data);
+    ASSERT_TRUE(s.gt.same_size(23, 7));
+    EXPECT_FLOAT_EQ(s.gt.at(0, 0), 2.0f + float(frame));
+    EXPECT_FLOAT_EQ(s.gt.at(5, 6), 2.0f + float(frame) + 5 * 0.25f);
+    EXPECT_TRUE(std::isinf(s.gt.at(4, 3)));  // raw 0 = unknown
+    EXPECT_EQ(count_255(s.mask_all), std::size_t(23 * 6));
+    EXPECT_EQ(count_255(s.mask_nonocc), std::size_t(22 * 6));
+    EXPECT_EQ(s.mask_nonocc.at(0, 0), 0);
+    EXPECT_EQ(s.mask_nonocc.at(1, 0), 255);
+  }
+  // One scene folder holds one pair; two frames are a dataset.
+  EXPECT_THROW(load_scene(dir_), Error);
+  fs::remove(dir_ / GetParam().left / "000001_10.png");
+  EXPECT_EQ(load_scene(dir_).name, "000000_10");
+}
+
+INSTANTIATE_TEST_SUITE_P(Kitti, KittiLayouts,
+                         ::testing::Values(KittiNames{"image_2", "image_3", "disp_occ_0", "disp_noc_0"},
+                                           KittiNames{"colored_0", "colored_1", "disp_occ", "disp_noc"}),
+                         [](const auto& info) { return std::string(info.param.left) == "image_2" ? "2015" : "2012"; });
+
+using DatasetThresholds = TempFolder;
+
+// The bad-pixel threshold of each format's own evaluation: Middlebury v2 1.0, MiddEval3 2.0,
+// KITTI 3.0 (D1).
+TEST_F(DatasetThresholds, EachLoaderSetsItsFormatsThreshold) {
+  const ImageU8 img = test::random_texture(30, 10, 1);
+  fs::create_directories(dir_ / "tsukuba");
+  write_png(dir_ / "tsukuba" / "left.png", img);
+  write_png(dir_ / "tsukuba" / "right.png", img);
+  const Scene v2 = load_scene(dir_ / "tsukuba");
+  EXPECT_EQ(v2.kind, SceneKind::middlebury_v2);
+  EXPECT_EQ(v2.default_threshold, 1.0);
+
+  fs::create_directories(dir_ / "v3");
+  write_png(dir_ / "v3" / "im0.png", img);
+  write_png(dir_ / "v3" / "im1.png", img);
+  std::ofstream(dir_ / "v3" / "calib.txt") << "ndisp=12\n";
+  const Scene v3 = load_scene(dir_ / "v3");
+  EXPECT_EQ(v3.kind, SceneKind::middlebury_v3);
+  EXPECT_EQ(v3.levels, 12);
+  EXPECT_EQ(v3.default_threshold, 2.0);
+
+  write_kitti(dir_ / "kitti", {"colored_0", "colored_1", "disp_occ", "disp_noc"});
+  for (const Scene& s : load_dataset(dir_ / "kitti")) EXPECT_EQ(s.default_threshold, 3.0) << s.name;
 }

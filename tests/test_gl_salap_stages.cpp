@@ -10,9 +10,11 @@
 //    that with truncation, and the pair weights sum to less than 1. The measured maxima are
 //    printed.
 //  - nearest taps: 1e-5.
-// 8-bit intermediates (rgba8) are compared with the reference at quantize=8: the share of
-// texels holding the same 8-bit code is printed and must be high, the rest within one code
-// (bilinear weights and 8-bit rounding of a value near a code boundary).
+// 8-bit intermediates (rgba8) are compared with the CPU model of the renderer's 8-bit filter:
+// the reference at quantize=8 on GPUs, llvmpipe's fixed-point sampler on llvmpipe
+// (tests/test_sampler_model.h). The share of texels holding the same 8-bit code is printed and
+// must be high, the rest within one code (bilinear weights and 8-bit rounding of a value near
+// a code boundary).
 
 #include <gtest/gtest.h>
 
@@ -20,6 +22,7 @@
 #include <cmath>
 #include <iostream>
 #include <random>
+#include <string>
 
 #include "gl/context.h"
 #include "gl/salap_gl.h"
@@ -27,6 +30,7 @@
 #include "reference/salap.h"
 #include "test_util.h"
 #include "test_gl_util.h"
+#include "test_sampler_model.h"
 
 namespace stereo::gl {
 namespace {
@@ -162,7 +166,17 @@ struct CodeShares {
   int tad_worst = 0, horizontal_worst = 0, vertical_worst = 0;
 };
 
-CodeShares rgba8_code_shares(const Overrides& overrides, const Pair& pair) {
+// The CPU model of the 8-bit filters a renderer runs: on llvmpipe its fixed-point sampler
+// (tests/test_sampler_model.h); elsewhere the reference at quantize=8, which sums the exact
+// taps (a GPU's texture unit blends in more than 8 bits; its 1/256 sub-texel weights are the
+// remaining difference).
+ImageF model_filter(const ImageF& in, Side side, const SalapParams& params, bool llvmpipe) {
+  if (llvmpipe) return test::llvmpipe_filter(in, side, params);
+  return side == Side::left || side == Side::right ? ref::filter_horizontal(in, side, params, 8)
+                                                   : ref::filter_vertical(in, side, params, 8);
+}
+
+CodeShares rgba8_code_shares(const Overrides& overrides, const Pair& pair, bool llvmpipe) {
   SalapGlMatcher matcher(overrides);
   SalapParams params;
   CodeShares c;
@@ -176,32 +190,46 @@ CodeShares rgba8_code_shares(const Overrides& overrides, const Pair& pair) {
     for (int k = 0; k < 4 && d0 + k < LEVELS; ++k) {
       const ImageF tad = channel(g.tad, k), cl = channel(g.c_left, k), cr = channel(g.c_right, k);
       track(tad, ref::tad_cost(pair.left, pair.right, d0 + k, params, 8), c.tad, c.tad_worst);
-      track(cl, ref::filter_horizontal(tad, Side::left, params, 8), c.horizontal, c.horizontal_worst);
-      track(cr, ref::filter_horizontal(tad, Side::right, params, 8), c.horizontal, c.horizontal_worst);
-      track(channel(g.c0, k), ref::filter_vertical(cl, Side::down, params, 8), c.vertical, c.vertical_worst);
-      track(channel(g.c1, k), ref::filter_vertical(cl, Side::up, params, 8), c.vertical, c.vertical_worst);
-      track(channel(g.c2, k), ref::filter_vertical(cr, Side::down, params, 8), c.vertical, c.vertical_worst);
-      track(channel(g.c3, k), ref::filter_vertical(cr, Side::up, params, 8), c.vertical, c.vertical_worst);
+      track(cl, model_filter(tad, Side::left, params, llvmpipe), c.horizontal, c.horizontal_worst);
+      track(cr, model_filter(tad, Side::right, params, llvmpipe), c.horizontal, c.horizontal_worst);
+      track(channel(g.c0, k), model_filter(cl, Side::down, params, llvmpipe), c.vertical, c.vertical_worst);
+      track(channel(g.c1, k), model_filter(cl, Side::up, params, llvmpipe), c.vertical, c.vertical_worst);
+      track(channel(g.c2, k), model_filter(cr, Side::down, params, llvmpipe), c.vertical, c.vertical_worst);
+      track(channel(g.c3, k), model_filter(cr, Side::up, params, llvmpipe), c.vertical, c.vertical_worst);
     }
   }
   return c;
 }
 
-TEST(GlSalapStages, Rgba8PassesMatchQuantizedReference) {
+// Bars per model: against its own fixed-point model llvmpipe must agree on >= 99.9 % of codes
+// (float rounding in the shader's sum is all that is left); a GPU against the exact-tap
+// reference on >= 90 % (measured on an NVIDIA H100: 97.9 % horizontal, 99.3 % vertical).
+// Nearest taps have no sub-texel weight: 100 % against the reference everywhere, so they use
+// the reference on every renderer. Never more than one code apart.
+TEST(GlSalapStages, Rgba8PassesMatchTheirModel) {
   STEREO_REQUIRE_GL45();
   const Pair pair = make_pair();
+  const bool llvmpipe = shared_context()->is_llvmpipe();
   for (const char* taps : {"bilinear", "nearest"}) {
-    const CodeShares c = rgba8_code_shares(Overrides{{"gl_taps", taps}}, pair);
-    std::cout << "rgba8 " << taps << " vs reference quantize=8, same 8-bit code (worst channel): tad " << 100 * c.tad
+    const bool fixed_point = llvmpipe && std::string(taps) == "bilinear";
+    const CodeShares c = rgba8_code_shares(Overrides{{"gl_taps", taps}}, pair, fixed_point);
+    const char* model = fixed_point ? "llvmpipe fixed-point model" : "reference quantize=8";
+    std::cout << "rgba8 " << taps << " vs " << model << ", same 8-bit code (worst channel): tad " << 100 * c.tad
               << "%, horizontal " << 100 * c.horizontal << "% (max " << c.horizontal_worst << " codes), vertical "
               << 100 * c.vertical << "% (max " << c.vertical_worst << " codes)\n";
+    if (fixed_point) {
+      const CodeShares r = rgba8_code_shares(Overrides{{"gl_taps", taps}}, pair, false);
+      std::cout << "  (the same against reference quantize=8: horizontal " << 100 * r.horizontal << "%, vertical "
+                << 100 * r.vertical << "%)\n";
+    }
     RecordProperty(std::string("rgba8_") + taps + "_horizontal_exact_share", std::to_string(c.horizontal));
     RecordProperty(std::string("rgba8_") + taps + "_vertical_exact_share", std::to_string(c.vertical));
+    const double bar = fixed_point ? 0.999 : 0.90;
     EXPECT_GE(c.tad, 0.999) << taps;
     EXPECT_LE(c.tad_worst, 1) << taps;
-    EXPECT_GE(c.horizontal, 0.90) << taps;
+    EXPECT_GE(c.horizontal, bar) << taps;
     EXPECT_LE(c.horizontal_worst, 1) << taps;
-    EXPECT_GE(c.vertical, 0.90) << taps;
+    EXPECT_GE(c.vertical, bar) << taps;
     EXPECT_LE(c.vertical_worst, 1) << taps;
   }
 }
