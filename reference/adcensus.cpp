@@ -262,13 +262,14 @@ CostVolume scanline_optimize(const CostVolume& cost, const ImageU8& left_rgb, co
 
 ImageF winner_takes_all(const CostVolume& cost) {
   ImageF disparity(cost.width, cost.height, 1);
-  for (int y = 0; y < cost.height; ++y)
+  parallel_for(cost.height, [&](int y) {
     for (int x = 0; x < cost.width; ++x) {
       int best = 0;
       for (int k = 1; k < cost.range.count; ++k)
         if (cost.at(x, y, k) < cost.at(x, y, best)) best = k;  // strict: the smallest d keeps a tie
       disparity.at(x, y) = float(cost.range.min + best);
     }
+  });
   return disparity;
 }
 

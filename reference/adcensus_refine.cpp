@@ -212,7 +212,7 @@ ImageF subpixel_enhancement(const ImageF& disparity, const CostVolume& cost) {
 ImageF median_3x3(const ImageF& disparity) {
   require(disparity.channels == 1, "adcensus: median_3x3 needs a one-channel map");
   ImageF out(disparity.width, disparity.height, 1);
-  for (int y = 0; y < disparity.height; ++y)
+  parallel_for(disparity.height, [&](int y) {
     for (int x = 0; x < disparity.width; ++x) {
       float window[9];
       int n = 0;
@@ -221,6 +221,7 @@ ImageF median_3x3(const ImageF& disparity) {
       std::nth_element(window, window + 4, window + 9);
       out.at(x, y) = window[4];
     }
+  });
   return out;
 }
 
