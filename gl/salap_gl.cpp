@@ -44,6 +44,7 @@ struct SalapGlMatcher::Impl {
 
   // Targets, allocated once per size and reused across groups and calls.
   int width = 0, height = 0;
+  int d_min = 0;  // the range's smallest disparity: the passes work on level indices from 0
   Texture left, right, cost, c_left, c_right, c[4], disparity, depth;
   Framebuffer tad_fbo, horizontal_fbo, vertical_fbo, select_fbo;
 
@@ -137,7 +138,7 @@ struct SalapGlMatcher::Impl {
     GL_CHECK(glDisable(GL_BLEND));
     timed("tad", [&] {
       tad_pass(channels).texture("u_left", 0, left).texture("u_right", 1, right).set("u_size", size).set("u_d0", d0)
-          .draw(tad_fbo, width, height);
+          .set("u_dmin", d_min).draw(tad_fbo, width, height);
     });
     timed("horizontal", [&] {
       horizontal.texture("u_cost", 0, cost).set("u_size", size).draw(horizontal_fbo, width, height);
@@ -157,7 +158,7 @@ struct SalapGlMatcher::Impl {
   }
 
   ImageF read_rgba(const Texture& t) { return transfer.download(t, GL_RGBA, 4); }
-  ImageF read_disparity() { return transfer.download(disparity, GL_RED, 1); }
+  ImageF read_disparity() { return with_min_disparity(transfer.download(disparity, GL_RED, 1), d_min); }
 
   int fetches_per_fragment() const { return fetches_per_pixel(taps); }
 };
@@ -181,8 +182,7 @@ std::string SalapGlMatcher::device() const { return impl_->context->renderer(); 
 int SalapGlMatcher::fetches_per_fragment() const { return impl_->fetches_per_fragment(); }
 
 StereoResult SalapGlMatcher::match(const ImageU8& left, const ImageU8& right, DisparityRange range) {
-  require(range.min == 0, std::string(COMPONENT) + ": a minimum disparity other than 0 is not supported yet");
-  return run_salap(*impl_, COMPONENT, left, right, range.count);
+  return run_salap(*impl_, left, right, range);
 }
 
 SalapGroupTextures SalapGlMatcher::debug_group(const ImageU8& left, const ImageU8& right, int d0, int levels) {

@@ -20,7 +20,7 @@
 #include "gl/salap_passes.h"
 #include "host/image.h"
 #include "host/matcher.h"
-#include "host/salap.h"
+#include "host/methods/salap.h"
 
 namespace stereo::gl {
 

@@ -101,6 +101,7 @@ struct SalapGlComputeMatcher::Impl {
 
   // Images, allocated once per size and reused across groups and calls.
   int width = 0, height = 0;
+  int d_min = 0;  // the range's smallest disparity: the passes work on level indices from 0
   Texture left, right, cost, c_left, c_right, c[4], best;
 
   Impl(const SalapParams& p, const SalapGlComputeOptions& o) : params(p), options(o), context(shared_context()) {
@@ -182,7 +183,7 @@ struct SalapGlComputeMatcher::Impl {
       left.bind(0);
       right.bind(1);
       bind_image(0, cost, GL_WRITE_ONLY);
-      tad_pass(channels).set("u_d0", d0).dispatch(width, height);
+      tad_pass(channels).set("u_d0", d0).set("u_dmin", d_min).dispatch(width, height);
       // horizontal samples TAD with texture(): TEXTURE_FETCH makes the image stores visible.
       GL_CHECK(glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT));
     });
@@ -222,7 +223,8 @@ struct SalapGlComputeMatcher::Impl {
     return transfer.download(t, format, channels);
   }
   ImageF read_rgba(const Texture& t) { return read(t, GL_RGBA, 4); }
-  ImageF read_disparity() { return read(best, GL_GREEN, 1); }  // .y of (cost, disparity)
+  // .y of (cost, level index)
+  ImageF read_disparity() { return with_min_disparity(read(best, GL_GREEN, 1), d_min); }
 
   int fetches_per_invocation() const { return fetches_per_pixel(taps); }
 };
@@ -246,8 +248,7 @@ std::string SalapGlComputeMatcher::device() const { return impl_->context->rende
 int SalapGlComputeMatcher::fetches_per_invocation() const { return impl_->fetches_per_invocation(); }
 
 StereoResult SalapGlComputeMatcher::match(const ImageU8& left, const ImageU8& right, DisparityRange range) {
-  require(range.min == 0, std::string(COMPONENT) + ": a minimum disparity other than 0 is not supported yet");
-  return run_salap(*impl_, COMPONENT, left, right, range.count);
+  return run_salap(*impl_, left, right, range);
 }
 
 SalapGroupTextures SalapGlComputeMatcher::debug_group(const ImageU8& left, const ImageU8& right, int d0, int levels) {

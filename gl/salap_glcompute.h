@@ -25,7 +25,7 @@
 #include "gl/salap_gl.h"
 #include "host/image.h"
 #include "host/matcher.h"
-#include "host/salap.h"
+#include "host/methods/salap.h"
 
 namespace stereo::gl {
 

@@ -13,6 +13,7 @@
 #include <GL/glew.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -24,7 +25,7 @@
 #include "gl/program.h"
 #include "host/dataset.h"
 #include "host/matcher.h"
-#include "host/salap.h"
+#include "host/methods/salap.h"
 
 namespace stereo::gl {
 
@@ -61,7 +62,7 @@ class PixelTransfer {
   Mapped up_, down_;
 };
 
-/// One one-sided 1D filter, centre tap excluded, weights normalised by F1 (host/salap.h).
+/// One one-sided 1D filter, centre tap excluded, weights normalised by F1 (host/methods/salap.h).
 /// Bilinear (Lu et al. Sec. 3): taps i, i+1 (i = 1, 3, .., W-1) become one GL_LINEAR fetch at
 /// offset i + w_{i+1} / (w_i + w_{i+1}) weighted (w_i + w_{i+1}) / F1; nearest: W fetches.
 struct TapLayout {
@@ -74,6 +75,14 @@ TapLayout tap_layout(const SalapParams& params, bool bilinear);
 /// tad 1 + 4, horizontal 1 + 2S, vertical 2 (1 + 2S), select 4, S = taps per side.
 int fetches_per_pixel(const TapLayout& taps);
 
+/// Level indices (what the selection stores) to disparities: + d_min where finite.
+inline ImageF with_min_disparity(ImageF levels, int d_min) {
+  if (d_min != 0)
+    for (float& v : levels.data)
+      if (std::isfinite(v)) v += float(d_min);
+  return levels;
+}
+
 inline double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -81,8 +90,9 @@ inline double ms_since(std::chrono::steady_clock::time_point t0) {
 /// The whole method: upload (timed by glFinish and a host clock), ceil(L/4) groups in
 /// increasing d0 (each pass timed by the PassTimer), read-back of the disparity map.
 template <class Impl>
-StereoResult run_salap(Impl& m, const std::string& component, const ImageU8& left, const ImageU8& right, int levels) {
-  validate_pair(left, right, levels, component);
+StereoResult run_salap(Impl& m, const ImageU8& left, const ImageU8& right, DisparityRange range) {
+  const int levels = range.count;
+  m.d_min = range.min;
   m.context->make_current();
   m.allocate(left.width, left.height);
   StereoResult result;
@@ -112,6 +122,7 @@ template <class Impl>
 SalapGroupTextures run_group_for_debug(Impl& m, const std::string& component, const ImageU8& left,
                                        const ImageU8& right, int d0, int levels) {
   validate_pair(left, right, levels, component);
+  m.d_min = 0;
   require(d0 >= 0 && d0 < levels, component + ": group start " + std::to_string(d0) + " outside 0.." +
                                       std::to_string(levels - 1));
   m.context->make_current();

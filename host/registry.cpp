@@ -1,31 +1,68 @@
 #include <algorithm>
+#include <cctype>
 
 #include "host/backends.h"
 #include "host/dataset.h"
 #include "host/error.h"
 #include "host/methods/adcensus.h"
+#include "host/methods/salap.h"
 
 namespace stereo {
+
+namespace {
+
+// A backend without its method's MethodInfo would reach `eval` and `bench` with no paper to
+// compare against; a MethodInfo without a backend would be listed but could not run. Checked
+// on the finished builtin registry rather than in add(), so that a test may build a registry
+// of one backend hook alone.
+void check_complete(const Registry& r) {
+  for (const BackendEntry& e : r.entries()) {
+    const auto& methods = r.methods();
+    require(std::any_of(methods.begin(), methods.end(), [&](const MethodInfo& m) { return m.name == e.method; }),
+            "registry: backend " + e.method + "/" + e.backend + " is registered without a MethodInfo for '" +
+                e.method + "' (add_method it in register_" + e.method + ", host/registry.cpp)");
+  }
+  for (const MethodInfo& m : r.methods())
+    require(!r.backends(m.name).empty(), "registry: method '" + m.name + "' has no backend in this build");
+}
+
+}  // namespace
+
+// One hook per method (host/backends.h): its MethodInfo, then every backend this build has.
+void register_salap(Registry& r) {
+  r.add_method(salap_method_info());
+  register_salap_cpu(r);
+#ifdef STEREO_WITH_GL
+  register_salap_gl(r);
+  register_salap_glcompute(r);
+#endif
+#ifdef STEREO_WITH_CUDA
+  register_salap_cuda(r);
+#endif
+}
+
+void register_adcensus(Registry& r) {
+  r.add_method(adcensus_method_info());
+  register_adcensus_cpu(r);
+}
 
 const Registry& Registry::builtin() {
   static const Registry registry = [] {
     Registry r;
-    register_salap_cpu(r);
-    register_adcensus_cpu(r);
-    r.add_method(adcensus_method_info());
-#ifdef STEREO_WITH_GL
-    register_salap_gl(r);
-    register_salap_glcompute(r);
-#endif
-#ifdef STEREO_WITH_CUDA
-    register_salap_cuda(r);
-#endif
+    register_salap(r);
+    register_adcensus(r);
+    check_complete(r);
     return r;
   }();
   return registry;
 }
 
-void Registry::add(BackendEntry entry) { entries_.push_back(std::move(entry)); }
+void Registry::add(BackendEntry entry) {
+  for (const BackendEntry& e : entries_)
+    require(e.method != entry.method || e.backend != entry.backend,
+            "registry: backend " + entry.method + "/" + entry.backend + " registered twice");
+  entries_.push_back(std::move(entry));
+}
 
 void Registry::add_method(MethodInfo info) {
   for (const MethodInfo& m : methods_)

@@ -111,12 +111,12 @@ ImageF level_cost(const ImageU8& left, const ImageU8& right, int d, const SalapP
                      params);
 }
 
-ImageF salap_disparity(const ImageU8& left, const ImageU8& right, int levels, const SalapParams& params,
+ImageF salap_disparity(const ImageU8& left, const ImageU8& right, DisparityRange range, const SalapParams& params,
                        int quantize) {
   params.validate("salap/cpu");
   ImageF best_cost(left.width, left.height, 1, std::numeric_limits<float>::infinity());
-  ImageF disparity(left.width, left.height, 1, 0.0f);
-  for (int d = 0; d < levels; ++d) {
+  ImageF disparity(left.width, left.height, 1, float(range.min));
+  for (int d = range.min; d <= range.max(); ++d) {
     const ImageF cost = level_cost(left, right, d, params, quantize);
     for (std::size_t i = 0; i < cost.data.size(); ++i)
       if (cost.data[i] < best_cost.data[i]) {  // strict: the smallest d wins a tie

@@ -2,7 +2,7 @@
 /// \file reference/salap.h
 /// SA-LAP on the CPU, written for clarity: plain loops, double accumulation, one function
 /// per stage with the same names as the GPU stages (cuda/salap/stages.h), so tests can
-/// compare stage against stage. Costs are normalised as host/salap.h describes.
+/// compare stage against stage. Costs are normalised as host/methods/salap.h describes.
 ///
 /// Stage order for one disparity d (paper Fig. 1, eq. 2-6):
 ///   D      = tad_cost(left, right, d)                      in [0,1]
@@ -18,8 +18,9 @@
 
 #include <vector>
 
+#include "host/disparity_range.h"
 #include "host/image.h"
-#include "host/salap.h"
+#include "host/methods/salap.h"
 
 namespace stereo::reference {
 
@@ -48,8 +49,14 @@ ImageF window_cost(const ImageF& c0, const ImageF& c1, const ImageF& c2, const I
 /// Every stage for one disparity: window_cost of the four quadrant filters of tad_cost (eq. 2-4).
 ImageF level_cost(const ImageU8& left, const ImageU8& right, int d, const SalapParams& params, int quantize = 0);
 
-/// The whole method: winner-takes-all of window_cost over d = 0..levels-1.
-ImageF salap_disparity(const ImageU8& left, const ImageU8& right, int levels, const SalapParams& params,
+/// The whole method: winner-takes-all of window_cost over d = range.min .. range.max()
+/// (a negative d reads I_R(x - d) clamped at the right edge, as a positive one at the left).
+ImageF salap_disparity(const ImageU8& left, const ImageU8& right, DisparityRange range, const SalapParams& params,
                        int quantize = 0);
+/// The same over 0 .. levels-1.
+inline ImageF salap_disparity(const ImageU8& left, const ImageU8& right, int levels, const SalapParams& params,
+                              int quantize = 0) {
+  return salap_disparity(left, right, DisparityRange{0, levels}, params, quantize);
+}
 
 }  // namespace stereo::reference

@@ -37,7 +37,6 @@ class SalapCpu final : public Matcher {
   }
 
   StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
-    require(range.min == 0, std::string("salap/cpu") + ": a minimum disparity other than 0 is not supported yet");
     const int levels = range.count;
     const auto start = std::chrono::steady_clock::now();
     unsigned threads = options_.threads > 0 ? unsigned(options_.threads) : std::max(1u, std::thread::hardware_concurrency());
@@ -48,8 +47,8 @@ class SalapCpu final : public Matcher {
     for (unsigned t = 0; t < threads; ++t)
       pool.emplace_back([&, t] {
         best[t] = ImageF(left.width, left.height, 1, std::numeric_limits<float>::infinity());
-        arg[t] = ImageF(left.width, left.height, 1, 0.0f);
-        for (int d = int(t); d < levels; d += int(threads)) {
+        arg[t] = ImageF(left.width, left.height, 1, float(range.min));
+        for (int d = range.min + int(t); d <= range.max(); d += int(threads)) {
           const ImageF cost = reference::level_cost(left, right, d, params_, options_.quantize);
           for (std::size_t i = 0; i < cost.data.size(); ++i)
             if (cost.data[i] < best[t].data[i]) {

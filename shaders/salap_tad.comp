@@ -7,7 +7,8 @@
 // of every image (row 0 = image row 0, nothing flipped) and samples the rectangle textures
 // at texel centres (x + 0.5 - d0 - k, y + 0.5): the coordinate the fragment pass's
 // interpolated varyings hold at its fragment centre. Both images are RGBA8 with NEAREST and
-// CLAMP_TO_EDGE, so x-d0-k < 0 reads column 0, the reference's clamp-to-edge; texelFetch is
+// CLAMP_TO_EDGE, so x-d0-k < 0 reads column 0 and x-d0-k >= width (a negative disparity) the
+// last column, the reference's clamp-to-edge; texelFetch is
 // used only for the pixel's own (always valid) left texel, since it has no border clamping.
 //
 // Intensities go back to integer levels (round(v * 255) undoes the unorm8 conversion
@@ -26,7 +27,8 @@ layout(binding = 1) uniform sampler2DRect u_right;
 layout(binding = 0, IMAGE_FORMAT) writeonly uniform image2DRect o_cost;
 
 uniform ivec2 u_size;  // width, height in pixels
-uniform int u_d0;      // first disparity of this group
+uniform int u_d0;      // first level index of this group (0, 4, 8, ...)
+uniform int u_dmin;    // the smallest disparity searched: level index i is disparity u_dmin + i
 
 // rgb_mean keeps the integer sum of the three |differences| and divides by 3 together with
 // tau (RANGE = 3 tau): one division of exact values, see main().
@@ -52,7 +54,7 @@ void main() {
   ivec2 p = ivec2(gl_GlobalInvocationID.xy);
   if (any(greaterThanEqual(p, u_size))) return;  // the partial groups at the right/top edges
   vec2 centre = vec2(p) + 0.5;
-  float d = float(u_d0);
+  float d = float(u_d0 + u_dmin);
   vec3 l = round(texelFetch(u_left, p).rgb * 255.0);
   vec4 diff = vec4(difference(l, texture(u_right, vec2(centre.x - d, centre.y))),
                    difference(l, texture(u_right, vec2(centre.x - d - 1.0, centre.y))),

@@ -1,8 +1,9 @@
 #version 450 core
 // TAD pass (Lu et al. Sec. 2, Fig. 1 "TAD"): channel k = min(|I_L(x,y) - I_R(x-d0-k,y)|, tau) / tau,
 // four disparities per RGBA texel (Sec. 3). Both images are RGBA8 rectangle textures with
-// NEAREST filtering and CLAMP_TO_EDGE, so x-d0-k < 0 reads column 0, as the reference's
-// clamp-to-edge does. The left texel is the fragment's own (texelFetch at gl_FragCoord).
+// NEAREST filtering and CLAMP_TO_EDGE, so x-d0-k < 0 reads column 0 and x-d0-k >= width (a
+// negative disparity) the last column, as the reference's clamp-to-edge does. d0 includes the
+// range's minimum disparity (salap_tad.vert). The left texel is the fragment's own (texelFetch at gl_FragCoord).
 //
 // The difference follows reference/salap.cpp: intensities are taken back to integer levels
 // 0..255 (round(v * 255) undoes the unorm8 -> float conversion exactly), then

@@ -565,6 +565,32 @@ TEST(AdCensusReference, CpuBackendIsTheStageChain) {
   EXPECT_EQ(run("full").data, median_3x3(subpixel).data);
 }
 
+// A fronto-parallel plane on a random texture, searched with ranges above, below and across
+// zero: the integer map before sub-pixel enhancement holds the plane's disparity exactly, the
+// final map within half a level (eq. 7 moves it by less than that at a cost minimum).
+TEST(AdCensusReference, CpuBackendFindsAShiftedPlaneInAnyRange) {
+  const ImageU8 left = test::random_texture(71, 37, 11);
+  const std::pair<int, DisparityRange> cases[] = {{9, {6, 8}}, {-5, {-10, 8}}, {2, {-3, 9}}};
+  for (const auto& [d, range] : cases) {
+    const ImageU8 right = test::shifted(left, d);
+    const ImageF adjusted =
+        create_matcher("adcensus", "cpu", {{"refine", "adjust"}})->compute(left, right, range).disparity;
+    const ImageF full = create_matcher("adcensus", "cpu", {})->compute(left, right, range).disparity;
+    int total = 0, exact = 0, close = 0;
+    for (int y = 0; y < left.height; ++y)
+      for (int x = 0; x < left.width; ++x) {
+        if (x - d < 0 || x - d >= left.width) continue;  // the match must lie in the right image
+        ++total;
+        exact += adjusted.at(x, y) == float(d);
+        close += std::fabs(full.at(x, y) - float(d)) < 0.5f;
+      }
+    std::cout << "[adcensus/cpu plane " << d << " in " << range.min << ".." << range.max() << "] exact "
+              << 100.0 * exact / total << " %, final within 0.5: " << 100.0 * close / total << " %\n";
+    EXPECT_GE(double(exact) / total, 0.99) << "plane " << d;
+    EXPECT_GE(double(close) / total, 0.99) << "plane " << d;
+  }
+}
+
 TEST(AdCensusReference, MethodInfoCarriesTable2) {
   const MethodInfo& info = Registry::builtin().method("adcensus");
   const auto cones = info.paper_accuracy("cones", nlohmann::json::object());

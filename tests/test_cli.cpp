@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -115,14 +117,15 @@ TEST_F(Cli, UnknownMethodBackendAndKey) {
 TEST_F(Cli, UnavailableBackendSaysWhy) {
   const Outcome list = stereo("list --json");
   ASSERT_EQ(list.code, 0) << list.err;
-  for (const auto& row : nlohmann::json::parse(list.out)) {
-    if (row["available"].get<bool>()) continue;
-    const std::string backend = row["backend"].get<std::string>();
-    const Outcome o = stereo("run " + p("l.png") + " " + p("r.png") + " -m " + row["method"].get<std::string>() +
-                             " -b " + backend + " -d 8 -o " + p("out.pfm"));
-    expect_user_error(o, row["reason"].get<std::string>());
-    return;
-  }
+  const auto j = nlohmann::json::parse(list.out);
+  for (const auto& method : j["methods"])
+    for (const auto& row : method["backends"]) {
+      if (row["available"].get<bool>()) continue;
+      const Outcome o = stereo("run " + p("l.png") + " " + p("r.png") + " -m " + method["name"].get<std::string>() +
+                               " -b " + row["backend"].get<std::string>() + " -d 8 -o " + p("out.pfm"));
+      expect_user_error(o, row["reason"].get<std::string>());
+      return;
+    }
   GTEST_SKIP() << "every backend is available on this machine";
 }
 
@@ -137,11 +140,56 @@ TEST_F(Cli, ListShowsEveryBackendWithAvailability) {
   ASSERT_EQ(o.code, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
   bool cpu = false;
-  for (const auto& row : j) {
-    if (row["method"] == "salap" && row["backend"] == "cpu") cpu = row["available"].get<bool>();
-    if (!row["available"].get<bool>()) EXPECT_FALSE(row["reason"].get<std::string>().empty());
-  }
+  for (const auto& method : j["methods"])
+    for (const auto& row : method["backends"]) {
+      if (method["name"] == "salap" && row["backend"] == "cpu") cpu = row["available"].get<bool>();
+      if (!row["available"].get<bool>()) EXPECT_FALSE(row["reason"].get<std::string>().empty());
+    }
   EXPECT_TRUE(cpu);
+}
+
+TEST_F(Cli, ListNamesEachMethodsPaperAndKeepsTheBackendColumns) {
+  const Outcome o = stereo("list");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("salap: SA-LAP"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("J. Lu, G. Lafruit, F. Catthoor"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("ICIP 2007"), std::string::npos) << o.out;
+  // scripts/demo.sh reads a backend row with awk ($1 method, $2 backend, $3 yes/no) and the
+  // notes from column 33.
+  const std::size_t row = o.out.find("\nsalap     cpu        yes        ");
+  ASSERT_NE(row, std::string::npos) << o.out;
+  EXPECT_NE(o.out.substr(row + 1 + 32, 6), "      ");
+}
+
+TEST_F(Cli, ListJsonCarriesTheMethodInfo) {
+  const Outcome o = stereo("list --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto methods = nlohmann::json::parse(o.out)["methods"];
+  const auto salap = std::find_if(methods.begin(), methods.end(), [](const auto& m) { return m["name"] == "salap"; });
+  ASSERT_NE(salap, methods.end());
+  EXPECT_NE((*salap)["citation"].get<std::string>().find("ICIP 2007"), std::string::npos);
+  EXPECT_NE((*salap)["paper_gpu"].get<std::string>().find("GeForce 7900"), std::string::npos);
+  bool tsukuba_4 = false;
+  for (const auto& row : (*salap)["accuracy"])
+    if (row["scene"] == "tsukuba" && row["when"].value("windows", "") == "4") {
+      tsukuba_4 = true;
+      EXPECT_DOUBLE_EQ(row["nonocc"].get<double>(), 7.63);
+      EXPECT_TRUE(row["all"].is_null());
+    }
+  EXPECT_TRUE(tsukuba_4);
+  EXPECT_EQ((*salap)["speed"].size(), 10u);
+  ASSERT_FALSE((*salap)["params"].empty());
+  EXPECT_EQ((*salap)["params"][0].get<std::string>().rfind("gamma = 5", 0), 0u) << (*salap)["params"][0];
+  EXPECT_FALSE((*salap)["backends"].empty());
+}
+
+TEST_F(Cli, ParamsPrintsTheTableWithDocs) {
+  const Outcome o = stereo("params -m salap");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("gamma = 5.0"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("Sec. 4"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("windows = \"9\""), std::string::npos) << o.out;
+  expect_user_error(stereo("params -m nosuch"), "nosuch");
 }
 
 TEST_F(Cli, EvalWritesMapsPicturesAndJson) {
@@ -151,24 +199,121 @@ TEST_F(Cli, EvalWritesMapsPicturesAndJson) {
   ASSERT_EQ(o.code, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
   ASSERT_EQ(j["scenes"].size(), 1u);
-  EXPECT_EQ(j["scenes"][0]["name"], "tsukuba");
-  EXPECT_LT(j["scenes"][0]["nonocc"].get<double>(), 10.0);
-  EXPECT_TRUE(j["scenes"][0]["disc"].is_number());
+  const auto& scene = j["scenes"][0];
+  EXPECT_EQ(scene["name"], "tsukuba");
+  EXPECT_LT(scene["nonocc"].get<double>(), 10.0);
+  EXPECT_TRUE(scene["disc"].is_number());
+  EXPECT_EQ(scene["min_disparity"], 0);
+  EXPECT_EQ(scene["levels"], 16);
+  EXPECT_DOUBLE_EQ(scene["threshold"].get<double>(), 1.0);  // the v2 format's default
+  // The paper's Table 1 row, from the registry, and the averages over the scenes with both.
+  EXPECT_DOUBLE_EQ(scene["paper"]["nonocc"].get<double>(), 3.95);
+  EXPECT_DOUBLE_EQ(scene["paper"]["disc"].get<double>(), 14.42);
+  EXPECT_TRUE(scene["paper"]["all"].is_null());
+  EXPECT_DOUBLE_EQ(j["paper_average"]["nonocc"]["paper"].get<double>(), 3.95);
+  EXPECT_DOUBLE_EQ(j["paper_average"]["nonocc"]["ours"].get<double>(), scene["nonocc"].get<double>());
+  EXPECT_EQ(j["paper_average"]["all"]["scenes"], 0);
+  EXPECT_NE(j["paper"]["source"].get<std::string>().find("Table 1"), std::string::npos);
   EXPECT_TRUE(fs::exists(p("ev/tsukuba.pfm")));
   EXPECT_TRUE(fs::exists(p("ev/tsukuba_color.png")));
   EXPECT_TRUE(fs::exists(p("ev/tsukuba_error.png")));
-  EXPECT_TRUE(fs::exists(p("ev/result.json")));
+  EXPECT_EQ(nlohmann::json::parse(slurp(p("ev/result.json"))), j);
+}
+
+TEST_F(Cli, EvalComparesWithThePapersRowForTheParameters) {
+  const fs::path tsukuba = data_root() / "middlebury-v2/tsukuba";
+  if (!fs::exists(tsukuba)) GTEST_SKIP() << "no shared data at " << data_root();
+  const Outcome four = stereo("eval " + tsukuba.string() + " -m salap --set windows=4 --set window=9");
+  ASSERT_EQ(four.code, 0) << four.err;
+  EXPECT_NE(four.out.find("Table 1"), std::string::npos) << four.out;
+  EXPECT_NE(four.out.find("0..15"), std::string::npos) << four.out;  // the range searched
+  EXPECT_NE(four.out.find("7.63"), std::string::npos) << four.out;   // the 4-window row
+  EXPECT_NE(four.out.find("vs paper (1 scene)"), std::string::npos) << four.out;
+  // At another threshold the paper's bad > 1 figures do not apply.
+  const Outcome other = stereo("eval " + tsukuba.string() + " -m salap --set window=9 --threshold 2 --json");
+  ASSERT_EQ(other.code, 0) << other.err;
+  const auto j = nlohmann::json::parse(other.out);
+  EXPECT_DOUBLE_EQ(j["threshold"].get<double>(), 2.0);
+  EXPECT_TRUE(j["scenes"][0]["paper"].is_null());
+  EXPECT_EQ(j["paper_average"]["nonocc"]["scenes"], 0);
 }
 
 TEST_F(Cli, BenchReportsMediansAsJson) {
   const Outcome o = stereo("bench -m salap -b cpu --size 64x48 -d 8 --repeat 2 --json");
   ASSERT_EQ(o.code, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
-  for (const char* k : {"method", "backend", "device", "width", "height", "levels", "repeat", "algorithm_ms",
-                        "upload_ms", "readback_ms", "total_ms", "fps", "mdes"})
+  for (const char* k : {"method", "backend", "device", "width", "height", "min_disparity", "levels", "repeat", "clock",
+                        "algorithm_ms", "upload_ms", "readback_ms", "total_ms", "fps", "mdes", "paper"})
     EXPECT_TRUE(j.contains(k)) << k;
   EXPECT_EQ(j["levels"], 8);
+  EXPECT_EQ(j["min_disparity"], 0);
+  EXPECT_TRUE(j["paper"].is_null());  // 64x48 is none of the paper's settings
   const Outcome bad = stereo("bench -m salap -b cpu --size 64x48 -d 64");
   EXPECT_NE(bad.code, 0);
   EXPECT_NE(bad.err.find("width"), std::string::npos);
+}
+
+TEST_F(Cli, BenchAtAPaperSettingShowsThePapersFigure) {
+  // 256^2 at 16 levels is a row of Lu et al. Table 2 (402 Mde/s on a GeForce 7900).
+  const Outcome o = stereo("bench -m salap -b cpu --set window=9 --size 256x256 -d 16 --repeat 1");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("upload of both images + algorithm + read-back"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("GeForce 7900"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("paper Mde/s"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(" 402 "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("0..15"), std::string::npos) << o.out;
+}
+
+TEST_F(Cli, BenchRangeOutsideTheImageIsOneLineError) {
+  const Outcome o = stereo("bench -m salap -b cpu --size 64x48 -d 8 --min-disparity -1000");
+  EXPECT_NE(o.code, 0);
+  EXPECT_NE(o.err.find("-1000..-993"), std::string::npos) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  EXPECT_TRUE(o.out.empty()) << o.out;  // checked before anything runs
+}
+
+// ---- disparity ranges ----------------------------------------------------------------------
+
+TEST_F(Cli, RunNamesAndRecordsTheRange) {
+  const Outcome text = stereo("run " + p("l.png") + " " + p("r.png") + " -m salap --set window=9 -d 8 -o " + p("out.pfm"));
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("disparities 0..7 (8 levels)"), std::string::npos) << text.out;
+  const Outcome o = stereo("run " + p("l.png") + " " + p("r.png") + " -m salap --set window=9 -d 8 -o " +
+                           p("out2.pfm") + " --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["min_disparity"], 0);
+  EXPECT_EQ(j["levels"], 8);
+}
+
+TEST_F(Cli, RunRangeOutsideTheImageIsOneLineError) {
+  // 64 wide: -1000 .. -993 leaves no overlap of the two views.
+  expect_user_error(stereo("run " + p("l.png") + " " + p("r.png") + " -m salap -d 8 --min-disparity -1000 -o " +
+                           p("out.pfm")),
+                    "-1000..-993");
+  expect_user_error(stereo("run " + p("l.png") + " " + p("r.png") + " -m salap -d 8 --min-disparity 60 -o " +
+                           p("out.pfm")),
+                    "60..67");
+}
+
+// A nonzero minimum: every disparity in the map lies in min .. min + count - 1, and the
+// plane at 4 comes out at 4 (not at its level index 0).
+TEST_F(Cli, RunWithMinDisparitySearchesFromTheMinimum) {
+  const Outcome o = stereo("run " + p("l.png") + " " + p("r.png") + " -m salap -b cpu --set window=9 -d 8 "
+                           "--min-disparity 4 -o " + p("out.pfm") + " --color " + p("outc.png") + " --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["min_disparity"], 4);
+  EXPECT_EQ(j["levels"], 8);
+  const ImageF d = read_pfm(p("out.pfm"));
+  std::size_t finite = 0;
+  for (float v : d.data)
+    if (std::isfinite(v)) {
+      ++finite;
+      EXPECT_GE(v, 4.0f);
+      EXPECT_LE(v, 11.0f);
+    }
+  EXPECT_GT(finite, d.data.size() / 2);
+  EXPECT_FLOAT_EQ(d.at(32, 20), 4.0f);
+  EXPECT_TRUE(fs::exists(p("outc.png")));
 }

@@ -13,7 +13,7 @@
 /// The per-stage functions are the plain, unfused path (one thread per pixel, direct sums):
 /// slow, but simple enough to trust, and the matcher can run it (option path=stages). The
 /// fused kernel is the fast path; tests compare it with both the stage path and reference/.
-/// Costs are in the normalised units of host/salap.h. All launches go on `stream`.
+/// Costs are in the normalised units of host/methods/salap.h. All launches go on `stream`.
 
 #include <cuda_runtime.h>
 
@@ -21,7 +21,7 @@
 
 #include "cuda/common.h"
 #include "host/image.h"
-#include "host/salap.h"
+#include "host/methods/salap.h"
 
 namespace stereo::cu::salap {
 

@@ -1,3 +1,6 @@
+// The core commands. They name no method: titles, citations, the papers' accuracy tables and
+// speed settings all come from the registry's MethodInfo (host/methods/<name>.cpp).
+
 #include "host/cli/commands.h"
 
 #include <nlohmann/json.hpp>
@@ -9,9 +12,11 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "host/dataset.h"
 #include "host/error.h"
@@ -37,7 +42,7 @@ struct MethodChoice {
     sub->add_option("-m,--method", method, "method name (see `stereo list`)")->required();
     auto* b = sub->add_option("-b,--backend", backend, "backend: cpu, gl, glcompute, cuda (see `stereo list`)");
     if (backend_optional_default) b->capture_default_str();
-    sub->add_option("--set", sets, "override a parameter: --set key=value (repeatable)");
+    sub->add_option("--set", sets, "override a parameter: --set key=value (repeatable; `stereo params -m METHOD`)");
   }
   [[nodiscard]] Overrides overrides() const {
     Overrides o;
@@ -46,6 +51,7 @@ struct MethodChoice {
   }
 };
 
+// Million disparity evaluations per second: W x H x the number of disparities searched.
 double mdes(int width, int height, int levels, double ms) {
   return ms > 0.0 ? double(width) * double(height) * double(levels) / (ms * 1e-3) / 1e6 : 0.0;
 }
@@ -66,52 +72,109 @@ std::string fmt(double v, int precision = 2) {
 }
 std::string fmt(const std::optional<double>& v, int precision = 2) { return v ? fmt(*v, precision) : "-"; }
 
-float max_finite(const ImageF& img, float fallback) {
-  float m = 0.0f;
-  for (float v : img.data)
-    if (std::isfinite(v)) m = std::max(m, v);
-  return m > 0.0f ? m : fallback;
-}
+/// "0..63": the disparities searched, as every output names them.
+std::string range_text(DisparityRange r) { return std::to_string(r.min) + ".." + std::to_string(r.max()); }
 
-// The paper's own figures (bad > 1, %) where it gives them: Lu et al. Table 1.
-struct PaperFigure {
-  double nonocc;
-  double disc;
-};
-std::optional<PaperFigure> paper_figure(const std::string& method, const json& params, const std::string& scene) {
-  if (method != "salap") return std::nullopt;
-  const bool nine = params.value("windows", std::string("9")) == "9";
-  std::string n = scene;
-  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  if (n == "tsukuba") return nine ? PaperFigure{3.95, 14.42} : PaperFigure{7.63, 14.30};
-  if (n == "venus") return nine ? PaperFigure{5.04, 10.12} : PaperFigure{9.04, 9.20};
-  return std::nullopt;
+/// The colour ramp over the searched range (min = the far end), so maps of different ranges
+/// use the whole ramp and a map and its ground truth share one scale.
+ImageU8 colorize_range(const ImageF& disparity, DisparityRange r) {
+  ImageF shifted = disparity;
+  for (float& v : shifted.data)
+    if (std::isfinite(v)) v -= float(r.min);
+  return colorize_disparity(shifted, float(r.count - 1));
 }
 
 void print_params(const std::string& method, const std::string& backend, const Matcher& m) {
   std::cout << method << "/" << backend << " on " << m.device() << "\nparams: " << m.params().dump() << "\n";
 }
 
-// ---- list ------------------------------------------------------------------------------
+std::optional<std::string> unavailable(const BackendEntry& e) { return e.unavailable ? e.unavailable() : std::nullopt; }
+
+// ---- list, params ----------------------------------------------------------------------
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const auto first = line.find_first_not_of(' ');
+    if (first != std::string::npos) out.push_back(line.substr(first));
+  }
+  return out;
+}
+
+json method_json(const MethodInfo& m) {
+  json accuracy = json::array();
+  for (const PaperAccuracy& a : m.accuracy) {
+    json when = json::object();
+    for (const auto& [k, v] : a.when) when[k] = v;
+    accuracy.push_back({{"scene", a.scene}, {"nonocc", optional_json(a.nonocc)}, {"all", optional_json(a.all)},
+                        {"disc", optional_json(a.disc)}, {"when", when}});
+  }
+  json speed = json::array();
+  for (const PaperSpeed& s : m.speed)
+    speed.push_back({{"width", s.width}, {"height", s.height}, {"levels", s.levels}, {"ms", optional_json(s.ms)},
+                     {"mdes", optional_json(s.mdes)}, {"note", s.note}});
+  return {{"name", m.name},
+          {"title", m.title},
+          {"citation", m.citation},
+          {"accuracy_source", m.accuracy_source},
+          {"accuracy_threshold", m.accuracy_threshold},
+          {"accuracy", accuracy},
+          {"speed_source", m.speed_source},
+          {"paper_gpu", m.paper_gpu},
+          {"speed", speed},
+          {"params", m.describe_params ? json(lines_of(m.describe_params())) : json::array()}};
+}
 
 void cmd_list(bool as_json) {
-  json rows = json::array();
-  for (const BackendEntry& e : Registry::builtin().entries()) {
-    const auto reason = e.unavailable ? e.unavailable() : std::nullopt;
-    rows.push_back({{"method", e.method}, {"backend", e.backend}, {"available", !reason.has_value()},
-                    {"reason", reason ? json(*reason) : json(nullptr)}, {"summary", e.summary}});
-  }
+  const Registry& reg = Registry::builtin();
   if (as_json) {
-    std::cout << rows.dump(2) << "\n";
+    json methods = json::array();
+    for (const MethodInfo& m : reg.methods()) {
+      json j = method_json(m);
+      j["backends"] = json::array();
+      for (const std::string& b : reg.backends(m.name)) {
+        const BackendEntry& e = reg.find(m.name, b);
+        const auto reason = unavailable(e);
+        j["backends"].push_back({{"backend", b}, {"available", !reason.has_value()},
+                                 {"reason", reason ? json(*reason) : json(nullptr)}, {"summary", e.summary}});
+      }
+      methods.push_back(j);
+    }
+    std::cout << json{{"methods", methods}}.dump(2) << "\n";
     return;
   }
-  std::cout << std::left << std::setw(10) << "method" << std::setw(11) << "backend" << std::setw(11) << "available"
-            << "notes\n";
-  for (const auto& r : rows)
-    std::cout << std::setw(10) << r["method"].get<std::string>() << std::setw(11) << r["backend"].get<std::string>()
-              << std::setw(11) << (r["available"].get<bool>() ? "yes" : "no")
-              << (r["available"].get<bool>() ? r["summary"].get<std::string>() : r["reason"].get<std::string>())
-              << "\n";
+  // Backend rows keep the fixed columns (method 10, backend 11, available 11) that scripts
+  // read with awk; the method's own lines above them start with "name:".
+  bool first = true;
+  for (const MethodInfo& m : reg.methods()) {
+    if (!first) std::cout << "\n";
+    first = false;
+    std::cout << m.name << ": " << m.title << "\n  " << m.citation << "\n";
+    if (!m.accuracy_source.empty()) std::cout << "  paper accuracy: " << m.accuracy_source << "\n";
+    if (!m.speed_source.empty()) std::cout << "  paper speed: " << m.speed_source << "\n";
+    std::cout << "  parameters: stereo params -m " << m.name << "\n";
+    std::cout << std::left << std::setw(10) << "method" << std::setw(11) << "backend" << std::setw(11) << "available"
+              << "notes\n";
+    for (const std::string& b : reg.backends(m.name)) {
+      const BackendEntry& e = reg.find(m.name, b);
+      const auto reason = unavailable(e);
+      std::cout << std::setw(10) << m.name << std::setw(11) << b << std::setw(11) << (reason ? "no" : "yes")
+                << (reason ? *reason : e.summary) << "\n";
+    }
+  }
+}
+
+void cmd_params(const std::string& method) {
+  const Registry& reg = Registry::builtin();
+  const MethodInfo& m = reg.method(method);
+  std::string backends;
+  for (const std::string& b : reg.backends(method)) backends += (backends.empty() ? "" : ", ") + b;
+  std::cout << m.name << ": " << m.title << "\n  " << m.citation << "\n\n"
+            << "parameters of every backend (--set key=value; key = default  (doc)):\n"
+            << (m.describe_params ? m.describe_params() : std::string("  (none)\n"))
+            << "\nbackends (" << backends << ") may add options of their own; every run prints all "
+            << "parameters in force\n";
 }
 
 // ---- run -------------------------------------------------------------------------------
@@ -119,6 +182,7 @@ void cmd_list(bool as_json) {
 struct RunArgs {
   std::string left, right, out, png16, color;
   int levels = 64;
+  int min_disparity = 0;
   bool json_out = false;
   MethodChoice choice;
 };
@@ -132,34 +196,37 @@ void check_output_folder(const std::string& path) {
 
 void cmd_run(const RunArgs& a) {
   for (const auto& p : {a.out, a.png16, a.color}) check_output_folder(p);
+  const DisparityRange range{a.min_disparity, a.levels};
   const ImageU8 left = to_rgb(read_image(a.left));
   const ImageU8 right = to_rgb(read_image(a.right));
-  validate_pair(left, right, a.levels, "run");
+  validate_pair(left, right, range, "run");
   auto matcher = create_matcher(a.choice.method, a.choice.backend, a.choice.overrides());
   if (!a.json_out) print_params(a.choice.method, a.choice.backend, *matcher);
-  const StereoResult r = matcher->compute(left, right, a.levels);
+  const StereoResult r = matcher->compute(left, right, range);
   write_pfm(a.out, r.disparity);
   if (!a.png16.empty()) write_disparity_png16(a.png16, r.disparity);
-  if (!a.color.empty()) write_png(a.color, colorize_disparity(r.disparity, float(a.levels - 1)));
+  if (!a.color.empty()) write_png(a.color, colorize_range(r.disparity, range));
   const double total = r.timing.total_ms();
   if (a.json_out) {
     json j = {{"method", a.choice.method}, {"backend", a.choice.backend}, {"device", matcher->device()},
-              {"params", matcher->params()}, {"width", left.width}, {"height", left.height}, {"levels", a.levels},
-              {"timing", timing_json(r.timing)}, {"mdes", mdes(left.width, left.height, a.levels, total)},
-              {"mdes_algorithm", mdes(left.width, left.height, a.levels, r.timing.algorithm_ms)},
+              {"params", matcher->params()}, {"width", left.width}, {"height", left.height},
+              {"min_disparity", range.min}, {"levels", range.count},
+              {"timing", timing_json(r.timing)}, {"mdes", mdes(left.width, left.height, range.count, total)},
+              {"mdes_algorithm", mdes(left.width, left.height, range.count, r.timing.algorithm_ms)},
               {"outputs", {{"pfm", a.out}, {"png16", a.png16.empty() ? json(nullptr) : json(a.png16)},
                            {"color", a.color.empty() ? json(nullptr) : json(a.color)}}}};
     std::cout << j.dump(2) << "\n";
     return;
   }
-  std::cout << left.width << "x" << left.height << ", " << a.levels << " levels: algorithm " << fmt(r.timing.algorithm_ms)
-            << " ms, upload " << fmt(r.timing.upload_ms) << " ms, read-back " << fmt(r.timing.readback_ms)
-            << " ms, total " << fmt(total) << " ms (" << r.timing.clock << ", one cold run)\n"
-            << "throughput " << fmt(mdes(left.width, left.height, a.levels, total), 1)
+  std::cout << left.width << "x" << left.height << ", disparities " << range_text(range) << " (" << range.count
+            << " levels): algorithm " << fmt(r.timing.algorithm_ms) << " ms, upload " << fmt(r.timing.upload_ms)
+            << " ms, read-back " << fmt(r.timing.readback_ms) << " ms, total " << fmt(total) << " ms ("
+            << r.timing.clock << ", one cold run)\n"
+            << "throughput " << fmt(mdes(left.width, left.height, range.count, total), 1)
             << " Mde/s including upload and read-back\n"
             << "disparity: " << a.out << "\n";
   if (!a.png16.empty()) std::cout << "16-bit PNG: " << a.png16 << "\n";
-  if (!a.color.empty()) std::cout << "colour map: " << a.color << "\n";
+  if (!a.color.empty()) std::cout << "colour map: " << a.color << " (ramp over " << range_text(range) << ")\n";
 }
 
 // ---- eval ------------------------------------------------------------------------------
@@ -171,9 +238,48 @@ struct EvalArgs {
   MethodChoice choice;
 };
 
+/// Sums for one column (nonocc, all or disc) of the averages.
+struct ColumnSums {
+  double ours = 0.0;    ///< over every scene with our figure
+  int n = 0;
+  double ours_vs = 0.0;  ///< over the scenes where the paper has a figure too
+  double paper = 0.0;
+  int n_vs = 0;
+
+  void add(const std::optional<double>& mine, const std::optional<double>& theirs) {
+    if (!mine) return;
+    ours += *mine, ++n;
+    if (theirs) ours_vs += *mine, paper += *theirs, ++n_vs;
+  }
+  [[nodiscard]] std::optional<double> average() const { return n ? std::optional(ours / n) : std::nullopt; }
+  [[nodiscard]] std::optional<double> average_vs() const { return n_vs ? std::optional(ours_vs / n_vs) : std::nullopt; }
+  [[nodiscard]] std::optional<double> paper_average() const {
+    return n_vs ? std::optional(paper / n_vs) : std::nullopt;
+  }
+};
+
+// Column widths of the eval table, shared by the header, the rows and the averages.
+constexpr int W_SCENE = 14, W_SIZE = 10, W_RANGE = 12, W_BAD = 8, W_TIME = 10, W_MDES = 9;
+
+void print_eval_header() {
+  std::cout << std::left << std::setw(W_SCENE) << "scene" << std::right << std::setw(W_SIZE) << "size"
+            << std::setw(W_RANGE) << "disparities" << std::setw(W_BAD) << "nonocc" << std::setw(W_BAD) << "all"
+            << std::setw(W_BAD) << "disc" << std::setw(W_BAD) << "avg err" << std::setw(W_BAD) << "density"
+            << std::setw(W_TIME) << "time ms" << std::setw(W_MDES) << "Mde/s"
+            << "  | paper: " << std::setw(W_BAD - 2) << "nonocc" << std::setw(W_BAD) << "all" << std::setw(W_BAD)
+            << "disc" << "\n";
+}
+
+std::string paper_cells(const std::optional<double>& nonocc, const std::optional<double>& all,
+                        const std::optional<double>& disc) {
+  std::ostringstream s;
+  s << "  |        " << std::setw(W_BAD - 2) << fmt(nonocc) << std::setw(W_BAD) << fmt(all) << std::setw(W_BAD)
+    << fmt(disc);
+  return s.str();
+}
+
 void cmd_eval(const EvalArgs& a) {
-  const double threshold = a.threshold.value_or(1.0);
-  require(threshold >= 0.0, "eval: --threshold must be >= 0");
+  require(!a.threshold || *a.threshold >= 0.0, "eval: --threshold must be >= 0");
   const std::vector<Scene> scenes = load_dataset(a.dataset);
   if (!a.out.empty()) {
     std::error_code ec;
@@ -181,62 +287,97 @@ void cmd_eval(const EvalArgs& a) {
     require(!ec, "cannot create output folder " + a.out + ": " + ec.message());
   }
   auto matcher = create_matcher(a.choice.method, a.choice.backend, a.choice.overrides());
+  const MethodInfo& info = Registry::builtin().method(a.choice.method);
   const json params = matcher->params();
+
+  // Each scene's format brings its own threshold (v2: 1, MiddEval3: 2); --threshold overrides all.
+  std::vector<double> thresholds;
+  for (const Scene& s : scenes) thresholds.push_back(a.threshold.value_or(s.default_threshold));
+  const bool uniform = std::all_of(thresholds.begin(), thresholds.end(), [&](double t) { return t == thresholds[0]; });
+  // The paper's figures are at its own threshold; beside any other they would mislead.
+  const auto paper_applies = [&](double threshold) { return threshold == info.accuracy_threshold; };
+
   if (!a.json_out) {
     print_params(a.choice.method, a.choice.backend, *matcher);
-    std::cout << "bad pixels: |d - gt| > " << threshold << " (%); time = one run including upload and read-back"
-              << (a.choice.backend != "cpu" ? ", after one warm-up run of the scene" : "") << "\n\n";
-    std::cout << std::left << std::setw(12) << "scene" << std::right << std::setw(10) << "size" << std::setw(7) << "levels"
-              << std::setw(9) << "nonocc" << std::setw(9) << "all" << std::setw(9) << "disc" << std::setw(9) << "avg err"
-              << std::setw(9) << "density" << std::setw(11) << "time ms" << std::setw(10) << "Mde/s"
-              << "   paper nonocc/disc\n";
+    std::cout << "bad pixels (%): |d - gt| > ";
+    if (uniform) {
+      std::cout << thresholds[0] << " px" << (a.threshold ? "" : " (the format's default; --threshold changes it)");
+    } else {
+      std::cout << "the format's threshold per scene:";
+      for (std::size_t i = 0; i < scenes.size(); ++i) std::cout << " " << scenes[i].name << " " << thresholds[i];
+    }
+    std::cout << "\ntime = one run including upload and read-back"
+              << (a.choice.backend != "cpu" ? ", after one warm-up run of the scene" : "") << "\n";
+    if (info.accuracy.empty())
+      std::cout << "paper: " << info.citation << " gives no accuracy table\n";
+    else
+      std::cout << "paper: " << info.citation << ", " << info.accuracy_source
+                << (std::any_of(thresholds.begin(), thresholds.end(), paper_applies)
+                        ? ""
+                        : "; not shown: its threshold is " + fmt(info.accuracy_threshold, 1) + " px")
+                << "\n";
+    std::cout << "\n";
+    print_eval_header();
   }
   json rows = json::array();
-  double sum_nonocc = 0, sum_all = 0, sum_disc = 0;
-  int n_nonocc = 0, n_all = 0, n_disc = 0;
+  ColumnSums sum_nonocc, sum_all, sum_disc;
+  std::vector<std::string> paper_scenes;
   // GPU backends run each scene once untimed first (allocation for the size, shader
   // compilation, module load), so the time is the method's; the CPU reference runs once.
   const bool warm_up = a.choice.backend != "cpu";
-  for (const Scene& s : scenes) {
-    if (warm_up) matcher->compute(s.left, s.right, s.levels);
-    const StereoResult r = matcher->compute(s.left, s.right, s.levels);
+  for (std::size_t i = 0; i < scenes.size(); ++i) {
+    const Scene& s = scenes[i];
+    const double threshold = thresholds[i];
+    const DisparityRange range = s.range();
+    if (warm_up) matcher->compute(s.left, s.right, range);
+    const StereoResult r = matcher->compute(s.left, s.right, range);
     const double total = r.timing.total_ms();
     std::optional<Metrics> m;
     if (s.has_ground_truth()) m = evaluate(r.disparity, s, threshold);
-    json row = {{"name", s.name}, {"width", s.left.width}, {"height", s.left.height}, {"levels", s.levels},
+    const std::optional<PaperAccuracy> paper =
+        m && paper_applies(threshold) ? info.paper_accuracy(s.name, params) : std::nullopt;
+    json row = {{"name", s.name}, {"width", s.left.width}, {"height", s.left.height},
+                {"min_disparity", range.min}, {"levels", range.count}, {"threshold", threshold},
                 {"nonocc", m ? optional_json(m->bad_nonocc) : json(nullptr)},
                 {"all", m ? optional_json(m->bad_all) : json(nullptr)},
                 {"disc", m ? optional_json(m->bad_disc) : json(nullptr)},
                 {"avg_error", m ? optional_json(m->avg_error) : json(nullptr)},
                 {"density", m ? json(m->density) : json(nullptr)},
                 {"d1_all", m ? optional_json(m->d1_all) : json(nullptr)},
-                {"time_ms", total}, {"mdes", mdes(s.left.width, s.left.height, s.levels, total)},
-                {"timing", timing_json(r.timing)}};
-    const auto paper = paper_figure(a.choice.method, params, s.name);
-    if (paper) row["paper"] = {{"nonocc", paper->nonocc}, {"disc", paper->disc}};
-    if (m && m->bad_nonocc) sum_nonocc += *m->bad_nonocc, ++n_nonocc;
-    if (m && m->bad_all) sum_all += *m->bad_all, ++n_all;
-    if (m && m->bad_disc) sum_disc += *m->bad_disc, ++n_disc;
+                {"time_ms", total}, {"mdes", mdes(s.left.width, s.left.height, range.count, total)},
+                {"timing", timing_json(r.timing)},
+                {"paper", paper ? json{{"nonocc", optional_json(paper->nonocc)}, {"all", optional_json(paper->all)},
+                                       {"disc", optional_json(paper->disc)}}
+                                : json(nullptr)}};
+    if (m) {
+      sum_nonocc.add(m->bad_nonocc, paper ? paper->nonocc : std::nullopt);
+      sum_all.add(m->bad_all, paper ? paper->all : std::nullopt);
+      sum_disc.add(m->bad_disc, paper ? paper->disc : std::nullopt);
+    }
+    if (paper) paper_scenes.push_back(s.name);
     if (!a.out.empty()) {
       const fs::path base = fs::path(a.out) / s.name;
       write_pfm(base.string() + ".pfm", r.disparity);
-      write_png(base.string() + "_color.png",
-                colorize_disparity(r.disparity, s.has_ground_truth() ? max_finite(s.gt, float(s.levels - 1)) : float(s.levels - 1)));
+      write_png(base.string() + "_color.png", colorize_range(r.disparity, range));
       row["outputs"] = {{"pfm", base.string() + ".pfm"}, {"color", base.string() + "_color.png"}};
       if (s.has_ground_truth()) {
         write_png(base.string() + "_error.png", error_map(r.disparity, s, threshold));
-        write_png(base.string() + "_gt_color.png", colorize_disparity(s.gt, max_finite(s.gt, float(s.levels - 1))));
+        write_png(base.string() + "_gt_color.png", colorize_range(s.gt, range));
         row["outputs"]["error"] = base.string() + "_error.png";
+        row["outputs"]["gt_color"] = base.string() + "_gt_color.png";
       }
     }
     if (!a.json_out) {
-      std::cout << std::left << std::setw(12) << s.name << std::right << std::setw(10)
-                << (std::to_string(s.left.width) + "x" + std::to_string(s.left.height)) << std::setw(7) << s.levels
-                << std::setw(9) << (m ? fmt(m->bad_nonocc) : "-") << std::setw(9) << (m ? fmt(m->bad_all) : "-")
-                << std::setw(9) << (m ? fmt(m->bad_disc) : "-") << std::setw(9) << (m ? fmt(m->avg_error) : "-")
-                << std::setw(9) << (m ? fmt(m->density, 1) : "-") << std::setw(11) << fmt(total) << std::setw(10)
-                << fmt(mdes(s.left.width, s.left.height, s.levels, total), 1) << "   "
-                << (paper ? fmt(paper->nonocc) + " / " + fmt(paper->disc) : "-") << "\n";
+      std::cout << std::left << std::setw(W_SCENE) << s.name << std::right << std::setw(W_SIZE)
+                << (std::to_string(s.left.width) + "x" + std::to_string(s.left.height)) << std::setw(W_RANGE)
+                << range_text(range) << std::setw(W_BAD) << (m ? fmt(m->bad_nonocc) : "-") << std::setw(W_BAD)
+                << (m ? fmt(m->bad_all) : "-") << std::setw(W_BAD) << (m ? fmt(m->bad_disc) : "-")
+                << std::setw(W_BAD) << (m ? fmt(m->avg_error) : "-") << std::setw(W_BAD)
+                << (m ? fmt(m->density, 1) : "-") << std::setw(W_TIME) << fmt(total) << std::setw(W_MDES)
+                << fmt(mdes(s.left.width, s.left.height, range.count, total), 1)
+                << (paper ? paper_cells(paper->nonocc, paper->all, paper->disc)
+                          : paper_cells(std::nullopt, std::nullopt, std::nullopt))
+                << "\n";
       if (!a.out.empty())
         std::cout << "    -> " << row["outputs"]["pfm"].get<std::string>() << ", "
                   << row["outputs"]["color"].get<std::string>()
@@ -244,10 +385,24 @@ void cmd_eval(const EvalArgs& a) {
     }
     rows.push_back(row);
   }
-  auto avg = [](double sum, int n) { return n > 0 ? json(sum / n) : json(nullptr); };
-  json doc = {{"method", a.choice.method}, {"backend", a.choice.backend}, {"device", matcher->device()},
-              {"params", params}, {"threshold", threshold}, {"scenes", rows},
-              {"average", {{"nonocc", avg(sum_nonocc, n_nonocc)}, {"all", avg(sum_all, n_all)}, {"disc", avg(sum_disc, n_disc)}}}};
+  json doc = {{"method", a.choice.method},
+              {"backend", a.choice.backend},
+              {"device", matcher->device()},
+              {"params", params},
+              {"threshold", uniform ? json(thresholds[0]) : json(nullptr)},
+              {"scenes", rows},
+              {"average", {{"nonocc", optional_json(sum_nonocc.average())},
+                           {"all", optional_json(sum_all.average())},
+                           {"disc", optional_json(sum_disc.average())}}},
+              {"paper", {{"citation", info.citation}, {"source", info.accuracy_source},
+                         {"threshold", info.accuracy_threshold}, {"scenes", paper_scenes}}}};
+  // Ours and the paper's, each averaged over the scenes where both have the column's figure.
+  json paper_average = json::object();
+  const std::pair<const char*, const ColumnSums*> columns[] = {{"nonocc", &sum_nonocc}, {"all", &sum_all}, {"disc", &sum_disc}};
+  for (const auto& [name, c] : columns)
+    paper_average[name] = {{"ours", optional_json(c->average_vs())}, {"paper", optional_json(c->paper_average())},
+                           {"scenes", c->n_vs}};
+  doc["paper_average"] = paper_average;
   if (!a.out.empty()) {
     const fs::path result = fs::path(a.out) / "result.json";
     write_atomically(result, [&](const fs::path& tmp) {
@@ -258,11 +413,21 @@ void cmd_eval(const EvalArgs& a) {
   }
   if (a.json_out) {
     std::cout << doc.dump(2) << "\n";
-  } else if (n_nonocc > 0) {
-    std::cout << std::left << std::setw(29) << "average" << std::right << std::setw(9) << fmt(sum_nonocc / n_nonocc)
-              << std::setw(9) << (n_all ? fmt(sum_all / n_all) : "-") << std::setw(9)
-              << (n_disc ? fmt(sum_disc / n_disc) : "-") << "\n";
+    return;
   }
+  const int lead = W_SCENE + W_SIZE + W_RANGE;
+  if (sum_nonocc.n + sum_all.n + sum_disc.n > 0)
+    std::cout << std::left << std::setw(lead) << "average" << std::right << std::setw(W_BAD)
+              << fmt(sum_nonocc.average()) << std::setw(W_BAD) << fmt(sum_all.average()) << std::setw(W_BAD)
+              << fmt(sum_disc.average()) << "\n";
+  if (!paper_scenes.empty())
+    std::cout << std::left << std::setw(lead)
+              << ("vs paper (" + std::to_string(paper_scenes.size()) + (paper_scenes.size() == 1 ? " scene)" : " scenes)"))
+              << std::right << std::setw(W_BAD) << fmt(sum_nonocc.average_vs()) << std::setw(W_BAD)
+              << fmt(sum_all.average_vs()) << std::setw(W_BAD) << fmt(sum_disc.average_vs())
+              << std::string(2 * W_BAD + W_TIME + W_MDES, ' ')
+              << paper_cells(sum_nonocc.paper_average(), sum_all.paper_average(), sum_disc.paper_average()) << "\n"
+              << "(vs paper: ours and the paper's, each over the scenes where both give that column)\n";
 }
 
 // ---- bench -----------------------------------------------------------------------------
@@ -270,10 +435,17 @@ void cmd_eval(const EvalArgs& a) {
 struct BenchArgs {
   std::string size;
   int levels = 0;
+  int min_disparity = 0;
   int repeat = 10;
   bool json_out = false;
   MethodChoice choice;
   bool backend_given = false;
+};
+
+struct BenchConfig {
+  int width, height;
+  DisparityRange range;
+  std::optional<PaperSpeed> paper;  ///< the paper's setting this is, if any
 };
 
 double median(std::vector<double> v) {
@@ -282,23 +454,34 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-json bench_one(Matcher& m, const std::string& method, const std::string& backend, int width, int height, int levels,
-               int repeat) {
+json bench_one(Matcher& m, const MethodInfo& info, const std::string& backend, const BenchConfig& c, int repeat) {
+  const int width = c.width, height = c.height, levels = c.range.count;
   const auto [left, right] = bench_pair(width, height);
-  m.compute(left, right, levels);  // warm-up: allocation, shader compilation, module load
+  m.compute(left, right, c.range);  // warm-up: allocation, shader compilation, module load
   std::vector<double> alg, up, rb, tot;
+  std::string clock;
   for (int i = 0; i < repeat; ++i) {
-    const StereoResult r = m.compute(left, right, levels);
+    const StereoResult r = m.compute(left, right, c.range);
     alg.push_back(r.timing.algorithm_ms);
     up.push_back(r.timing.upload_ms);
     rb.push_back(r.timing.readback_ms);
     tot.push_back(r.timing.total_ms());
+    clock = r.timing.clock;
   }
   const double total = median(tot), algorithm = median(alg);
-  json j = {{"method", method}, {"backend", backend}, {"device", m.device()}, {"width", width}, {"height", height},
-            {"levels", levels}, {"repeat", repeat}, {"algorithm_ms", algorithm}, {"upload_ms", median(up)},
-            {"readback_ms", median(rb)}, {"total_ms", total}, {"fps", total > 0 ? 1000.0 / total : 0.0},
+  json j = {{"method", info.name}, {"backend", backend}, {"device", m.device()}, {"width", width},
+            {"height", height}, {"min_disparity", c.range.min}, {"levels", levels}, {"repeat", repeat},
+            {"clock", clock}, {"algorithm_ms", algorithm}, {"upload_ms", median(up)}, {"readback_ms", median(rb)},
+            {"total_ms", total}, {"fps", total > 0 ? 1000.0 / total : 0.0},
             {"mdes", mdes(width, height, levels, total)}, {"mdes_algorithm", mdes(width, height, levels, algorithm)}};
+  if (c.paper) {
+    const double ours = j["mdes"].get<double>();
+    j["paper"] = {{"gpu", info.paper_gpu}, {"ms", optional_json(c.paper->ms)}, {"mdes", optional_json(c.paper->mdes)},
+                  {"note", c.paper->note},
+                  {"ratio_mdes", c.paper->mdes && *c.paper->mdes > 0 ? json(ours / *c.paper->mdes) : json(nullptr)}};
+  } else {
+    j["paper"] = nullptr;
+  }
   if (const auto fetch = m.fetch_stats(width, height, levels)) {
     const double achieved = algorithm > 0 ? fetch->fetches_per_run / (algorithm * 1e-3) / 1e9 : 0.0;
     j["fetch_gtexel_s"] = achieved;
@@ -318,59 +501,86 @@ std::pair<int, int> parse_size(const std::string& s) {
   return {w, h};
 }
 
-void print_bench_header(const std::string& device, const json& params) {
+void print_bench_header(const std::string& device, const json& params, const MethodInfo& info, const json& first,
+                        bool any_paper) {
+  const int repeat = first["repeat"].get<int>();
   std::cout << "GPU/CPU: " << device << "\nparams: " << params.dump() << "\n"
-            << "times are medians; total = upload of both images + algorithm + read-back of the disparity map; "
-               "Mde/s = W x H x levels / total time (the paper's convention), alg Mde/s over algorithm time alone\n\n";
-  std::cout << std::left << std::setw(11) << "backend" << std::right << std::setw(11) << "size" << std::setw(7) << "disp"
-            << std::setw(11) << "alg ms" << std::setw(10) << "upload" << std::setw(10) << "readback" << std::setw(10)
-            << "total ms" << std::setw(9) << "fps" << std::setw(11) << "Mde/s" << std::setw(12) << "alg Mde/s"
+            << "time: median of " << repeat << (repeat == 1 ? " run" : " runs") << " after one untimed warm-up run, "
+            << first["clock"].get<std::string>() << "; total = upload of both images + algorithm + read-back of "
+            << "the disparity map (input generation and matcher creation excluded)\n"
+            << "Mde/s = W x H x disparities / total time (the paper's convention), alg Mde/s over the algorithm "
+               "time alone\n";
+  if (any_paper)
+    std::cout << "paper: " << info.citation << ", " << info.speed_source << "; paper Mde/s on " << info.paper_gpu
+              << ", ours/paper = our Mde/s / the paper's\n";
+  std::cout << "\n"
+            << std::left << std::setw(11) << "backend" << std::right << std::setw(11) << "size" << std::setw(11)
+            << "disp" << std::setw(11) << "alg ms" << std::setw(10) << "upload" << std::setw(10) << "readback"
+            << std::setw(10) << "total ms" << std::setw(9) << "fps" << std::setw(11) << "Mde/s" << std::setw(12)
+            << "alg Mde/s" << std::setw(13) << "paper Mde/s" << std::setw(12) << "ours/paper"
             << "   fetch Gtex/s (ceiling, share)\n";
 }
 
 void print_bench_row(const json& j) {
+  const DisparityRange range{j["min_disparity"].get<int>(), j["levels"].get<int>()};
+  const json& paper = j["paper"];
+  const auto paper_num = [&](const char* key, int precision) {
+    return paper.is_object() && paper[key].is_number() ? fmt(paper[key].get<double>(), precision) : std::string("-");
+  };
   std::cout << std::left << std::setw(11) << j["backend"].get<std::string>() << std::right << std::setw(11)
-            << (std::to_string(j["width"].get<int>()) + "x" + std::to_string(j["height"].get<int>())) << std::setw(7)
-            << j["levels"].get<int>() << std::setw(11) << fmt(j["algorithm_ms"].get<double>(), 3) << std::setw(10)
+            << (std::to_string(j["width"].get<int>()) + "x" + std::to_string(j["height"].get<int>())) << std::setw(11)
+            << range_text(range) << std::setw(11) << fmt(j["algorithm_ms"].get<double>(), 3) << std::setw(10)
             << fmt(j["upload_ms"].get<double>(), 3) << std::setw(10) << fmt(j["readback_ms"].get<double>(), 3)
             << std::setw(10) << fmt(j["total_ms"].get<double>(), 3) << std::setw(9) << fmt(j["fps"].get<double>(), 1)
             << std::setw(11) << fmt(j["mdes"].get<double>(), 0) << std::setw(12)
-            << fmt(j["mdes_algorithm"].get<double>(), 0);
+            << fmt(j["mdes_algorithm"].get<double>(), 0) << std::setw(13) << paper_num("mdes", 0) << std::setw(12)
+            << paper_num("ratio_mdes", 2);
   if (j.contains("fetch_gtexel_s"))
     std::cout << "   " << fmt(j["fetch_gtexel_s"].get<double>(), 1) << " (" << fmt(j["ceiling_gtexel_s"].get<double>(), 1)
               << ", " << fmt(100.0 * j["fetch_share"].get<double>(), 0) << "%)";
+  if (paper.is_object() && !paper["mdes"].is_number() && !paper["note"].get<std::string>().empty())
+    std::cout << "   (" << paper["note"].get<std::string>() << ")";
   std::cout << std::endl;
 }
 
 void cmd_bench(const BenchArgs& a) {
   require(a.repeat >= 1, "bench: --repeat must be >= 1, got " + std::to_string(a.repeat));
+  const Registry& reg = Registry::builtin();
+  const MethodInfo& info = reg.method(a.choice.method);
   std::vector<std::string> backends;
   if (a.backend_given) {
     backends.push_back(a.choice.backend);
   } else {
-    for (const std::string& b : Registry::builtin().backends(a.choice.method)) {
+    for (const std::string& b : reg.backends(a.choice.method)) {
       if (b == "cpu") continue;
-      const auto& e = Registry::builtin().find(a.choice.method, b);
-      const auto reason = e.unavailable ? e.unavailable() : std::nullopt;
+      const auto reason = unavailable(reg.find(a.choice.method, b));
       if (!reason) backends.push_back(b);
       else std::cerr << "bench: skipping " << a.choice.method << "/" << b << ": " << *reason << "\n";
     }
-    (void)Registry::builtin().find(a.choice.method, "cpu");  // throws for an unknown method
     require(!backends.empty(), "bench: no GPU backend of " + a.choice.method + " is available here; pass -b cpu");
   }
-  std::vector<std::tuple<int, int, int>> configs;
+  // The paper's setting of a size and count, so a --size run that matches one is compared too.
+  const auto paper_setting = [&](int w, int h, int levels) -> std::optional<PaperSpeed> {
+    for (const PaperSpeed& s : info.speed)
+      if (s.width == w && s.height == h && s.levels == levels) return s;
+    return std::nullopt;
+  };
+  std::vector<BenchConfig> configs;
   if (!a.size.empty()) {
     const auto [w, h] = parse_size(a.size);
     require(a.levels >= 1, "bench: -d LEVELS is required with --size");
-    require(a.levels < w, "bench: disparity levels " + std::to_string(a.levels) + " must be below the width " + std::to_string(w));
-    configs.emplace_back(w, h, a.levels);
+    configs.push_back({w, h, {a.min_disparity, a.levels}, paper_setting(w, h, a.levels)});
   } else {
     require(a.levels == 0, "bench: -d needs --size");
-    // Lu et al. Table 2 (512^2 and 256^2 at 16..96 levels), plus full HD at 128 and 256.
-    for (int s : {512, 256})
-      for (int d : {16, 32, 64, 96}) configs.emplace_back(s, s, d);
-    for (int d : {128, 256}) configs.emplace_back(1920, 1080, d);
+    require(!info.speed.empty(), "bench: " + info.name + " registers no speed settings; pass --size WxH -d LEVELS");
+    for (const PaperSpeed& s : info.speed) configs.push_back({s.width, s.height, {a.min_disparity, s.levels}, s});
   }
+  // Every configuration's range is checked before anything runs, so a sweep never stops halfway.
+  for (const BenchConfig& c : configs)
+    validate_pair(ImageU8(c.width, 1, 3), ImageU8(c.width, 1, 3), c.range, "bench");
+  const bool any_paper =
+      std::any_of(configs.begin(), configs.end(), [](const BenchConfig& c) { return c.paper && c.paper->mdes; });
+
   json rows = json::array();
   bool header = false;
   std::vector<std::unique_ptr<Matcher>> matchers;
@@ -380,13 +590,13 @@ void cmd_bench(const BenchArgs& a) {
       std::cerr << "bench: " << b << " runs on Mesa's llvmpipe (software rendering): the full sweep takes many "
                 << "minutes; --size WxH -d LEVELS times one configuration\n";
   }
-  for (const auto& [w, h, d] : configs)
+  for (const BenchConfig& c : configs)
     for (std::size_t i = 0; i < backends.size(); ++i) {
+      json j = bench_one(*matchers[i], info, backends[i], c, a.repeat);
       if (!a.json_out && !header) {
-        print_bench_header(matchers[i]->device(), matchers[i]->params());
+        print_bench_header(matchers[i]->device(), matchers[i]->params(), info, j, any_paper);
         header = true;
       }
-      json j = bench_one(*matchers[i], a.choice.method, backends[i], w, h, d, a.repeat);
       if (!a.json_out) print_bench_row(j);
       rows.push_back(j);
     }
@@ -396,37 +606,48 @@ void cmd_bench(const BenchArgs& a) {
 }  // namespace
 
 void add_core_commands(CLI::App& app) {
-  auto* list = app.add_subcommand("list", "list every method x backend and whether it runs here");
+  auto* list = app.add_subcommand("list", "list every method (title, paper) and its backends, and whether each runs here");
   auto list_json = std::make_shared<bool>(false);
-  list->add_flag("--json", *list_json, "print JSON");
+  list->add_flag("--json", *list_json, "print JSON, with each method's paper figures and parameters");
   list->callback([list_json] { cmd_list(*list_json); });
+
+  auto params_method = std::make_shared<std::string>();
+  auto* pa = app.add_subcommand("params", "print a method's parameters with their defaults and sources");
+  pa->add_option("-m,--method", *params_method, "method name (see `stereo list`)")->required();
+  pa->callback([params_method] { cmd_params(*params_method); });
 
   auto run = std::make_shared<RunArgs>();
   auto* r = app.add_subcommand("run", "compute the disparity map of one pair");
   r->add_option("LEFT", run->left, "left (reference) image")->required();
   r->add_option("RIGHT", run->right, "right image")->required();
   run->choice.add_to(r);
-  r->add_option("-d,--levels", run->levels, "disparity levels searched, 0..LEVELS-1")->capture_default_str();
+  r->add_option("-d,--levels", run->levels, "number of disparities searched: MIN .. MIN+LEVELS-1")->capture_default_str();
+  r->add_option("--min-disparity", run->min_disparity, "smallest disparity searched (may be negative)")
+      ->capture_default_str();
   r->add_option("-o,--out", run->out, "disparity map, PFM (inf = none)")->required();
   r->add_option("--png", run->png16, "also a 16-bit PNG, disparity x 256 (KITTI convention)");
-  r->add_option("--color", run->color, "also a colour-mapped PNG for people");
+  r->add_option("--color", run->color, "also a colour-mapped PNG for people (ramp over the searched range)");
   r->add_flag("--json", run->json_out, "print JSON");
   r->callback([run] { cmd_run(*run); });
 
   auto ev = std::make_shared<EvalArgs>();
   auto* e = app.add_subcommand("eval", "run a method over a dataset and evaluate against ground truth");
-  e->add_option("DATASET", ev->dataset, "a scene folder or a folder of scenes")->required();
+  e->add_option("DATASET", ev->dataset, "a scene folder or a folder of scenes (each searched over its own range)")
+      ->required();
   ev->choice.add_to(e);
-  e->add_option("--threshold", ev->threshold, "bad-pixel threshold in pixels (default 1.0, the v2 convention)");
+  e->add_option("--threshold", ev->threshold,
+                "bad-pixel threshold in pixels (default: the scene format's, 1.0 for Middlebury v2)");
   e->add_option("--out", ev->out, "write disparity (PFM), colour and error pictures and result.json here");
   e->add_flag("--json", ev->json_out, "print JSON");
   e->callback([ev] { cmd_eval(*ev); });
 
   auto be = std::make_shared<BenchArgs>();
-  auto* b = app.add_subcommand("bench", "time a method (Lu et al. Table 2 layout without --size)");
+  auto* b = app.add_subcommand("bench", "time a method (without --size: the paper's own settings)");
   be->choice.add_to(b, false);
-  b->add_option("--size", be->size, "image size WxH (default: the Table 2 sizes and 1920x1080)");
-  b->add_option("-d,--levels", be->levels, "disparity levels (with --size)");
+  b->add_option("--size", be->size, "image size WxH (default: the method's paper settings, see `stereo list --json`)");
+  b->add_option("-d,--levels", be->levels, "number of disparities (with --size)");
+  b->add_option("--min-disparity", be->min_disparity, "smallest disparity searched (may be negative)")
+      ->capture_default_str();
   b->add_option("--repeat", be->repeat, "timed runs after one warm-up; medians are reported")->capture_default_str();
   b->add_flag("--json", be->json_out, "print JSON");
   b->callback([be, b] {

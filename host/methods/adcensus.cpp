@@ -15,7 +15,7 @@ MethodInfo adcensus_method_info() {
   info.citation =
       "X. Mei, X. Sun, M. Zhou, S. Jiao, H. Wang, X. Zhang, \"On building an accurate stereo matching system on "
       "graphics hardware\", ICCV Workshops (GPUCV) 2011";
-  info.accuracy_source = "Table 2 (Middlebury v2 evaluation, bad > 1, August 2011)";
+  info.accuracy_source = "Table 2 (Middlebury v2 evaluation, bad > 1 px, %, as of August 2011)";
   info.accuracy_threshold = 1.0;
   info.accuracy = {
       {"tsukuba", 1.07, 1.48, 5.73, {}},

@@ -1,5 +1,5 @@
 #pragma once
-/// \file salap.h
+/// \file host/methods/salap.h
 /// SA-LAP: variable centre-biased windowing over a truncated separable Laplacian kernel.
 /// J. Lu, G. Lafruit, F. Catthoor, "Fast variable center-biased windowing for high-speed
 /// stereo on programmable graphics hardware", ICIP 2007. Shared by every backend.
@@ -15,6 +15,8 @@
 #include "host/error.h"
 
 namespace stereo {
+
+struct MethodInfo;  // host/matcher.h; forward-declared so the CUDA stages need not see it
 
 struct SalapParams {
   float gamma = 5.0f;              // SA-LAP fall-off gamma_p, Lu et al. Sec. 4
@@ -51,5 +53,9 @@ struct SalapParams {
     require(alpha >= 0.0f && beta >= 0.0f, component + ": alpha and beta must be >= 0");
   }
 };
+
+/// SA-LAP's entry for the registry: the citation, the paper's Table 1 accuracy and Table 2
+/// speed settings, and the SalapParams table (host/methods/salap.cpp).
+MethodInfo salap_method_info();
 
 }  // namespace stereo
