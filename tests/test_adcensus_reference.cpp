@@ -598,6 +598,11 @@ TEST(AdCensusReference, MethodInfoCarriesTable2) {
   EXPECT_DOUBLE_EQ(*cones->nonocc, 2.42);
   EXPECT_DOUBLE_EQ(*cones->disc, 6.95);
   EXPECT_NE(info.describe_params().find("tau_so"), std::string::npos);
+  // Sec. 4: Tsukuba (384x288, 16 levels) in 0.016 s on the GTX 480.
+  ASSERT_FALSE(info.speed.empty());
+  EXPECT_EQ(info.speed[0].width, 384);
+  EXPECT_DOUBLE_EQ(*info.speed[0].ms, 16.0);
+  EXPECT_NEAR(*info.speed[0].mdes, 384.0 * 288.0 * 16.0 / 16000.0, 1e-9);
   EXPECT_THROW(create_matcher("adcensus", "cpu", {{"arm_l2", "40"}}), Error);
 }
 
