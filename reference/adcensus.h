@@ -88,7 +88,9 @@ CostVolume aggregate_cost(const CostVolume& cost, const CrossArms& arms, int ite
 /// Eq. 4-5: four scanline directions (left-right, right-left, top-bottom, bottom-top), P1/P2
 /// from D1 (reference image, p vs p - r) and D2 (other image, pd vs pd - r) against tau_SO;
 /// the result is the mean of the four path costs. `right_view` swaps which image is which
-/// and takes pd = p + d.
+/// and takes pd = p + d. A colour difference >= tau_SO is an edge: no edge P1 = Pi1, P2 = Pi2;
+/// one Pi1/4, Pi2/4; both Pi1/10, Pi2/10 (the paper's case 4 prints Pi1/10 for P2). Where pd or
+/// pd - r lies outside the other image, D2 counts as no edge. A path starts with C1.
 CostVolume scanline_optimize(const CostVolume& cost, const ImageU8& left_rgb, const ImageU8& right_rgb,
                              const AdCensusParams& params, bool right_view = false);
 
