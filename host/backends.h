@@ -21,11 +21,13 @@ namespace stereo {
 
 // ---- methods: the MethodInfo and every backend of it this build has (host/registry.cpp) ----
 void register_salap(Registry& registry);
+void register_adcensus(Registry& registry);
 
 // ---- backends ---------------------------------------------------------------------------
 void register_salap_cpu(Registry& registry);        // reference/salap_matcher.cpp
 void register_salap_gl(Registry& registry);         // gl/salap_gl.cpp (fragment passes)
 void register_salap_glcompute(Registry& registry);  // gl/salap_glcompute.cpp (compute shaders)
 void register_salap_cuda(Registry& registry);       // cuda/salap/salap_cuda.cpp
+void register_adcensus_cpu(Registry& registry);     // reference/adcensus_matcher.cpp
 
 }  // namespace stereo

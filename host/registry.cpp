@@ -4,6 +4,7 @@
 #include "host/backends.h"
 #include "host/dataset.h"
 #include "host/error.h"
+#include "host/methods/adcensus.h"
 #include "host/methods/salap.h"
 
 namespace stereo {
@@ -40,10 +41,16 @@ void register_salap(Registry& r) {
 #endif
 }
 
+void register_adcensus(Registry& r) {
+  r.add_method(adcensus_method_info());
+  register_adcensus_cpu(r);
+}
+
 const Registry& Registry::builtin() {
   static const Registry registry = [] {
     Registry r;
     register_salap(r);
+    register_adcensus(r);
     check_complete(r);
     return r;
   }();

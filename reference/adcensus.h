@@ -9,7 +9,7 @@
 /// the right image is the reference and p is matched with p + d, so D_R comes from the same
 /// code):
 ///   grey         = grey_image(rgb)                         integer BT.601 luma
-///   census       = census_transform(grey)                  9x7, 63 bits in a uint64
+///   census       = census_transform(grey)                  9x7, 62 bits in a uint64
 ///   C            = ad_census_cost(...)                     eq. 1-3, CostVolume
 ///   arms         = cross_arms(rgb)                         enhanced rules, Sec. 2.2
 ///   C1           = aggregate_cost(C, arms, iteration) x 4  H-then-V in 1 and 3, V-then-H in 2 and 4
@@ -64,7 +64,8 @@ using CensusImage = Image<std::uint64_t>;
 ImageU8 grey_image(const ImageU8& image);
 
 /// 9x7 census (9 wide, 7 high) of a grey image: bit i set when neighbour i (row-major over the
-/// window, centre skipped) is darker than the centre; 63 bits. Neighbours outside the image
+/// window, centre skipped) is darker than the centre; 62 bits (0..61; 63 window pixels less the
+/// centre), the paper's "64-bit string" being its storage. Neighbours outside the image
 /// read the nearest edge pixel (clamp-to-edge).
 CensusImage census_transform(const ImageU8& grey);
 
@@ -87,7 +88,9 @@ CostVolume aggregate_cost(const CostVolume& cost, const CrossArms& arms, int ite
 /// Eq. 4-5: four scanline directions (left-right, right-left, top-bottom, bottom-top), P1/P2
 /// from D1 (reference image, p vs p - r) and D2 (other image, pd vs pd - r) against tau_SO;
 /// the result is the mean of the four path costs. `right_view` swaps which image is which
-/// and takes pd = p + d.
+/// and takes pd = p + d. A colour difference >= tau_SO is an edge: no edge P1 = Pi1, P2 = Pi2;
+/// one Pi1/4, Pi2/4; both Pi1/10, Pi2/10 (the paper's case 4 prints Pi1/10 for P2). Where pd or
+/// pd - r lies outside the other image, D2 counts as no edge. A path starts with C1.
 CostVolume scanline_optimize(const CostVolume& cost, const ImageU8& left_rgb, const ImageU8& right_rgb,
                              const AdCensusParams& params, bool right_view = false);
 

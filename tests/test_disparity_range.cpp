@@ -29,14 +29,15 @@ Overrides float_options(const std::string& backend) {
 }
 
 // Share of the pixels whose true match lies inside both images, away from the window's reach
-// of the border, that got exactly `d`.
+// of the border, that got `d` (to the nearest level: adcensus's sub-pixel step leaves d plus an
+// offset under half a level; integer maps must hold d exactly).
 double share_at(const ImageF& map, int d, int margin) {
   int hits = 0, total = 0;
   for (int y = margin; y < map.height - margin; ++y)
     for (int x = margin; x < map.width - margin; ++x) {
       if (x - d < margin || x - d >= map.width - margin) continue;
       ++total;
-      hits += map.at(x, y) == float(d);
+      hits += std::isfinite(map.at(x, y)) && std::lround(map.at(x, y)) == d;
     }
   return total > 0 ? double(hits) / total : 0.0;
 }
