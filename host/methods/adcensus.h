@@ -10,6 +10,8 @@
 
 namespace stereo {
 
+struct MethodInfo;  // host/matcher.h; forward-declared so the CUDA stages need not see it
+
 struct AdCensusParams {
   float lambda_ad = 10.0f;      // rho fall-off of C_AD, Table 1
   float lambda_census = 30.0f;  // rho fall-off of C_census, Table 1
@@ -24,6 +26,10 @@ struct AdCensusParams {
   int tau_s = 20;               // region voting: minimum reliable pixels, Table 1
   float tau_h = 0.4f;           // region voting: minimum winning share, Table 1
   int voting_iterations = 5;    // Sec. 2.4: 5 iterations
+  // Not in the paper (a choice): the cost of a match p - d outside the other image. 2.0 is the
+  // bound of eq. 2 (each rho < 1), so such a match never beats one inside the image and the
+  // pixel is left to the LR check and the refinement, which exist for occlusions like it.
+  float out_of_image_cost = 2.0f;
   std::string refine = "full";  // stop after a refinement step, for the paper's Fig. 7 table
 
   template <class B>
@@ -41,6 +47,8 @@ struct AdCensusParams {
     b.field("tau_s", tau_s, "region voting: reliable pixels needed, tau_S (Table 1: 20)");
     b.field("tau_h", tau_h, "region voting: winning share needed, tau_H (Table 1: 0.4)");
     b.field("voting_iterations", voting_iterations, "region voting iterations (Sec. 2.4: 5)");
+    b.field("out_of_image_cost", out_of_image_cost,
+            "cost of a match outside the other image (not in the paper: 2.0, the bound of eq. 2)");
     b.choice("refine", refine, {"none", "lrc", "vote", "interp", "adjust", "subpixel", "full"},
              "stop after this refinement step (none = WTA of the scanline costs; full = every step + median)");
   }
@@ -56,7 +64,12 @@ struct AdCensusParams {
     require(tau_so >= 0, component + ": tau_so must be >= 0");
     require(tau_s >= 0 && tau_h >= 0.0f && tau_h <= 1.0f, component + ": need tau_s >= 0 and tau_h in [0, 1]");
     require(voting_iterations >= 0, component + ": voting_iterations must be >= 0");
+    require(out_of_image_cost >= 0.0f, component + ": out_of_image_cost must be >= 0");
   }
 };
+
+/// AD-Census's entry for the registry: the citation, the paper's Table 2 accuracy, its speed
+/// settings and the AdCensusParams table (host/methods/adcensus.cpp).
+MethodInfo adcensus_method_info();
 
 }  // namespace stereo

@@ -1,0 +1,89 @@
+#pragma once
+/// \file reference/adcensus_refine.h
+/// AD-Census multi-step disparity refinement on the CPU (Mei et al. ICCV-W 2011, Sec. 2.4),
+/// one function per step, named as the CUDA stages in cuda/adcensus/stages.h. Each step reads
+/// its inputs and returns new maps (no step updates a pixel from a neighbour it has already
+/// updated in the same pass), so a GPU kernel per pass gives the same result.
+///
+/// Order (the `refine` parameter stops after a step):
+///   outliers            = left_right_check(D_L, D_R, range)               "lrc"
+///   D, outliers         = region_voting(D, outliers, arms_L, ...) x 5     "vote"
+///   D, outliers         = proper_interpolation(D, outliers, left_rgb)     "interp"
+///   D                   = discontinuity_adjustment(D, C2_L)               "adjust"
+///   D                   = subpixel_enhancement(D, C2_L)                   "subpixel"
+///   D                   = median_3x3(D)                                   "full"
+/// A map handed out before interpolation holds +inf at the pixels still marked as outliers
+/// (with_outliers_as_inf).
+
+#include <cstdint>
+
+#include "host/disparity_range.h"
+#include "host/image.h"
+#include "reference/adcensus.h"
+
+namespace stereo::reference {
+
+/// Per-pixel label of the LR check, one channel.
+enum class OutlierKind : std::uint8_t {
+  reliable = 0,   ///< D_L(p) == D_R(p - D_L(p)), or filled by voting / interpolation
+  occlusion = 1,  ///< no disparity d of the range has D_R(p - d) == d (Hirschmueller's rule)
+  mismatch = 2,   ///< some other d has D_R(p - d) == d: the epipolar line meets D_R
+};
+using OutlierMap = Image<std::uint8_t>;  // values of OutlierKind
+
+/// Sec. 2.4 outlier detection: p is reliable when x - D_L(p) lies inside the right map and
+/// D_R(x - D_L(p), y) == D_L(p) exactly (integer WTA maps). An outlier is a mismatch when
+/// some d of `range` with x - d inside the image has D_R(x - d, y) == d, else an occlusion.
+/// Non-finite values are never consistent.
+OutlierMap left_right_check(const ImageF& left_disparity, const ImageF& right_disparity, DisparityRange range);
+
+/// `disparity` with +inf at every pixel `outliers` does not mark reliable.
+ImageF with_outliers_as_inf(const ImageF& disparity, const OutlierMap& outliers);
+
+/// The maps one refinement step hands on.
+struct RefinedDisparity {
+  ImageF disparity;
+  OutlierMap outliers;
+};
+
+/// One region-voting iteration (eq. 6). For each outlier p, a histogram (range.count bins) of
+/// the disparities of the reliable pixels in p's cross region (the horizontal arms of the
+/// pixels on p's vertical arm, the left image's arms, p excluded since it is an outlier);
+/// S_p = their number, d* = the fullest bin (the smallest d on a tie). p takes d* and becomes
+/// reliable when S_p > tau_S and H_p(d*) / S_p > tau_H. Every pixel reads the input maps only
+/// (pixels filled in this iteration vote from the next one on).
+RefinedDisparity region_voting_iteration(const ImageF& disparity, const OutlierMap& outliers, const CrossArms& arms,
+                                         DisparityRange range, const AdCensusParams& params);
+
+/// params.voting_iterations (5, Sec. 2.4) iterations of region_voting_iteration.
+RefinedDisparity region_voting(const ImageF& disparity, const OutlierMap& outliers, const CrossArms& arms,
+                               DisparityRange range, const AdCensusParams& params);
+
+/// The 16 directions of proper_interpolation as (dx, dy) with max(|dx|, |dy|) = 2, counter-
+/// clockwise from +x; step k of a direction visits p + (k*dx/2, k*dy/2) (C++ integer division,
+/// truncating toward zero), so every direction visits one new column or row per step.
+extern const int INTERPOLATION_DIRECTIONS[16][2];
+
+/// Sec. 2.4 proper interpolation: for each outlier p, the first reliable pixel (by the input
+/// map) along each of the 16 directions, up to the image border. An occlusion takes the
+/// smallest of their disparities; a mismatch the disparity of the one whose colour is closest
+/// to p's (D_c = max over RGB of |difference|); ties go to the earlier direction. Filled pixels
+/// become reliable; a pixel with no reliable pixel in any direction stays an outlier.
+RefinedDisparity proper_interpolation(const ImageF& disparity, const OutlierMap& outliers, const ImageU8& rgb);
+
+/// Sec. 2.4 depth discontinuity adjustment. p is on a disparity edge when |D(p) - D(q)| >= 1
+/// for its left or right neighbour q (inside the image). Then p1 = (x-1, y), p2 = (x+1, y):
+/// D(p) becomes D(p1) or D(p2), whichever has the smaller C2(p, .), when that cost is strictly
+/// smaller than C2(p, D(p)) (p1 on a tie). Integer disparities inside cost.range; other values
+/// are left alone.
+ImageF discontinuity_adjustment(const ImageF& disparity, const CostVolume& cost);
+
+/// Eq. 7: d* = d - (C2(d+1) - C2(d-1)) / (2 (C2(d+1) + C2(d-1) - 2 C2(d))) at the integer d =
+/// D(p). d stays when d-1 or d+1 lies outside the range or the denominator is not positive
+/// (no parabola minimum); the offset is clamped to [-1, 1]. Non-finite values stay.
+ImageF subpixel_enhancement(const ImageF& disparity, const CostVolume& cost);
+
+/// 3x3 median, clamp-to-edge at the borders (+inf sorts last).
+ImageF median_3x3(const ImageF& disparity);
+
+}  // namespace stereo::reference
