@@ -16,6 +16,7 @@ const Registry& Registry::builtin() {
 #endif
 #ifdef STEREO_WITH_CUDA
     register_salap_cuda(r);
+    register_adcensus_cuda(r);
 #endif
     return r;
   }();

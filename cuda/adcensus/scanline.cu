@@ -198,7 +198,9 @@ void scanline_optimize(const DeviceVolume& cost, const DeviceImage<uchar4>& left
   require(same_shape(paths.lr, cost) && same_shape(paths.rl, cost) && same_shape(paths.tb, cost) &&
               same_shape(paths.bt, cost) && same_shape(out, cost),
           "adcensus/cuda scanline_optimize: path and output volumes must have the cost's shape");
-  require(out.get() != cost.get(), "adcensus/cuda scanline_optimize: the output may not be the input");
+  require(out.get() != paths.lr.get() && out.get() != paths.rl.get() && out.get() != paths.tb.get() &&
+              out.get() != paths.bt.get(),
+          "adcensus/cuda scanline_optimize: the output may not be a path volume");
   if (disparity != nullptr)
     require(disparity->width == cost.width && disparity->height == cost.height,
             "adcensus/cuda scanline_optimize: disparity map size differs");

@@ -121,7 +121,8 @@ struct PathVolumes {
   DeviceVolume lr, rl, tb, bt;
 };
 
-/// Eq. 4 along the four directions into `paths`, then eq. 5 (their mean) into `out`. When
+/// Eq. 4 along the four directions into `paths`, then eq. 5 (their mean) into `out`, which
+/// may be `cost` (the paths are complete before the mean overwrites it). When
 /// `disparity` is not null the same pass also writes the winner of the fp32 mean (the fused
 /// WTA; ties go to the smaller d) as range.min + k.
 void scanline_optimize(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rgb,
@@ -131,5 +132,47 @@ void scanline_optimize(const DeviceVolume& cost, const DeviceImage<uchar4>& left
 
 /// Disparity (range.min + k) of the smallest cost per pixel; the smallest d wins a tie.
 void winner_takes_all(const DeviceVolume& cost, DeviceImage<float>& out, cudaStream_t stream = nullptr);
+
+// ---- refinement (Sec. 2.4), as reference/adcensus_refine.h --------------------------------
+// Outlier maps hold reference::OutlierKind values (0 reliable, 1 occlusion, 2 mismatch). Every
+// step reads its inputs and writes separate outputs, like the reference, so one kernel per
+// pass gives the reference's maps bit for bit.
+
+/// LR check and Hirschmueller's occlusion / mismatch classification over `range`.
+void left_right_check(const DeviceImage<float>& left_disparity, const DeviceImage<float>& right_disparity,
+                      DisparityRange range, DeviceImage<std::uint8_t>& outliers, cudaStream_t stream = nullptr);
+
+/// `disparity` with +inf wherever `outliers` is not reliable.
+void with_outliers_as_inf(const DeviceImage<float>& disparity, const DeviceImage<std::uint8_t>& outliers,
+                          DeviceImage<float>& out, cudaStream_t stream = nullptr);
+
+/// One voting iteration (eq. 6), one warp per pixel with its histogram in shared memory.
+void region_voting_iteration(const DeviceImage<float>& disparity, const DeviceImage<std::uint8_t>& outliers,
+                             const DeviceImage<uchar4>& arms, DisparityRange range, const AdCensusParams& params,
+                             DeviceImage<float>& out_disparity, DeviceImage<std::uint8_t>& out_outliers,
+                             cudaStream_t stream = nullptr);
+
+/// params.voting_iterations iterations, ping-ponging with the two scratch maps; the result is
+/// left in `disparity` and `outliers` (whose buffers may have been exchanged with the scratch).
+void region_voting(DeviceImage<float>& disparity, DeviceImage<std::uint8_t>& outliers, const DeviceImage<uchar4>& arms,
+                   DisparityRange range, const AdCensusParams& params, DeviceImage<float>& scratch_disparity,
+                   DeviceImage<std::uint8_t>& scratch_outliers, cudaStream_t stream = nullptr);
+
+/// Nearest reliable pixel in 16 directions (reference::INTERPOLATION_DIRECTIONS): the smallest
+/// disparity for an occlusion, the closest colour for a mismatch.
+void proper_interpolation(const DeviceImage<float>& disparity, const DeviceImage<std::uint8_t>& outliers,
+                          const DeviceImage<uchar4>& rgb, DeviceImage<float>& out_disparity,
+                          DeviceImage<std::uint8_t>& out_outliers, cudaStream_t stream = nullptr);
+
+/// Depth discontinuity adjustment against the scanline costs C2 (fp16, compared in fp32).
+void discontinuity_adjustment(const DeviceImage<float>& disparity, const DeviceVolume& cost, DeviceImage<float>& out,
+                              cudaStream_t stream = nullptr);
+
+/// Eq. 7 in fp64, as the reference computes it, from the fp16 costs C2.
+void subpixel_enhancement(const DeviceImage<float>& disparity, const DeviceVolume& cost, DeviceImage<float>& out,
+                          cudaStream_t stream = nullptr);
+
+/// 3x3 median, clamp-to-edge (+inf sorts last).
+void median_3x3(const DeviceImage<float>& disparity, DeviceImage<float>& out, cudaStream_t stream = nullptr);
 
 }  // namespace stereo::cu::adcensus
