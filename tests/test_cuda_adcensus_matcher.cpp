@@ -116,7 +116,7 @@ TEST(CudaAdCensusMatcher, ReusedBuffersAndTiming) {
     names.push_back(name);
     sum += ms;
   }
-  for (const std::string want : {"census", "cost", "cross", "aggregate", "scanline+wta", "refine lrc", "refine vote",
+  for (const std::string want : {"census", "cross", "cost+aggregate", "scanline+wta", "refine lrc", "refine vote",
                                  "refine interp", "refine adjust", "refine subpixel", "refine median"})
     EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << "no stage named " << want;
   EXPECT_LE(sum, a.timing.algorithm_ms * 1.001 + 1e-3);

@@ -272,6 +272,36 @@ TEST(CudaAdCensusStages, AggregationMatchesReference) {
   }
 }
 
+// The cost fused into the first pass of iteration 1 (what the matcher runs) against the
+// reference cost aggregated once; C enters in fp32 here, so only the two stored results round.
+TEST(CudaAdCensusStages, CostFusedIntoFirstAggregationMatchesReference) {
+  STEREO_REQUIRE_CUDA();
+  const Pair p = layered_pair(WIDTH, HEIGHT, 12);
+  const AdCensusParams params;
+  const auto lc = ref::census_transform(ref::grey_image(p.left));
+  const auto rc = ref::census_transform(ref::grey_image(p.right));
+  const auto d_left = ca::upload_rgb(p.left), d_right = ca::upload_rgb(p.right);
+  const auto d_lc = ca::upload_census(lc), d_rc = ca::upload_census(rc);
+  for (const DisparityRange range : {DisparityRange{0, 16}, DisparityRange{-3, 37}})
+    for (const bool right_view : {false, true}) {
+      const ref::CrossArms arms = ref::cross_arms(right_view ? p.right : p.left, params);
+      const auto d_arms = ca::upload_arms(arms);
+      auto hv = poisoned_f(WIDTH, HEIGHT), vh = poisoned_f(WIDTH, HEIGHT);
+      ca::region_sizes(d_arms, hv, vh);
+      auto scratch = poisoned_volume(WIDTH, HEIGHT, range);
+      auto out = poisoned_volume(WIDTH, HEIGHT, range);
+      ca::ad_census_cost_aggregated(d_left, d_right, d_lc, d_rc, params, right_view, d_arms, hv, vh,
+                                    params.arm_l1 - 1, scratch, out);
+      const ref::CostVolume want =
+          ref::aggregate_cost(ref::ad_census_cost(p.left, p.right, lc, rc, range, params, right_view), arms, 1);
+      const VolumeError e = compare(ca::download_volume(out), want);
+      std::printf("  cost+aggregate min %d count %d %s: relative L2 %.2e, worst cell %.2e\n", range.min,
+                  range.count, right_view ? "right" : "left", e.l2, e.cell);
+      EXPECT_LE(e.l2, VOLUME_L2_TOLERANCE);
+      EXPECT_LE(e.cell, VOLUME_CELL_TOLERANCE);
+    }
+}
+
 // ---- scanline and WTA --------------------------------------------------------------------
 
 TEST(CudaAdCensusStages, ScanlineMatchesReference) {

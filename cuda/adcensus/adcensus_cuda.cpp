@@ -140,11 +140,6 @@ class AdCensusCudaMatcher final : public Matcher {
     ca::census_transform(w.grey_right, w.census_right, s);
     mark("census");
 
-    ca::ad_census_cost(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, false, w.cost_left, s);
-    if (both_views)
-      ca::ad_census_cost(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, true, w.cost_right, s);
-    mark("cost");
-
     ca::cross_arms(w.rgb_left, params_, w.arms_left, s);
     ca::region_sizes(w.arms_left, w.hv_left, w.vh_left, s);
     if (both_views) {
@@ -153,14 +148,26 @@ class AdCensusCudaMatcher final : public Matcher {
     }
     mark("cross");
 
+    // The cost is computed inside the first pass of iteration 1 (never stored) unless there is
+    // no aggregation at all.
     const int max_arm = params_.arm_l1 - 1;
-    for (int i = 1; i <= params_.aggregation_iterations; ++i) {
-      ca::aggregate_cost(w.cost_left, w.arms_left, w.hv_left, w.vh_left, i, max_arm, w.paths.lr, w.cost_left, s);
-      if (both_views)
-        ca::aggregate_cost(w.cost_right, w.arms_right, w.hv_right, w.vh_right, i, max_arm, w.paths.lr, w.cost_right,
-                           s);
-    }
-    mark("aggregate");
+    const auto cost_and_aggregate = [&](bool right_view) {
+      ca::DeviceVolume& c = right_view ? w.cost_right : w.cost_left;
+      const cu::DeviceImage<uchar4>& arms = right_view ? w.arms_right : w.arms_left;
+      const cu::DeviceImage<float>& hv = right_view ? w.hv_right : w.hv_left;
+      const cu::DeviceImage<float>& vh = right_view ? w.vh_right : w.vh_left;
+      if (params_.aggregation_iterations == 0) {
+        ca::ad_census_cost(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, right_view, c, s);
+        return;
+      }
+      ca::ad_census_cost_aggregated(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, right_view, arms,
+                                    hv, vh, max_arm, w.paths.lr, c, s);
+      for (int i = 2; i <= params_.aggregation_iterations; ++i)
+        ca::aggregate_cost(c, arms, hv, vh, i, max_arm, w.paths.lr, c, s);
+    };
+    cost_and_aggregate(false);
+    if (both_views) cost_and_aggregate(true);
+    mark("cost+aggregate");
 
     // C2 overwrites C1 in place (the paths are complete before the mean is written); the WTA
     // is fused into the mean. The left C2 stays for the adjustment and sub-pixel steps.

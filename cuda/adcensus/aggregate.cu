@@ -11,9 +11,14 @@
 // values of up to 2 x 67 would lose ~1e-3 absolute to cancellation when a short arm's sum is
 // taken as the difference of two large prefixes. Hopper's fp64 rate (half of fp32) makes this
 // cheap; on a GPU with slow fp64 an int64 fixed-point integral would do the same exactly.
+//
+// The fused variant computes the cost (eq. 1-3) while loading the first pass of iteration 1
+// instead of reading a stored C: the cost volume is never written or read (4 bytes per cell
+// less), and C enters the sums in fp32 rather than rounded to fp16.
 
 #include <cuda_fp16.h>
 
+#include "cuda/adcensus/cost_device.cuh"
 #include "cuda/adcensus/stages.h"
 
 namespace stereo::cu::adcensus {
@@ -31,7 +36,7 @@ std::size_t shared_bytes(int max_arm) {
 __global__ void __launch_bounds__(LANES * WARPS)
     arm_sum_kernel(const __half* __restrict__ in, __half* __restrict__ out, const uchar4* __restrict__ arms,
                    const float* __restrict__ divide, int width, int height, int levels, bool horizontal,
-                   int max_arm) {
+                   int max_arm, CostInputs cost, bool fused_cost) {
   extern __shared__ double shared[];
   const int rows = TILE + 2 * max_arm;
   double* prefix = shared;                                          // [rows + 1][LANES]
@@ -55,7 +60,12 @@ __global__ void __launch_bounds__(LANES * WARPS)
   for (int i = warp; i < rows; i += WARPS) {
     const int pos = tile_start - max_arm + i;
     double v = 0.0;
-    if (active && pos >= 0 && pos < length) v = double(__half2float(in[base + static_cast<std::size_t>(pos) * stride]));
+    if (active && pos >= 0 && pos < length) {
+      if (fused_cost)
+        v = double(ad_census_cost_at(cost, horizontal ? pos : line, horizontal ? line : pos, k));
+      else
+        v = double(__half2float(in[base + static_cast<std::size_t>(pos) * stride]));
+    }
     prefix[static_cast<std::size_t>(i + 1) * LANES + lane] = v;
   }
   __syncthreads();
@@ -93,8 +103,10 @@ __global__ void __launch_bounds__(LANES * WARPS)
   }
 }
 
-void launch_arm_sum(const DeviceVolume& in, DeviceVolume& out, const DeviceImage<uchar4>& arms, const float* divide,
-                    bool horizontal, int max_arm, cudaStream_t stream) {
+// One 1D arm sum over a W x H x levels volume: from `in`, or from the cost when `cost` is given.
+void launch_arm_sum(int width, int height, int levels, const std::uint16_t* in, const CostInputs* cost,
+                    std::uint16_t* out, const DeviceImage<uchar4>& arms, const float* divide, bool horizontal,
+                    int max_arm, cudaStream_t stream) {
   const std::size_t bytes = shared_bytes(max_arm);
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
@@ -105,14 +117,28 @@ void launch_arm_sum(const DeviceVolume& in, DeviceVolume& out, const DeviceImage
               " bytes of shared memory per block, the device allows " + std::to_string(optin));
   if (bytes > 48 * 1024)
     CUDA_CHECK(cudaFuncSetAttribute(arm_sum_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  const long long lanes = static_cast<long long>(horizontal ? in.height : in.width) * in.range.count;
+  const long long lanes = static_cast<long long>(horizontal ? height : width) * levels;
   const long long blocks_x = (lanes + LANES - 1) / LANES;
-  const int blocks_y = div_up(horizontal ? in.width : in.height, TILE);
+  const int blocks_y = div_up(horizontal ? width : height, TILE);
   require(blocks_x <= 0x7FFFFFFF && blocks_y <= 65535, "adcensus/cuda aggregate_cost: volume too large for one grid");
   arm_sum_kernel<<<dim3(unsigned(blocks_x), unsigned(blocks_y)), LANES * WARPS, bytes, stream>>>(
-      reinterpret_cast<const __half*>(in.get()), reinterpret_cast<__half*>(out.get()), arms.get(), divide, in.width,
-      in.height, in.range.count, horizontal, max_arm);
+      reinterpret_cast<const __half*>(in), reinterpret_cast<__half*>(out), arms.get(), divide, width, height, levels,
+      horizontal, max_arm, cost != nullptr ? *cost : CostInputs{}, cost != nullptr);
   CUDA_CHECK_LAUNCH();
+}
+
+void require_aggregation_shapes(int w, int h, int levels, const DeviceImage<uchar4>& arms,
+                                const DeviceImage<float>& h_then_v, const DeviceImage<float>& v_then_h,
+                                const DeviceVolume& scratch, const DeviceVolume& out, int max_arm) {
+  require(arms.width == w && arms.height == h && h_then_v.width == w && h_then_v.height == h &&
+              v_then_h.width == w && v_then_h.height == h,
+          "adcensus/cuda aggregate_cost: arms and region sizes must have the volume's size");
+  require(scratch.width == w && scratch.height == h && scratch.range.count == levels && out.width == w &&
+              out.height == h && out.range.count == levels,
+          "adcensus/cuda aggregate_cost: scratch and output must hold the volume");
+  require(max_arm >= 0 && max_arm <= 255,
+          "adcensus/cuda aggregate_cost: max_arm must be in 0..255, got " + std::to_string(max_arm));
+  require(scratch.get() != out.get(), "adcensus/cuda aggregate_cost: scratch must differ from the output");
 }
 
 }  // namespace
@@ -122,23 +148,37 @@ void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, c
                     DeviceVolume& out, cudaStream_t stream) {
   const int w = cost.width;
   const int h = cost.height;
-  require(arms.width == w && arms.height == h && h_then_v.width == w && h_then_v.height == h &&
-              v_then_h.width == w && v_then_h.height == h,
-          "adcensus/cuda aggregate_cost: arms and region sizes must have the volume's size");
-  require(scratch.width == w && scratch.height == h && scratch.range.count == cost.range.count && out.width == w &&
-              out.height == h && out.range.count == cost.range.count,
-          "adcensus/cuda aggregate_cost: scratch and output must hold the volume");
+  const int levels = cost.range.count;
+  require_aggregation_shapes(w, h, levels, arms, h_then_v, v_then_h, scratch, out, max_arm);
   require(iteration >= 1, "adcensus/cuda aggregate_cost: iteration is 1-based, got " + std::to_string(iteration));
-  require(max_arm >= 0 && max_arm <= 255,
-          "adcensus/cuda aggregate_cost: max_arm must be in 0..255, got " + std::to_string(max_arm));
-  require(scratch.get() != cost.get() && scratch.get() != out.get(),
-          "adcensus/cuda aggregate_cost: scratch must be a third buffer");
+  require(scratch.get() != cost.get(), "adcensus/cuda aggregate_cost: scratch must be a third buffer");
   // Sec. 2.2: iterations 1 and 3 sum horizontally first, 2 and 4 vertically first.
   const bool horizontal_first = iteration % 2 == 1;
-  DeviceVolume& mid = scratch;
-  launch_arm_sum(cost, mid, arms, nullptr, horizontal_first, max_arm, stream);
-  launch_arm_sum(mid, out, arms, horizontal_first ? h_then_v.get() : v_then_h.get(), !horizontal_first, max_arm,
-                 stream);
+  launch_arm_sum(w, h, levels, cost.get(), nullptr, scratch.get(), arms, nullptr, horizontal_first, max_arm, stream);
+  launch_arm_sum(w, h, levels, scratch.get(), nullptr, out.get(), arms,
+                 horizontal_first ? h_then_v.get() : v_then_h.get(), !horizontal_first, max_arm, stream);
+}
+
+void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
+                               const DeviceImage<std::uint64_t>& left_census,
+                               const DeviceImage<std::uint64_t>& right_census, const AdCensusParams& params,
+                               bool right_view, const DeviceImage<uchar4>& arms, const DeviceImage<float>& h_then_v,
+                               const DeviceImage<float>& v_then_h, int max_arm, DeviceVolume& scratch,
+                               DeviceVolume& out, cudaStream_t stream) {
+  const int w = out.width;
+  const int h = out.height;
+  const int levels = out.range.count;
+  require(left_rgb.width == w && left_rgb.height == h && right_rgb.width == w && right_rgb.height == h &&
+              left_census.width == w && left_census.height == h && right_census.width == w &&
+              right_census.height == h,
+          "adcensus/cuda ad_census_cost_aggregated: images, census images and volume must have one size");
+  require(levels >= 1, "adcensus/cuda ad_census_cost_aggregated: disparity count must be >= 1");
+  require_aggregation_shapes(w, h, levels, arms, h_then_v, v_then_h, scratch, out, max_arm);
+  const CostInputs cost =
+      make_cost_inputs(left_rgb, right_rgb, left_census, right_census, params, right_view, out.range.min);
+  // Iteration 1: horizontal (from the cost itself), then vertical, divided by the H-V size.
+  launch_arm_sum(w, h, levels, nullptr, &cost, scratch.get(), arms, nullptr, true, max_arm, stream);
+  launch_arm_sum(w, h, levels, scratch.get(), nullptr, out.get(), arms, h_then_v.get(), false, max_arm, stream);
 }
 
 }  // namespace stereo::cu::adcensus

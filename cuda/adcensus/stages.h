@@ -8,6 +8,7 @@
 ///   cost.cu       ad_census_cost                    eq. 1-3
 ///   cross.cu      cross_arms, region_sizes          Sec. 2.2 enhanced rules
 ///   aggregate.cu  aggregate_cost                    one H-V / V-H iteration, 1D prefix sums
+///                 ad_census_cost_aggregated         eq. 1-3 fused into iteration 1
 ///   scanline.cu   scanline_optimize                 eq. 4-5, 4 paths, one warp per scanline
 ///   wta.cu        winner_takes_all                  smallest d wins a tie
 ///   refine.cu     left_right_check ... median_3x3   Sec. 2.4
@@ -114,6 +115,16 @@ void region_sizes(const DeviceImage<uchar4>& arms, DeviceImage<float>& h_then_v,
 void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, const DeviceImage<float>& h_then_v,
                     const DeviceImage<float>& v_then_h, int iteration, int max_arm, DeviceVolume& scratch,
                     DeviceVolume& out, cudaStream_t stream = nullptr);
+
+/// Fused eq. 1-3 and aggregation iteration 1: `out` = aggregate_cost(ad_census_cost(...), arms,
+/// 1) without storing C (the first pass computes each cost as it loads it, in fp32). `out`'s
+/// range is the one searched.
+void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
+                               const DeviceImage<std::uint64_t>& left_census,
+                               const DeviceImage<std::uint64_t>& right_census, const AdCensusParams& params,
+                               bool right_view, const DeviceImage<uchar4>& arms, const DeviceImage<float>& h_then_v,
+                               const DeviceImage<float>& v_then_h, int max_arm, DeviceVolume& scratch,
+                               DeviceVolume& out, cudaStream_t stream = nullptr);
 
 /// The four path volumes of eq. 4 (left-right, right-left, top-bottom, bottom-top); `paths`
 /// holds four volumes of the cost's size.
