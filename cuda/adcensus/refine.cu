@@ -220,9 +220,11 @@ __global__ void subpixel_kernel(const float* __restrict__ disparity, const __hal
   const double c_minus = __half2float(c[k - 1]);
   const double c_mid = __half2float(c[k]);
   const double c_plus = __half2float(c[k + 1]);
-  const double denominator = 2.0 * (c_plus + c_minus - 2.0 * c_mid);
-  if (!(denominator > 0.0)) return;
-  const double offset = fmin(fmax((c_plus - c_minus) / denominator, -1.0), 1.0);
+  // Eq. 7 interpolates a cost minimum: only where d is one (as the reference decides). The
+  // denominator is then positive and the vertex within half a level of d. 2.0 * c_mid is exact,
+  // so a contracted fma(-2, c_mid, .) rounds as the reference's separate multiply and subtract.
+  if (!(c_mid < c_minus && c_mid < c_plus)) return;
+  const double offset = (c_plus - c_minus) / (2.0 * (c_plus + c_minus - 2.0 * c_mid));
   out[i] = float(double(d) - offset);  // eq. 7
 }
 

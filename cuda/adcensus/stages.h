@@ -4,7 +4,7 @@
 /// as in reference/adcensus.h and reference/adcensus_refine.h so a test can compare each stage
 /// with its CPU twin:
 ///
-///   census.cu     pack_rgb, grey_image, census_transform
+///   census.cu     pack_rgb, grey_image, census_transform (9x7: 62 bits)
 ///   cost.cu       ad_census_cost                    eq. 1-3
 ///   cross.cu      cross_arms, region_sizes          Sec. 2.2 enhanced rules
 ///   aggregate.cu  aggregate_cost                    one H-V / V-H iteration, 1D prefix sums
@@ -179,7 +179,8 @@ void proper_interpolation(const DeviceImage<float>& disparity, const DeviceImage
 void discontinuity_adjustment(const DeviceImage<float>& disparity, const DeviceVolume& cost, DeviceImage<float>& out,
                               cudaStream_t stream = nullptr);
 
-/// Eq. 7 in fp64, as the reference computes it, from the fp16 costs C2.
+/// Eq. 7 in fp64, as the reference computes it, from the fp16 costs C2, where C2(d) is below
+/// both neighbours.
 void subpixel_enhancement(const DeviceImage<float>& disparity, const DeviceVolume& cost, DeviceImage<float>& out,
                           cudaStream_t stream = nullptr);
 
