@@ -11,6 +11,7 @@ void register_salap_cpu(Registry& registry);        // reference/salap_matcher.c
 void register_salap_gl(Registry& registry);         // gl/salap_gl.cpp (fragment passes)
 void register_salap_glcompute(Registry& registry);  // gl/salap_glcompute.cpp (compute shaders)
 void register_salap_cuda(Registry& registry);       // cuda/salap/salap_cuda.cpp
+void register_adcensus_cpu(Registry& registry);     // reference/adcensus_matcher.cpp
 void register_adcensus_cuda(Registry& registry);    // cuda/adcensus/adcensus_cuda.cpp
 
 }  // namespace stereo

@@ -3,6 +3,7 @@
 #include "host/backends.h"
 #include "host/dataset.h"
 #include "host/error.h"
+#include "host/methods/adcensus.h"
 
 namespace stereo {
 
@@ -10,6 +11,8 @@ const Registry& Registry::builtin() {
   static const Registry registry = [] {
     Registry r;
     register_salap_cpu(r);
+    register_adcensus_cpu(r);
+    r.add_method(adcensus_method_info());
 #ifdef STEREO_WITH_GL
     register_salap_gl(r);
     register_salap_glcompute(r);

@@ -9,7 +9,7 @@
 /// the right image is the reference and p is matched with p + d, so D_R comes from the same
 /// code):
 ///   grey         = grey_image(rgb)                         integer BT.601 luma
-///   census       = census_transform(grey)                  9x7, 63 bits in a uint64
+///   census       = census_transform(grey)                  9x7, 62 bits in a uint64
 ///   C            = ad_census_cost(...)                     eq. 1-3, CostVolume
 ///   arms         = cross_arms(rgb)                         enhanced rules, Sec. 2.2
 ///   C1           = aggregate_cost(C, arms, iteration) x 4  H-then-V in 1 and 3, V-then-H in 2 and 4
@@ -64,7 +64,8 @@ using CensusImage = Image<std::uint64_t>;
 ImageU8 grey_image(const ImageU8& image);
 
 /// 9x7 census (9 wide, 7 high) of a grey image: bit i set when neighbour i (row-major over the
-/// window, centre skipped) is darker than the centre; 63 bits. Neighbours outside the image
+/// window, centre skipped) is darker than the centre; 62 bits (0..61; 63 window pixels less the
+/// centre), the paper's "64-bit string" being its storage. Neighbours outside the image
 /// read the nearest edge pixel (clamp-to-edge).
 CensusImage census_transform(const ImageU8& grey);
 

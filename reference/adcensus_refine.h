@@ -79,8 +79,10 @@ RefinedDisparity proper_interpolation(const ImageF& disparity, const OutlierMap&
 ImageF discontinuity_adjustment(const ImageF& disparity, const CostVolume& cost);
 
 /// Eq. 7: d* = d - (C2(d+1) - C2(d-1)) / (2 (C2(d+1) + C2(d-1) - 2 C2(d))) at the integer d =
-/// D(p). d stays when d-1 or d+1 lies outside the range or the denominator is not positive
-/// (no parabola minimum); the offset is clamped to [-1, 1]. Non-finite values stay.
+/// D(p), applied only where C2(d) < C2(d-1) and C2(d) < C2(d+1): eq. 7 interpolates a cost
+/// minimum (the vertex then lies within half a level of d), and after voting, interpolation
+/// and adjustment d need not be one. d stays where d-1 or d+1 lies outside the range, and
+/// non-finite values stay.
 ImageF subpixel_enhancement(const ImageF& disparity, const CostVolume& cost);
 
 /// 3x3 median, clamp-to-edge at the borders (+inf sorts last).

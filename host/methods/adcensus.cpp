@@ -1,0 +1,45 @@
+// AD-Census's registry entry: what the paper reports, so `list`, `eval` and `bench` can set
+// a run beside it.
+
+#include "host/methods/adcensus.h"
+
+#include "host/matcher.h"
+#include "host/params.h"
+
+namespace stereo {
+
+MethodInfo adcensus_method_info() {
+  MethodInfo info;
+  info.name = "adcensus";
+  info.title = "AD-Census: AD + census cost, cross-based aggregation, scanline optimisation, multi-step refinement";
+  info.citation =
+      "X. Mei, X. Sun, M. Zhou, S. Jiao, H. Wang, X. Zhang, \"On building an accurate stereo matching system on "
+      "graphics hardware\", ICCV Workshops (GPUCV) 2011";
+  info.accuracy_source = "Table 2 (Middlebury v2 evaluation, bad > 1, August 2011)";
+  info.accuracy_threshold = 1.0;
+  info.accuracy = {
+      {"tsukuba", 1.07, 1.48, 5.73, {}},
+      {"venus", 0.09, 0.25, 1.15, {}},
+      {"teddy", 4.10, 6.22, 10.9, {}},
+      {"cones", 2.42, 7.25, 6.95, {}},
+  };
+  info.speed_source = "Sec. 4 (whole pipeline, Table 1 parameters)";
+  info.paper_gpu = "NVIDIA GeForce GTX 480 (host: Core2Duo 2.20 GHz)";
+  const std::string note = "Sec. 4: GPU time of the whole system; the paper's CPU version took ";
+  info.speed = {
+      {384, 288, 16, 16.0, std::nullopt, note + "2.5 s (Tsukuba)"},
+      {434, 383, 20, 32.0, std::nullopt, note + "4.5 s (Venus)"},
+      {450, 375, 60, 95.0, std::nullopt, note + "15 s (Teddy)"},
+      {450, 375, 60, 94.0, std::nullopt, note + "15 s (Cones)"},
+      {1920, 1080, 256, std::nullopt, std::nullopt, "the suite's common setting; not in the paper"},
+  };
+  info.describe_params = [] {
+    AdCensusParams params;
+    ParamBinder binder("adcensus");
+    params.describe(binder);
+    return binder.describe();
+  };
+  return info;
+}
+
+}  // namespace stereo
