@@ -12,6 +12,8 @@
 ///   scanline.cu   scanline_optimize                 eq. 4-5, 4 paths, one warp per scanline
 ///   wta.cu        winner_takes_all                  smallest d wins a tie
 ///   refine.cu     left_right_check ... median_3x3   Sec. 2.4
+///   memory.cu     uploads, downloads, poison        tests and set-up (fp16 <-> float)
+///   adcensus_cuda.cpp  the matcher ("adcensus", "cuda")
 ///
 /// Precision and layout (see NOTES.md): cost volumes are disparity fastest, like
 /// reference::CostVolume (index (y * W + x) * D + k), and store IEEE half precision (fp16)
