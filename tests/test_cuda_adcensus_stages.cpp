@@ -331,6 +331,10 @@ TEST(CudaAdCensusStages, ScanlineMatchesReference) {
       EXPECT_LE(e.cell, VOLUME_CELL_TOLERANCE);
       // The fused WTA ranks fp32 means of fp16 paths: only near-ties may differ.
       EXPECT_GE(same, 0.99);
+      // Without storing C2 (the matcher's right view) the map is the same.
+      auto only_d = poisoned_f(WIDTH, HEIGHT);
+      ca::scanline_disparity(d_c1, d_left, d_right, params, right_view, paths, only_d);
+      expect_same_map(cu::download(only_d), got_d, "scanline_disparity");
     }
 }
 

@@ -170,10 +170,10 @@ class AdCensusCudaMatcher final : public Matcher {
     mark("cost+aggregate");
 
     // C2 overwrites C1 in place (the paths are complete before the mean is written); the WTA
-    // is fused into the mean. The left C2 stays for the adjustment and sub-pixel steps.
+    // is fused into the mean. The left C2 stays for the adjustment and sub-pixel steps; the
+    // right view's is never stored.
     if (both_views)
-      ca::scanline_optimize(w.cost_right, w.rgb_left, w.rgb_right, params_, true, w.paths, w.cost_right,
-                            &w.disparity_right, s);
+      ca::scanline_disparity(w.cost_right, w.rgb_left, w.rgb_right, params_, true, w.paths, w.disparity_right, s);
     ca::scanline_optimize(w.cost_left, w.rgb_left, w.rgb_right, params_, false, w.paths, w.cost_left,
                           &w.disparity_left, s);
     mark("scanline+wta");

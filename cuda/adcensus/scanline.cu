@@ -144,7 +144,7 @@ __device__ int warp_argmin(float v, int k) {
 }
 
 __global__ void __launch_bounds__(WARP * COMBINE_WARPS)
-    combine_kernel(Paths paths, std::size_t pixels, int levels, int min_d, __half* __restrict__ out,
+    combine_kernel(Paths paths, std::size_t pixels, int levels, int min_d, __half* __restrict__ out,  // may be null
                    float* __restrict__ disparity) {
   const std::size_t pixel = static_cast<std::size_t>(blockIdx.x) * COMBINE_WARPS + threadIdx.x / WARP;
   if (pixel >= pixels) return;
@@ -159,7 +159,7 @@ __global__ void __launch_bounds__(WARP * COMBINE_WARPS)
     s += __half2float(paths.direction[2][cell]);
     s += __half2float(paths.direction[3][cell]);
     s *= 0.25f;
-    out[cell] = __float2half_rn(s);
+    if (out != nullptr) out[cell] = __float2half_rn(s);
     if (s < best) {
       best = s;
       best_k = k;
@@ -186,9 +186,12 @@ bool same_shape(const DeviceVolume& a, const DeviceVolume& b) {
 
 }  // namespace
 
-void scanline_optimize(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rgb,
-                       const DeviceImage<uchar4>& right_rgb, const AdCensusParams& params, bool right_view,
-                       PathVolumes& paths, DeviceVolume& out, DeviceImage<float>* disparity, cudaStream_t stream) {
+namespace {
+
+// Paths, then the mean (stored when `out` is given) and the WTA (when `disparity` is given).
+void paths_and_mean(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
+                    const AdCensusParams& params, bool right_view, PathVolumes& paths, DeviceVolume* out,
+                    DeviceImage<float>* disparity, cudaStream_t stream) {
   const int levels = cost.range.count;
   require(levels >= 1 && levels <= MAX_LEVELS, "adcensus/cuda scanline_optimize: " + std::to_string(levels) +
                                                    " levels; this kernel holds 1.." + std::to_string(MAX_LEVELS));
@@ -196,11 +199,14 @@ void scanline_optimize(const DeviceVolume& cost, const DeviceImage<uchar4>& left
               right_rgb.height == cost.height,
           "adcensus/cuda scanline_optimize: images must have the volume's size");
   require(same_shape(paths.lr, cost) && same_shape(paths.rl, cost) && same_shape(paths.tb, cost) &&
-              same_shape(paths.bt, cost) && same_shape(out, cost),
-          "adcensus/cuda scanline_optimize: path and output volumes must have the cost's shape");
-  require(out.get() != paths.lr.get() && out.get() != paths.rl.get() && out.get() != paths.tb.get() &&
-              out.get() != paths.bt.get(),
-          "adcensus/cuda scanline_optimize: the output may not be a path volume");
+              same_shape(paths.bt, cost),
+          "adcensus/cuda scanline_optimize: path volumes must have the cost's shape");
+  if (out != nullptr) {
+    require(same_shape(*out, cost), "adcensus/cuda scanline_optimize: the output must have the cost's shape");
+    require(out->get() != paths.lr.get() && out->get() != paths.rl.get() && out->get() != paths.tb.get() &&
+                out->get() != paths.bt.get(),
+            "adcensus/cuda scanline_optimize: the output may not be a path volume");
+  }
   if (disparity != nullptr)
     require(disparity->width == cost.width && disparity->height == cost.height,
             "adcensus/cuda scanline_optimize: disparity map size differs");
@@ -219,9 +225,23 @@ void scanline_optimize(const DeviceVolume& cost, const DeviceImage<uchar4>& left
   const std::size_t pixels = static_cast<std::size_t>(cost.width) * cost.height;
   const std::size_t blocks = (pixels + COMBINE_WARPS - 1) / COMBINE_WARPS;
   combine_kernel<<<static_cast<unsigned>(blocks), WARP * COMBINE_WARPS, 0, stream>>>(
-      p, pixels, levels, cost.range.min, reinterpret_cast<__half*>(out.get()),
+      p, pixels, levels, cost.range.min, out != nullptr ? reinterpret_cast<__half*>(out->get()) : nullptr,
       disparity != nullptr ? disparity->get() : nullptr);
   CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void scanline_optimize(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rgb,
+                       const DeviceImage<uchar4>& right_rgb, const AdCensusParams& params, bool right_view,
+                       PathVolumes& paths, DeviceVolume& out, DeviceImage<float>* disparity, cudaStream_t stream) {
+  paths_and_mean(cost, left_rgb, right_rgb, params, right_view, paths, &out, disparity, stream);
+}
+
+void scanline_disparity(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rgb,
+                        const DeviceImage<uchar4>& right_rgb, const AdCensusParams& params, bool right_view,
+                        PathVolumes& paths, DeviceImage<float>& disparity, cudaStream_t stream) {
+  paths_and_mean(cost, left_rgb, right_rgb, params, right_view, paths, nullptr, &disparity, stream);
 }
 
 }  // namespace stereo::cu::adcensus

@@ -143,6 +143,12 @@ void scanline_optimize(const DeviceVolume& cost, const DeviceImage<uchar4>& left
                        PathVolumes& paths, DeviceVolume& out, DeviceImage<float>* disparity = nullptr,
                        cudaStream_t stream = nullptr);
 
+/// scanline_optimize without storing C2: the paths and the fused WTA only (the right view,
+/// whose C2 nothing reads, saves a volume write).
+void scanline_disparity(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rgb,
+                        const DeviceImage<uchar4>& right_rgb, const AdCensusParams& params, bool right_view,
+                        PathVolumes& paths, DeviceImage<float>& disparity, cudaStream_t stream = nullptr);
+
 /// Disparity (range.min + k) of the smallest cost per pixel; the smallest d wins a tie.
 void winner_takes_all(const DeviceVolume& cost, DeviceImage<float>& out, cudaStream_t stream = nullptr);
 
