@@ -4,9 +4,9 @@
 // launch (at 1080p that is 2 x 1080 + 2 x 1920 warps, enough to fill an H100, where one
 // direction alone would leave most of it idle). Each lane holds V consecutive levels in
 // registers: the d +- 1 neighbours are in the lane's own registers except at its ends (one
-// shuffle each way), and min_k C_r(p - r, k) is a 5-step shuffle reduction. The next pixel's
-// costs are loaded before the current one is computed, so the load latency overlaps the
-// recurrence. Arithmetic is fp32 in the order of reference::scanline_optimize; only the stored
+// shuffle each way), and min_k C_r(p - r, k) is a 5-step shuffle reduction. The costs of the
+// next few pixels are loaded before the current one is computed, so the load latency overlaps
+// the recurrence. Arithmetic is fp32 in the order of reference::scanline_optimize; only the stored
 // path values are rounded to fp16.
 //
 // A second kernel takes the mean of the four paths (eq. 5) in the reference's order and, when
@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
   const bool forward = rx + ry > 0;
   __half* __restrict__ out = paths.direction[direction];
 
-  float prev[V], cur[V], next[V];
+  float prev[V], cur[V];
   float prev_min = 0.0f;
   const auto pixel_at = [&](int step) {
     const int i = forward ? step : length - 1 - step;
@@ -70,14 +70,10 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
       dst[j] = k < levels ? __half2float(cost[pixel * levels + k]) : FLT_MAX;
     }
   };
-  load(pixel_at(0), next);
 
-  for (int step = 0; step < length; ++step) {
+  // One step of eq. 4 at `step` with that pixel's costs c.
+  const auto advance = [&](int step, const float (&c)[V]) {
     const std::size_t pixel = pixel_at(step);
-    float c[V];
-#pragma unroll
-    for (int j = 0; j < V; ++j) c[j] = next[j];
-    if (step + 1 < length) load(pixel_at(step + 1), next);
     const int i = forward ? step : length - 1 - step;
     const int x = horizontal ? i : line;
     const int y = horizontal ? line : i;
@@ -123,6 +119,27 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
       prev[j] = cur[j];
     }
     prev_min = warp_min(m);
+  };
+
+  // The costs of the next AHEAD pixels are in flight while a step computes: one step (~100s of
+  // cycles) does not cover a DRAM load, a few do. The ring is indexed by compile-time u only
+  // (the inner loop unrolls), so it stays in registers.
+  constexpr int AHEAD = V <= 4 ? 4 : (V <= 8 ? 2 : 1);
+  float ring[AHEAD][V];
+#pragma unroll
+  for (int u = 0; u < AHEAD; ++u)
+    if (u < length) load(pixel_at(u), ring[u]);
+  for (int base = 0; base < length; base += AHEAD) {
+#pragma unroll
+    for (int u = 0; u < AHEAD; ++u) {
+      const int step = base + u;
+      if (step >= length) break;
+      float c[V];
+#pragma unroll
+      for (int j = 0; j < V; ++j) c[j] = ring[u][j];
+      if (step + AHEAD < length) load(pixel_at(step + AHEAD), ring[u]);
+      advance(step, c);
+    }
   }
 }
 
