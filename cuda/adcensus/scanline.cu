@@ -56,6 +56,8 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
   __half* __restrict__ out = paths.direction[direction];
 
   float prev[V], cur[V];
+#pragma unroll
+  for (int j = 0; j < V; ++j) prev[j] = cur[j] = FLT_MAX;  // set by step 0 before any read
   float prev_min = 0.0f;
   const auto pixel_at = [&](int step) {
     const int i = forward ? step : length - 1 - step;
