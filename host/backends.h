@@ -29,5 +29,6 @@ void register_salap_gl(Registry& registry);         // gl/salap_gl.cpp (fragment
 void register_salap_glcompute(Registry& registry);  // gl/salap_glcompute.cpp (compute shaders)
 void register_salap_cuda(Registry& registry);       // cuda/salap/salap_cuda.cpp
 void register_adcensus_cpu(Registry& registry);     // reference/adcensus_matcher.cpp
+void register_adcensus_cuda(Registry& registry);    // cuda/adcensus/adcensus_cuda.cpp
 
 }  // namespace stereo

@@ -44,6 +44,9 @@ void register_salap(Registry& r) {
 void register_adcensus(Registry& r) {
   r.add_method(adcensus_method_info());
   register_adcensus_cpu(r);
+#ifdef STEREO_WITH_CUDA
+  register_adcensus_cuda(r);
+#endif
 }
 
 const Registry& Registry::builtin() {

@@ -1,0 +1,294 @@
+// AD-Census on CUDA: the matcher the registry creates. It owns its stream, events and device
+// buffers (sized from the problem, checked against free GPU memory before allocating, reused
+// while the size stays the same) and runs the stages of cuda/adcensus/stages.h in the order
+// of the reference matcher, stage by stage across both views, timing each with CUDA events.
+
+#include <array>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cuda/adcensus/stages.h"
+#include "cuda/common.h"
+#include "host/backends.h"
+#include "host/dataset.h"
+#include "host/methods/adcensus.h"
+
+namespace stereo {
+namespace {
+
+constexpr const char* COMPONENT = "adcensus/cuda";
+namespace ca = cu::adcensus;
+
+constexpr int VOLUMES = 6;  // C of each view (C -> C1 -> C2 in place) and the four scanline paths
+constexpr std::size_t ALLOCATION_SLACK = std::size_t(2) << 20;  // cudaMalloc rounds each buffer up
+
+/// Every device buffer of one problem size. Built whole into a local and moved into the
+/// matcher, so the matcher never holds a half-allocated set.
+struct Workspace {
+  int width = 0;
+  int height = 0;
+  int channels = 0;
+  int levels = 0;
+  cu::DeviceBuffer<std::uint8_t> raw_left, raw_right;
+  cu::DeviceImage<uchar4> rgb_left, rgb_right, arms_left, arms_right;
+  cu::DeviceImage<std::uint8_t> grey_left, grey_right;
+  cu::DeviceImage<std::uint64_t> census_left, census_right;
+  cu::DeviceImage<float> hv_left, vh_left, hv_right, vh_right;
+  ca::DeviceVolume cost_left, cost_right;
+  ca::PathVolumes paths;  // paths.lr doubles as the aggregation scratch
+  cu::DeviceImage<float> disparity_left, disparity_right, map_a, map_b;
+  cu::DeviceImage<std::uint8_t> outliers_a, outliers_b;
+
+  static constexpr int BUFFERS = 2 + 4 + 2 + 2 + 4 + VOLUMES + 4 + 2;
+
+  /// Bytes of every buffer above, each rounded up by the allocator's slack.
+  static std::size_t bytes_needed(int width, int height, int channels, int levels) {
+    const std::size_t px = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+    const std::size_t exact = 2 * px * channels        // raw uploads
+                              + 4 * px * sizeof(uchar4)  // RGB and arms of both views
+                              + 2 * px                   // grey
+                              + 2 * px * sizeof(std::uint64_t)  // census
+                              + 4 * px * sizeof(float)          // region sizes
+                              + VOLUMES * ca::DeviceVolume::cells(width, height, levels) * sizeof(std::uint16_t) +
+                              4 * px * sizeof(float)  // disparity maps
+                              + 2 * px;               // outlier maps
+    return exact + BUFFERS * ALLOCATION_SLACK;
+  }
+
+  Workspace(int w, int h, int c, DisparityRange range)
+      : width(w), height(h), channels(c), levels(range.count) {
+    const std::size_t px = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+    raw_left = cu::make_device_buffer<std::uint8_t>(px * c, COMPONENT, "the left image");
+    raw_right = cu::make_device_buffer<std::uint8_t>(px * c, COMPONENT, "the right image");
+    rgb_left = {w, h, COMPONENT, "the packed left image"};
+    rgb_right = {w, h, COMPONENT, "the packed right image"};
+    arms_left = {w, h, COMPONENT, "the left cross arms"};
+    arms_right = {w, h, COMPONENT, "the right cross arms"};
+    grey_left = {w, h, COMPONENT, "the left grey image"};
+    grey_right = {w, h, COMPONENT, "the right grey image"};
+    census_left = {w, h, COMPONENT, "the left census image"};
+    census_right = {w, h, COMPONENT, "the right census image"};
+    hv_left = {w, h, COMPONENT, "left region sizes"};
+    vh_left = {w, h, COMPONENT, "left region sizes"};
+    hv_right = {w, h, COMPONENT, "right region sizes"};
+    vh_right = {w, h, COMPONENT, "right region sizes"};
+    cost_left = {w, h, range, COMPONENT, "the left cost volume"};
+    cost_right = {w, h, range, COMPONENT, "the right cost volume"};
+    paths.lr = {w, h, range, COMPONENT, "a scanline path volume"};
+    paths.rl = {w, h, range, COMPONENT, "a scanline path volume"};
+    paths.tb = {w, h, range, COMPONENT, "a scanline path volume"};
+    paths.bt = {w, h, range, COMPONENT, "a scanline path volume"};
+    disparity_left = {w, h, COMPONENT, "the left disparity map"};
+    disparity_right = {w, h, COMPONENT, "the right disparity map"};
+    map_a = {w, h, COMPONENT, "a refinement map"};
+    map_b = {w, h, COMPONENT, "a refinement map"};
+    outliers_a = {w, h, COMPONENT, "an outlier map"};
+    outliers_b = {w, h, COMPONENT, "an outlier map"};
+  }
+
+  void set_range(DisparityRange range) {
+    for (ca::DeviceVolume* v : {&cost_left, &cost_right, &paths.lr, &paths.rl, &paths.tb, &paths.bt}) v->range = range;
+  }
+};
+
+std::string mib(std::size_t bytes) {
+  std::ostringstream s;
+  s.precision(1);
+  s << std::fixed << double(bytes) / (1024.0 * 1024.0);
+  return s.str();
+}
+
+class AdCensusCudaMatcher final : public Matcher {
+ public:
+  explicit AdCensusCudaMatcher(const Overrides& overrides) {
+    json_ = bind_params(COMPONENT, overrides, params_);
+    params_.validate(COMPONENT);
+    json_["cost_storage"] = "fp16";  // what the volumes hold (cuda/adcensus/NOTES.md)
+    device_ = cu::device_name();
+    stream_ = cu::make_stream();
+    for (auto& e : events_) e = cu::make_event();
+  }
+
+  StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
+    require(left.channels == right.channels, std::string(COMPONENT) + ": left has " + std::to_string(left.channels) +
+                                                 " channels, right " + std::to_string(right.channels));
+    require(left.channels == 1 || left.channels == 3 || left.channels == 4,
+            std::string(COMPONENT) + ": images must have 1, 3 or 4 channels, got " + std::to_string(left.channels));
+    require(range.count <= ca::MAX_LEVELS, std::string(COMPONENT) + ": " + std::to_string(range.count) +
+                                               " disparity levels; this backend handles up to " +
+                                               std::to_string(ca::MAX_LEVELS));
+    prepare(left.width, left.height, left.channels, range);
+    Workspace& w = *work_;
+    cudaStream_t s = stream_.get();
+    marks_.clear();
+    const std::string& stop = params_.refine;
+    const bool both_views = stop != "none";  // nothing reads the right view without refinement
+
+    CUDA_CHECK(cudaEventRecord(events_[0].get(), s));
+    CUDA_CHECK(cudaMemcpyAsync(w.raw_left.get(), left.data.data(), left.data.size(), cudaMemcpyHostToDevice, s));
+    CUDA_CHECK(cudaMemcpyAsync(w.raw_right.get(), right.data.data(), right.data.size(), cudaMemcpyHostToDevice, s));
+    mark("upload");
+
+    ca::pack_rgb(w.raw_left.get(), w.width, w.height, w.channels, w.rgb_left, s);
+    ca::pack_rgb(w.raw_right.get(), w.width, w.height, w.channels, w.rgb_right, s);
+    ca::grey_image(w.rgb_left, w.grey_left, s);
+    ca::grey_image(w.rgb_right, w.grey_right, s);
+    ca::census_transform(w.grey_left, w.census_left, s);
+    ca::census_transform(w.grey_right, w.census_right, s);
+    mark("census");
+
+    ca::cross_arms(w.rgb_left, params_, w.arms_left, s);
+    ca::region_sizes(w.arms_left, w.hv_left, w.vh_left, s);
+    if (both_views) {
+      ca::cross_arms(w.rgb_right, params_, w.arms_right, s);
+      ca::region_sizes(w.arms_right, w.hv_right, w.vh_right, s);
+    }
+    mark("cross");
+
+    // The cost is computed inside the first pass of iteration 1 (never stored) unless there is
+    // no aggregation at all.
+    const int max_arm = params_.arm_l1 - 1;
+    const auto cost_and_aggregate = [&](bool right_view) {
+      ca::DeviceVolume& c = right_view ? w.cost_right : w.cost_left;
+      const cu::DeviceImage<uchar4>& arms = right_view ? w.arms_right : w.arms_left;
+      const cu::DeviceImage<float>& hv = right_view ? w.hv_right : w.hv_left;
+      const cu::DeviceImage<float>& vh = right_view ? w.vh_right : w.vh_left;
+      if (params_.aggregation_iterations == 0) {
+        ca::ad_census_cost(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, right_view, c, s);
+        return;
+      }
+      ca::ad_census_cost_aggregated(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, right_view, arms,
+                                    hv, vh, max_arm, w.paths.lr, c, s);
+      for (int i = 2; i <= params_.aggregation_iterations; ++i)
+        ca::aggregate_cost(c, arms, hv, vh, i, max_arm, w.paths.lr, c, s);
+    };
+    cost_and_aggregate(false);
+    if (both_views) cost_and_aggregate(true);
+    mark("cost+aggregate");
+
+    // C2 overwrites C1 in place (the paths are complete before the mean is written); the WTA
+    // is fused into the mean. The left C2 stays for the adjustment and sub-pixel steps; the
+    // right view's is never stored.
+    if (both_views)
+      ca::scanline_disparity(w.cost_right, w.rgb_left, w.rgb_right, params_, true, w.paths, w.disparity_right, s);
+    ca::scanline_optimize(w.cost_left, w.rgb_left, w.rgb_right, params_, false, w.paths, w.cost_left,
+                          &w.disparity_left, s);
+    mark("scanline+wta");
+
+    const cu::DeviceImage<float>* result = refine(range, s);
+    const cudaEvent_t done = events_[marks_.size() + 1].get();
+    CUDA_CHECK(cudaEventRecord(done, s));
+
+    StereoResult out;
+    out.disparity = ImageF(w.width, w.height, 1);
+    CUDA_CHECK(cudaMemcpyAsync(out.disparity.data.data(), result->get(), result->count() * sizeof(float),
+                               cudaMemcpyDeviceToHost, s));
+    const cudaEvent_t read = events_[marks_.size() + 2].get();
+    CUDA_CHECK(cudaEventRecord(read, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+
+    Timing& t = out.timing;
+    t.clock = "cuda events";
+    t.upload_ms = cu::elapsed_ms(events_[0], events_[1]);
+    float ms = 0.0f;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, events_[1].get(), done));
+    t.algorithm_ms = ms;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, done, read));
+    t.readback_ms = ms;
+    for (std::size_t i = 1; i < marks_.size(); ++i)
+      t.stages.emplace_back(marks_[i], cu::elapsed_ms(events_[i], events_[i + 1]));
+    return out;
+  }
+
+  [[nodiscard]] nlohmann::json params() const override { return json_; }
+  [[nodiscard]] std::string component() const override { return COMPONENT; }
+  [[nodiscard]] std::string device() const override { return device_; }
+
+ private:
+  // Marks the end of a stage: event i + 1 closes the stage named marks_[i] (event 0 is the
+  // start; after the last mark come the end of the algorithm and the end of the read-back).
+  void mark(const std::string& name) {
+    require(marks_.size() + 4 <= events_.size(), std::string(COMPONENT) + ": too many timed stages");
+    marks_.push_back(name);
+    CUDA_CHECK(cudaEventRecord(events_[marks_.size()].get(), stream_.get()));
+  }
+
+  // Sec. 2.4 in the reference matcher's order, stopping after params_.refine; returns the map
+  // to read back. Maps handed out before interpolation carry +inf at the outliers.
+  const cu::DeviceImage<float>* refine(DisparityRange range, cudaStream_t s) {
+    Workspace& w = *work_;
+    const std::string& stop = params_.refine;
+    if (stop == "none") return &w.disparity_left;
+    ca::left_right_check(w.disparity_left, w.disparity_right, range, w.outliers_a, s);
+    mark("refine lrc");
+    if (stop == "lrc") {
+      ca::with_outliers_as_inf(w.disparity_left, w.outliers_a, w.map_a, s);
+      return &w.map_a;
+    }
+    ca::region_voting(w.disparity_left, w.outliers_a, w.arms_left, range, params_, w.map_b, w.outliers_b, s);
+    mark("refine vote");
+    if (stop == "vote") {
+      ca::with_outliers_as_inf(w.disparity_left, w.outliers_a, w.map_a, s);
+      return &w.map_a;
+    }
+    ca::proper_interpolation(w.disparity_left, w.outliers_a, w.rgb_left, w.map_b, w.outliers_b, s);
+    ca::with_outliers_as_inf(w.map_b, w.outliers_b, w.map_a, s);  // pixels with no reliable pixel stay +inf
+    mark("refine interp");
+    if (stop == "interp") return &w.map_a;
+    ca::discontinuity_adjustment(w.map_a, w.cost_left, w.map_b, s);
+    mark("refine adjust");
+    if (stop == "adjust") return &w.map_b;
+    ca::subpixel_enhancement(w.map_b, w.cost_left, w.map_a, s);
+    mark("refine subpixel");
+    if (stop == "subpixel") return &w.map_a;
+    ca::median_3x3(w.map_a, w.map_b, s);
+    mark("refine median");
+    return &w.map_b;
+  }
+
+  void prepare(int width, int height, int channels, DisparityRange range) {
+    if (work_ && work_->width == width && work_->height == height && work_->channels == channels &&
+        work_->levels == range.count) {
+      work_->set_range(range);  // the same buffers serve any range.min
+      return;
+    }
+    const std::size_t needed = Workspace::bytes_needed(width, height, channels, range.count);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const std::size_t held = work_ ? Workspace::bytes_needed(work_->width, work_->height, work_->channels,
+                                                             work_->levels)
+                                   : 0;
+    if (needed > free_bytes + held)
+      throw Error(std::string(COMPONENT) + ": " + std::to_string(width) + "x" + std::to_string(height) + " with " +
+                  std::to_string(range.count) + " levels needs " + mib(needed) + " MiB of GPU memory, " +
+                  mib(free_bytes + held) + " MiB free");
+    work_.reset();  // release the old size first, so the new one can use its memory
+    auto fresh = std::make_unique<Workspace>(width, height, channels, range);
+    work_ = std::move(fresh);
+  }
+
+  AdCensusParams params_;
+  nlohmann::json json_;
+  std::string device_;
+  cu::Stream stream_;
+  std::array<cu::Event, 16> events_;
+  std::vector<std::string> marks_;
+  std::unique_ptr<Workspace> work_;
+};
+
+}  // namespace
+
+void register_adcensus_cuda(Registry& registry) {
+  registry.add(BackendEntry{
+      "adcensus", "cuda",
+      "AD-Census (Mei et al. ICCV-W 2011), CUDA: fp16 volumes, prefix-sum cross aggregation, warp-per-scanline SO",
+      [] { return cu::device_unavailable(); },
+      [](const Overrides& overrides) -> std::unique_ptr<Matcher> {
+        return std::make_unique<AdCensusCudaMatcher>(overrides);
+      }});
+}
+
+}  // namespace stereo

@@ -1,0 +1,184 @@
+// Stage 4: cross-based aggregation (Sec. 2.2), one iteration = two 1D arm sums.
+//
+// A block owns 32 "lanes" (32 consecutive cells of a row: levels of one or two pixels for the
+// horizontal sum, (x, k) pairs for the vertical one, so every load of a warp is contiguous)
+// and a tile of TILE positions along the sum's axis plus a halo of max_arm on both sides. It
+// loads the tile into shared memory, turns it into a 1D integral along the axis with a
+// segmented scan (each warp scans a run of rows, then adds the totals of the runs before it),
+// and writes each cell's arm sum as the difference of two integral values.
+//
+// The integral is kept in double, as the reference keeps it: a float integral over ~200
+// values of up to 2 x 67 would lose ~1e-3 absolute to cancellation when a short arm's sum is
+// taken as the difference of two large prefixes. Hopper's fp64 rate (half of fp32) makes this
+// cheap; on a GPU with slow fp64 an int64 fixed-point integral would do the same exactly.
+//
+// The fused variant computes the cost (eq. 1-3) while loading the first pass of iteration 1
+// instead of reading a stored C: the cost volume is never written or read (4 bytes per cell
+// less), and C enters the sums in fp32 rather than rounded to fp16.
+
+#include <cuda_fp16.h>
+
+#include "cuda/adcensus/cost_device.cuh"
+#include "cuda/adcensus/stages.h"
+
+namespace stereo::cu::adcensus {
+namespace {
+
+constexpr int LANES = 32;
+constexpr int WARPS = 8;
+constexpr int TILE = 128;  // positions written per block; the halo is re-read (from L2) by neighbours
+
+std::size_t shared_bytes(int max_arm) {
+  const int rows = TILE + 2 * max_arm;
+  return (static_cast<std::size_t>(rows) + 1 + WARPS) * LANES * sizeof(double);
+}
+
+__global__ void __launch_bounds__(LANES * WARPS)
+    arm_sum_kernel(const __half* __restrict__ in, __half* __restrict__ out, const uchar4* __restrict__ arms,
+                   const float* __restrict__ divide, int width, int height, int levels, bool horizontal,
+                   int max_arm, CostInputs cost, bool fused_cost) {
+  extern __shared__ double shared[];
+  const int rows = TILE + 2 * max_arm;
+  double* prefix = shared;                                          // [rows + 1][LANES]
+  double* totals = shared + static_cast<std::size_t>(rows + 1) * LANES;  // [WARPS][LANES]
+
+  const int lane = threadIdx.x % LANES;
+  const int warp = threadIdx.x / LANES;
+  const long long lane_index = static_cast<long long>(blockIdx.x) * LANES + lane;
+  const long long lane_count = static_cast<long long>(horizontal ? height : width) * levels;
+  const bool active = lane_index < lane_count;
+  const int line = static_cast<int>(lane_index / levels);  // y of a row sum, x of a column sum
+  const int k = static_cast<int>(lane_index - static_cast<long long>(line) * levels);
+  const int length = horizontal ? width : height;
+  const std::size_t base = horizontal ? static_cast<std::size_t>(line) * width * levels + k
+                                      : static_cast<std::size_t>(line) * levels + k;
+  const std::size_t stride = horizontal ? static_cast<std::size_t>(levels) : static_cast<std::size_t>(width) * levels;
+  const int tile_start = static_cast<int>(blockIdx.y) * TILE;
+
+  // Row i + 1 of `prefix` holds position tile_start - max_arm + i; row 0 is the empty sum.
+  if (warp == 0) prefix[lane] = 0.0;
+  for (int i = warp; i < rows; i += WARPS) {
+    const int pos = tile_start - max_arm + i;
+    double v = 0.0;
+    if (active && pos >= 0 && pos < length) {
+      if (fused_cost)
+        v = double(ad_census_cost_at(cost, horizontal ? pos : line, horizontal ? line : pos, k));
+      else
+        v = double(__half2float(in[base + static_cast<std::size_t>(pos) * stride]));
+    }
+    prefix[static_cast<std::size_t>(i + 1) * LANES + lane] = v;
+  }
+  __syncthreads();
+
+  const int run = div_up(rows, WARPS);
+  const int first = 1 + warp * run;
+  const int last = min(rows, (warp + 1) * run);
+  double sum = 0.0;
+  for (int r = first; r <= last; ++r) {
+    sum += prefix[static_cast<std::size_t>(r) * LANES + lane];
+    prefix[static_cast<std::size_t>(r) * LANES + lane] = sum;
+  }
+  totals[warp * LANES + lane] = sum;
+  __syncthreads();
+  double offset = 0.0;
+  for (int w = 0; w < warp; ++w) offset += totals[w * LANES + lane];
+  for (int r = first; r <= last; ++r) prefix[static_cast<std::size_t>(r) * LANES + lane] += offset;
+  __syncthreads();
+
+  if (!active) return;
+  for (int t = warp; t < TILE; t += WARPS) {
+    const int pos = tile_start + t;
+    if (pos >= length) break;
+    const int x = horizontal ? pos : line;
+    const int y = horizontal ? line : pos;
+    const std::size_t pixel = static_cast<std::size_t>(y) * width + x;
+    const uchar4 a = arms[pixel];
+    const int before = min(int(horizontal ? a.x : a.z), max_arm);
+    const int after = min(int(horizontal ? a.y : a.w), max_arm);
+    const double s = prefix[static_cast<std::size_t>(t + max_arm + after + 1) * LANES + lane] -
+                     prefix[static_cast<std::size_t>(t + max_arm - before) * LANES + lane];
+    float v = float(s);
+    if (divide != nullptr) v /= divide[pixel];
+    out[base + static_cast<std::size_t>(pos) * stride] = __float2half_rn(v);
+  }
+}
+
+// One 1D arm sum over a W x H x levels volume: from `in`, or from the cost when `cost` is given.
+void launch_arm_sum(int width, int height, int levels, const std::uint16_t* in, const CostInputs* cost,
+                    std::uint16_t* out, const DeviceImage<uchar4>& arms, const float* divide, bool horizontal,
+                    int max_arm, cudaStream_t stream) {
+  const std::size_t bytes = shared_bytes(max_arm);
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  int optin = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  require(bytes <= static_cast<std::size_t>(optin),
+          "adcensus/cuda aggregate_cost: arms up to " + std::to_string(max_arm) + " need " + std::to_string(bytes) +
+              " bytes of shared memory per block, the device allows " + std::to_string(optin));
+  if (bytes > 48 * 1024)
+    CUDA_CHECK(cudaFuncSetAttribute(arm_sum_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  const long long lanes = static_cast<long long>(horizontal ? height : width) * levels;
+  const long long blocks_x = (lanes + LANES - 1) / LANES;
+  const int blocks_y = div_up(horizontal ? width : height, TILE);
+  require(blocks_x <= 0x7FFFFFFF && blocks_y <= 65535, "adcensus/cuda aggregate_cost: volume too large for one grid");
+  arm_sum_kernel<<<dim3(unsigned(blocks_x), unsigned(blocks_y)), LANES * WARPS, bytes, stream>>>(
+      reinterpret_cast<const __half*>(in), reinterpret_cast<__half*>(out), arms.get(), divide, width, height, levels,
+      horizontal, max_arm, cost != nullptr ? *cost : CostInputs{}, cost != nullptr);
+  CUDA_CHECK_LAUNCH();
+}
+
+void require_aggregation_shapes(int w, int h, int levels, const DeviceImage<uchar4>& arms,
+                                const DeviceImage<float>& h_then_v, const DeviceImage<float>& v_then_h,
+                                const DeviceVolume& scratch, const DeviceVolume& out, int max_arm) {
+  require(arms.width == w && arms.height == h && h_then_v.width == w && h_then_v.height == h &&
+              v_then_h.width == w && v_then_h.height == h,
+          "adcensus/cuda aggregate_cost: arms and region sizes must have the volume's size");
+  require(scratch.width == w && scratch.height == h && scratch.range.count == levels && out.width == w &&
+              out.height == h && out.range.count == levels,
+          "adcensus/cuda aggregate_cost: scratch and output must hold the volume");
+  require(max_arm >= 0 && max_arm <= 255,
+          "adcensus/cuda aggregate_cost: max_arm must be in 0..255, got " + std::to_string(max_arm));
+  require(scratch.get() != out.get(), "adcensus/cuda aggregate_cost: scratch must differ from the output");
+}
+
+}  // namespace
+
+void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, const DeviceImage<float>& h_then_v,
+                    const DeviceImage<float>& v_then_h, int iteration, int max_arm, DeviceVolume& scratch,
+                    DeviceVolume& out, cudaStream_t stream) {
+  const int w = cost.width;
+  const int h = cost.height;
+  const int levels = cost.range.count;
+  require_aggregation_shapes(w, h, levels, arms, h_then_v, v_then_h, scratch, out, max_arm);
+  require(iteration >= 1, "adcensus/cuda aggregate_cost: iteration is 1-based, got " + std::to_string(iteration));
+  require(scratch.get() != cost.get(), "adcensus/cuda aggregate_cost: scratch must be a third buffer");
+  // Sec. 2.2: iterations 1 and 3 sum horizontally first, 2 and 4 vertically first.
+  const bool horizontal_first = iteration % 2 == 1;
+  launch_arm_sum(w, h, levels, cost.get(), nullptr, scratch.get(), arms, nullptr, horizontal_first, max_arm, stream);
+  launch_arm_sum(w, h, levels, scratch.get(), nullptr, out.get(), arms,
+                 horizontal_first ? h_then_v.get() : v_then_h.get(), !horizontal_first, max_arm, stream);
+}
+
+void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
+                               const DeviceImage<std::uint64_t>& left_census,
+                               const DeviceImage<std::uint64_t>& right_census, const AdCensusParams& params,
+                               bool right_view, const DeviceImage<uchar4>& arms, const DeviceImage<float>& h_then_v,
+                               const DeviceImage<float>& v_then_h, int max_arm, DeviceVolume& scratch,
+                               DeviceVolume& out, cudaStream_t stream) {
+  const int w = out.width;
+  const int h = out.height;
+  const int levels = out.range.count;
+  require(left_rgb.width == w && left_rgb.height == h && right_rgb.width == w && right_rgb.height == h &&
+              left_census.width == w && left_census.height == h && right_census.width == w &&
+              right_census.height == h,
+          "adcensus/cuda ad_census_cost_aggregated: images, census images and volume must have one size");
+  require(levels >= 1, "adcensus/cuda ad_census_cost_aggregated: disparity count must be >= 1");
+  require_aggregation_shapes(w, h, levels, arms, h_then_v, v_then_h, scratch, out, max_arm);
+  const CostInputs cost =
+      make_cost_inputs(left_rgb, right_rgb, left_census, right_census, params, right_view, out.range.min);
+  // Iteration 1: horizontal (from the cost itself), then vertical, divided by the H-V size.
+  launch_arm_sum(w, h, levels, nullptr, &cost, scratch.get(), arms, nullptr, true, max_arm, stream);
+  launch_arm_sum(w, h, levels, scratch.get(), nullptr, out.get(), arms, h_then_v.get(), false, max_arm, stream);
+}
+
+}  // namespace stereo::cu::adcensus

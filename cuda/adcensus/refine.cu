@@ -1,0 +1,366 @@
+// Stage 7: multi-step refinement (Sec. 2.4), one kernel per step, each mirroring its
+// reference/adcensus_refine.cpp twin operation for operation (the same float and double
+// expressions), so the maps agree bit for bit given the same inputs. Every kernel reads its
+// input maps and writes separate outputs: no pixel sees a neighbour updated in the same pass.
+
+#include <cuda_fp16.h>
+
+#include "cuda/adcensus/stages.h"
+#include "reference/adcensus_refine.h"
+
+namespace stereo::cu::adcensus {
+namespace {
+
+constexpr int BLOCK_X = 32;
+constexpr int BLOCK_Y = 8;
+constexpr int WARP = 32;
+constexpr int VOTE_WARPS = 8;  // pixels per block, each with its own histogram
+constexpr unsigned FULL_MASK = 0xFFFFFFFFu;
+constexpr std::uint8_t RELIABLE = std::uint8_t(reference::OutlierKind::reliable);
+constexpr std::uint8_t OCCLUSION = std::uint8_t(reference::OutlierKind::occlusion);
+constexpr std::uint8_t MISMATCH = std::uint8_t(reference::OutlierKind::mismatch);
+
+// The 16 directions of reference::INTERPOLATION_DIRECTIONS (checked against it by the tests
+// through proper_interpolation's output).
+__constant__ int DIRECTIONS[16][2] = {
+    {2, 0},  {2, -1}, {2, -2}, {1, -2}, {0, -2}, {-1, -2}, {-2, -2}, {-2, -1},
+    {-2, 0}, {-2, 1}, {-2, 2}, {-1, 2}, {0, 2},  {1, 2},   {2, 2},   {2, 1},
+};
+
+dim3 grid_for(int width, int height) { return dim3(div_up(width, BLOCK_X), div_up(height, BLOCK_Y)); }
+
+// The level k of an integer disparity d inside the range, or -1 (reference level_index).
+__device__ int level_index(float d, int min_d, int levels) {
+  if (!isfinite(d) || d != floorf(d)) return -1;
+  const int k = int(d) - min_d;
+  return k >= 0 && k < levels ? k : -1;
+}
+
+__device__ bool consistent(const float* __restrict__ right, int width, int x, int y, float d) {
+  if (!isfinite(d)) return false;
+  const float xr = float(x) - d;
+  if (xr != floorf(xr) || xr < 0.0f || xr >= float(width)) return false;
+  return right[static_cast<std::size_t>(y) * width + int(xr)] == d;
+}
+
+__global__ void lrc_kernel(const float* __restrict__ left, const float* __restrict__ right, int width, int height,
+                           int min_d, int levels, std::uint8_t* __restrict__ outliers) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= width || y >= height) return;
+  const std::size_t i = static_cast<std::size_t>(y) * width + x;
+  if (consistent(right, width, x, y, left[i])) {
+    outliers[i] = RELIABLE;
+    return;
+  }
+  bool meets = false;  // does the epipolar line of p meet D_R anywhere in the range?
+  for (int k = 0; k < levels && !meets; ++k) meets = consistent(right, width, x, y, float(min_d + k));
+  outliers[i] = meets ? MISMATCH : OCCLUSION;
+}
+
+__global__ void inf_kernel(const float* __restrict__ disparity, const std::uint8_t* __restrict__ outliers,
+                           std::size_t pixels, float* __restrict__ out) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= pixels) return;
+  out[i] = outliers[i] == RELIABLE ? disparity[i] : __int_as_float(0x7F800000);
+}
+
+__global__ void __launch_bounds__(WARP * VOTE_WARPS)
+    vote_kernel(const float* __restrict__ disparity, const std::uint8_t* __restrict__ outliers,
+                const uchar4* __restrict__ arms, int width, int height, int min_d, int levels, int tau_s,
+                double tau_h, float* __restrict__ out_disparity, std::uint8_t* __restrict__ out_outliers) {
+  extern __shared__ int histograms[];  // [VOTE_WARPS][levels]
+  const int warp = static_cast<int>(threadIdx.x) / WARP;
+  const int lane = static_cast<int>(threadIdx.x) % WARP;
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * VOTE_WARPS + warp;
+  if (i >= static_cast<std::size_t>(width) * height) return;  // warp-uniform; no block barrier follows
+  const int y = static_cast<int>(i / static_cast<std::size_t>(width));
+  const int x = static_cast<int>(i - static_cast<std::size_t>(y) * width);
+  const float d_in = disparity[i];
+  const std::uint8_t kind = outliers[i];
+  if (kind == RELIABLE) {
+    if (lane == 0) {
+      out_disparity[i] = d_in;
+      out_outliers[i] = kind;
+    }
+    return;
+  }
+  int* histogram = histograms + static_cast<std::size_t>(warp) * levels;
+  for (int k = lane; k < levels; k += WARP) histogram[k] = 0;
+  __syncwarp();
+  // The support region of Fig. 2: the horizontal arms of the pixels on p's vertical arm.
+  const uchar4 a = arms[i];
+  int total = 0;
+  for (int qy = y - a.z; qy <= y + a.w; ++qy) {
+    const std::size_t row = static_cast<std::size_t>(qy) * width;
+    const uchar4 q = arms[row + x];
+    for (int qx = x - q.x + lane; qx <= x + q.y; qx += WARP) {
+      if (outliers[row + qx] != RELIABLE) continue;
+      const int k = level_index(disparity[row + qx], min_d, levels);
+      if (k < 0) continue;
+      atomicAdd(&histogram[k], 1);
+      ++total;
+    }
+  }
+  __syncwarp();
+  for (int offset = WARP / 2; offset > 0; offset /= 2) total += __shfl_xor_sync(FULL_MASK, total, offset);
+  // The fullest bin, the smallest k on a tie.
+  int best_count = -1;
+  int best_k = levels;
+  for (int k = lane; k < levels; k += WARP)
+    if (histogram[k] > best_count) {
+      best_count = histogram[k];
+      best_k = k;
+    }
+  for (int offset = WARP / 2; offset > 0; offset /= 2) {
+    const int c = __shfl_xor_sync(FULL_MASK, best_count, offset);
+    const int k = __shfl_xor_sync(FULL_MASK, best_k, offset);
+    if (c > best_count || (c == best_count && k < best_k)) {
+      best_count = c;
+      best_k = k;
+    }
+  }
+  if (lane != 0) return;
+  // Eq. 6 as the reference writes it: S_p > tau_S and H_p(d*) > tau_H S_p, in double.
+  if (total > tau_s && double(best_count) > tau_h * double(total)) {
+    out_disparity[i] = float(min_d + best_k);
+    out_outliers[i] = RELIABLE;
+  } else {
+    out_disparity[i] = d_in;
+    out_outliers[i] = kind;
+  }
+}
+
+__device__ int colour_difference(uchar4 a, uchar4 b) {
+  return max(max(abs(int(a.x) - int(b.x)), abs(int(a.y) - int(b.y))), abs(int(a.z) - int(b.z)));
+}
+
+__global__ void interpolation_kernel(const float* __restrict__ disparity, const std::uint8_t* __restrict__ outliers,
+                                     const uchar4* __restrict__ rgb, int width, int height,
+                                     float* __restrict__ out_disparity, std::uint8_t* __restrict__ out_outliers) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= width || y >= height) return;
+  const std::size_t i = static_cast<std::size_t>(y) * width + x;
+  const std::uint8_t kind = outliers[i];
+  out_disparity[i] = disparity[i];
+  out_outliers[i] = kind;
+  if (kind == RELIABLE) return;
+  const uchar4 colour_p = rgb[i];
+  float chosen = __int_as_float(0x7F800000);
+  int chosen_colour = 0x7FFFFFFF;
+  for (int dir = 0; dir < 16; ++dir) {
+    const int dx = DIRECTIONS[dir][0];
+    const int dy = DIRECTIONS[dir][1];
+    for (int step = 1;; ++step) {
+      const int qx = x + step * dx / 2;  // truncating division, as in the reference
+      const int qy = y + step * dy / 2;
+      if (qx < 0 || qy < 0 || qx >= width || qy >= height) break;
+      const std::size_t q = static_cast<std::size_t>(qy) * width + qx;
+      if (outliers[q] != RELIABLE) continue;
+      const float d = disparity[q];
+      if (kind == OCCLUSION) {
+        if (d < chosen) chosen = d;  // the background: the smallest disparity
+      } else {
+        const int colour = colour_difference(rgb[q], colour_p);
+        if (colour < chosen_colour) {
+          chosen_colour = colour;
+          chosen = d;
+        }
+      }
+      break;
+    }
+  }
+  if (isfinite(chosen)) {
+    out_disparity[i] = chosen;
+    out_outliers[i] = RELIABLE;
+  }
+}
+
+__global__ void adjustment_kernel(const float* __restrict__ disparity, const __half* __restrict__ cost, int width,
+                                  int height, int min_d, int levels, float* __restrict__ out) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= width || y >= height) return;
+  const std::size_t i = static_cast<std::size_t>(y) * width + x;
+  const float d = disparity[i];
+  out[i] = d;
+  const int k = level_index(d, min_d, levels);
+  if (k < 0) return;
+  const bool left_edge = x > 0 && fabsf(disparity[i - 1] - d) >= 1.0f;
+  const bool right_edge = x + 1 < width && fabsf(disparity[i + 1] - d) >= 1.0f;
+  if (!left_edge && !right_edge) return;
+  const __half* c = cost + i * static_cast<std::size_t>(levels);
+  float best_cost = __half2float(c[k]);
+  float best = d;
+  for (int side = -1; side <= 1; side += 2) {  // p1 = (x - 1, y) first: it keeps a tie
+    const int qx = x + side;
+    if (qx < 0 || qx >= width) continue;
+    const float dq = disparity[i + side];
+    const int kq = level_index(dq, min_d, levels);
+    if (kq < 0) continue;
+    const float cq = __half2float(c[kq]);
+    if (cq < best_cost) {
+      best_cost = cq;
+      best = dq;
+    }
+  }
+  out[i] = best;
+}
+
+__global__ void subpixel_kernel(const float* __restrict__ disparity, const __half* __restrict__ cost,
+                                std::size_t pixels, int min_d, int levels, float* __restrict__ out) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= pixels) return;
+  const float d = disparity[i];
+  out[i] = d;
+  const int k = level_index(d, min_d, levels);
+  if (k < 1 || k + 1 >= levels) return;
+  const __half* c = cost + i * static_cast<std::size_t>(levels);
+  const double c_minus = __half2float(c[k - 1]);
+  const double c_mid = __half2float(c[k]);
+  const double c_plus = __half2float(c[k + 1]);
+  // Eq. 7 interpolates a cost minimum: only where d is one (as the reference decides). The
+  // denominator is then positive and the vertex within half a level of d. 2.0 * c_mid is exact,
+  // so a contracted fma(-2, c_mid, .) rounds as the reference's separate multiply and subtract.
+  if (!(c_mid < c_minus && c_mid < c_plus)) return;
+  const double offset = (c_plus - c_minus) / (2.0 * (c_plus + c_minus - 2.0 * c_mid));
+  out[i] = float(double(d) - offset);  // eq. 7
+}
+
+__global__ void median_kernel(const float* __restrict__ disparity, int width, int height, float* __restrict__ out) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= width || y >= height) return;
+  float v[9];
+  int n = 0;
+  for (int dy = -1; dy <= 1; ++dy) {
+    const int yy = min(max(y + dy, 0), height - 1);
+    for (int dx = -1; dx <= 1; ++dx) {
+      const int xx = min(max(x + dx, 0), width - 1);
+      v[n++] = disparity[static_cast<std::size_t>(yy) * width + xx];
+    }
+  }
+  // Insertion sort of nine values: the median is the fifth whatever the order of equal ones.
+  for (int a = 1; a < 9; ++a) {
+    const float key = v[a];
+    int b = a - 1;
+    while (b >= 0 && v[b] > key) {
+      v[b + 1] = v[b];
+      --b;
+    }
+    v[b + 1] = key;
+  }
+  out[static_cast<std::size_t>(y) * width + x] = v[4];
+}
+
+template <class A, class B>
+void require_same(const A& a, const B& b, const char* stage) {
+  require(a.width == b.width && a.height == b.height,
+          std::string("adcensus/cuda ") + stage + ": maps must have one size");
+}
+
+}  // namespace
+
+void left_right_check(const DeviceImage<float>& left_disparity, const DeviceImage<float>& right_disparity,
+                      DisparityRange range, DeviceImage<std::uint8_t>& outliers, cudaStream_t stream) {
+  require_same(left_disparity, right_disparity, "left_right_check");
+  require_same(left_disparity, outliers, "left_right_check");
+  const int w = left_disparity.width;
+  const int h = left_disparity.height;
+  lrc_kernel<<<grid_for(w, h), dim3(BLOCK_X, BLOCK_Y), 0, stream>>>(left_disparity.get(), right_disparity.get(), w, h,
+                                                                    range.min, range.count, outliers.get());
+  CUDA_CHECK_LAUNCH();
+}
+
+void with_outliers_as_inf(const DeviceImage<float>& disparity, const DeviceImage<std::uint8_t>& outliers,
+                          DeviceImage<float>& out, cudaStream_t stream) {
+  require_same(disparity, outliers, "with_outliers_as_inf");
+  require_same(disparity, out, "with_outliers_as_inf");
+  const std::size_t pixels = disparity.count();
+  inf_kernel<<<static_cast<unsigned>((pixels + 255) / 256), 256, 0, stream>>>(disparity.get(), outliers.get(), pixels,
+                                                                              out.get());
+  CUDA_CHECK_LAUNCH();
+}
+
+void region_voting_iteration(const DeviceImage<float>& disparity, const DeviceImage<std::uint8_t>& outliers,
+                             const DeviceImage<uchar4>& arms, DisparityRange range, const AdCensusParams& params,
+                             DeviceImage<float>& out_disparity, DeviceImage<std::uint8_t>& out_outliers,
+                             cudaStream_t stream) {
+  require_same(disparity, outliers, "region_voting");
+  require_same(disparity, arms, "region_voting");
+  require_same(disparity, out_disparity, "region_voting");
+  require_same(disparity, out_outliers, "region_voting");
+  require(out_disparity.get() != disparity.get() && out_outliers.get() != outliers.get(),
+          "adcensus/cuda region_voting: outputs must differ from the inputs");
+  require(range.count >= 1 && range.count <= MAX_LEVELS,
+          "adcensus/cuda region_voting: " + std::to_string(range.count) + " levels; histograms hold 1.." +
+              std::to_string(MAX_LEVELS));
+  const std::size_t pixels = disparity.count();
+  const std::size_t blocks = (pixels + VOTE_WARPS - 1) / VOTE_WARPS;
+  const std::size_t bytes = static_cast<std::size_t>(VOTE_WARPS) * range.count * sizeof(int);
+  vote_kernel<<<static_cast<unsigned>(blocks), WARP * VOTE_WARPS, bytes, stream>>>(
+      disparity.get(), outliers.get(), arms.get(), disparity.width, disparity.height, range.min, range.count,
+      params.tau_s, double(params.tau_h), out_disparity.get(), out_outliers.get());
+  CUDA_CHECK_LAUNCH();
+}
+
+void region_voting(DeviceImage<float>& disparity, DeviceImage<std::uint8_t>& outliers, const DeviceImage<uchar4>& arms,
+                   DisparityRange range, const AdCensusParams& params, DeviceImage<float>& scratch_disparity,
+                   DeviceImage<std::uint8_t>& scratch_outliers, cudaStream_t stream) {
+  for (int i = 0; i < params.voting_iterations; ++i) {
+    region_voting_iteration(disparity, outliers, arms, range, params, scratch_disparity, scratch_outliers, stream);
+    std::swap(disparity, scratch_disparity);
+    std::swap(outliers, scratch_outliers);
+  }
+}
+
+void proper_interpolation(const DeviceImage<float>& disparity, const DeviceImage<std::uint8_t>& outliers,
+                          const DeviceImage<uchar4>& rgb, DeviceImage<float>& out_disparity,
+                          DeviceImage<std::uint8_t>& out_outliers, cudaStream_t stream) {
+  require_same(disparity, outliers, "proper_interpolation");
+  require_same(disparity, rgb, "proper_interpolation");
+  require_same(disparity, out_disparity, "proper_interpolation");
+  require_same(disparity, out_outliers, "proper_interpolation");
+  require(out_disparity.get() != disparity.get() && out_outliers.get() != outliers.get(),
+          "adcensus/cuda proper_interpolation: outputs must differ from the inputs");
+  const int w = disparity.width;
+  const int h = disparity.height;
+  interpolation_kernel<<<grid_for(w, h), dim3(BLOCK_X, BLOCK_Y), 0, stream>>>(
+      disparity.get(), outliers.get(), rgb.get(), w, h, out_disparity.get(), out_outliers.get());
+  CUDA_CHECK_LAUNCH();
+}
+
+void discontinuity_adjustment(const DeviceImage<float>& disparity, const DeviceVolume& cost, DeviceImage<float>& out,
+                              cudaStream_t stream) {
+  require_same(disparity, cost, "discontinuity_adjustment");
+  require_same(disparity, out, "discontinuity_adjustment");
+  require(out.get() != disparity.get(), "adcensus/cuda discontinuity_adjustment: output must differ from the input");
+  const int w = disparity.width;
+  const int h = disparity.height;
+  adjustment_kernel<<<grid_for(w, h), dim3(BLOCK_X, BLOCK_Y), 0, stream>>>(
+      disparity.get(), reinterpret_cast<const __half*>(cost.get()), w, h, cost.range.min, cost.range.count, out.get());
+  CUDA_CHECK_LAUNCH();
+}
+
+void subpixel_enhancement(const DeviceImage<float>& disparity, const DeviceVolume& cost, DeviceImage<float>& out,
+                          cudaStream_t stream) {
+  require_same(disparity, cost, "subpixel_enhancement");
+  require_same(disparity, out, "subpixel_enhancement");
+  const std::size_t pixels = disparity.count();
+  subpixel_kernel<<<static_cast<unsigned>((pixels + 255) / 256), 256, 0, stream>>>(
+      disparity.get(), reinterpret_cast<const __half*>(cost.get()), pixels, cost.range.min, cost.range.count,
+      out.get());
+  CUDA_CHECK_LAUNCH();
+}
+
+void median_3x3(const DeviceImage<float>& disparity, DeviceImage<float>& out, cudaStream_t stream) {
+  require_same(disparity, out, "median_3x3");
+  require(out.get() != disparity.get(), "adcensus/cuda median_3x3: output must differ from the input");
+  const int w = disparity.width;
+  const int h = disparity.height;
+  median_kernel<<<grid_for(w, h), dim3(BLOCK_X, BLOCK_Y), 0, stream>>>(disparity.get(), w, h, out.get());
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace stereo::cu::adcensus

@@ -1,0 +1,266 @@
+// Stage 5: scanline optimisation (Sec. 2.3, eq. 4-5).
+//
+// One warp walks one scanline; the four directions are blockIdx.y, so all of them run in one
+// launch (at 1080p that is 2 x 1080 + 2 x 1920 warps, enough to fill an H100, where one
+// direction alone would leave most of it idle). Each lane holds V consecutive levels in
+// registers: the d +- 1 neighbours are in the lane's own registers except at its ends (one
+// shuffle each way), and min_k C_r(p - r, k) is a 5-step shuffle reduction. The costs of the
+// next few pixels are loaded before the current one is computed, so the load latency overlaps
+// the recurrence. Arithmetic is fp32 in the order of reference::scanline_optimize; only the stored
+// path values are rounded to fp16.
+//
+// A second kernel takes the mean of the four paths (eq. 5) in the reference's order and, when
+// asked, the winner of that fp32 mean (the fused WTA, which saves re-reading C2).
+
+#include <cuda_fp16.h>
+
+#include <cfloat>
+
+#include "cuda/adcensus/stages.h"
+
+namespace stereo::cu::adcensus {
+namespace {
+
+constexpr int WARP = 32;
+constexpr int PATH_WARPS = 4;     // scanlines per block
+constexpr int COMBINE_WARPS = 8;  // pixels per block
+constexpr unsigned FULL_MASK = 0xFFFFFFFFu;
+
+struct Paths {
+  __half* direction[4];  // left-right, right-left, top-bottom, bottom-top
+};
+
+__device__ int colour_difference(uchar4 a, uchar4 b) {
+  return max(max(abs(int(a.x) - int(b.x)), abs(int(a.y) - int(b.y))), abs(int(a.z) - int(b.z)));
+}
+
+__device__ float warp_min(float v) {
+  for (int offset = WARP / 2; offset > 0; offset /= 2) v = fminf(v, __shfl_xor_sync(FULL_MASK, v, offset));
+  return v;
+}
+
+template <int V>
+__global__ void __launch_bounds__(WARP * PATH_WARPS)
+    path_kernel(const __half* __restrict__ cost, const uchar4* __restrict__ ref, const uchar4* __restrict__ other,
+                int width, int height, int levels, int min_d, int sign, float pi1, float pi2, int tau_so, Paths paths) {
+  const int direction = static_cast<int>(blockIdx.y);
+  const int rx = direction == 0 ? 1 : (direction == 1 ? -1 : 0);
+  const int ry = direction == 2 ? 1 : (direction == 3 ? -1 : 0);
+  const bool horizontal = ry == 0;
+  const int lines = horizontal ? height : width;
+  const int length = horizontal ? width : height;
+  const int line = static_cast<int>(blockIdx.x) * PATH_WARPS + static_cast<int>(threadIdx.x) / WARP;
+  if (line >= lines) return;  // the whole warp leaves together
+  const int lane = static_cast<int>(threadIdx.x) % WARP;
+  const bool forward = rx + ry > 0;
+  __half* __restrict__ out = paths.direction[direction];
+
+  float prev[V], cur[V];
+#pragma unroll
+  for (int j = 0; j < V; ++j) prev[j] = cur[j] = FLT_MAX;  // set by step 0 before any read
+  float prev_min = 0.0f;
+  const auto pixel_at = [&](int step) {
+    const int i = forward ? step : length - 1 - step;
+    const int x = horizontal ? i : line;
+    const int y = horizontal ? line : i;
+    return static_cast<std::size_t>(y) * width + x;
+  };
+  const auto load = [&](std::size_t pixel, float (&dst)[V]) {
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      const int k = lane * V + j;
+      dst[j] = k < levels ? __half2float(cost[pixel * levels + k]) : FLT_MAX;
+    }
+  };
+
+  // One step of eq. 4 at `step` with that pixel's costs c.
+  const auto advance = [&](int step, const float (&c)[V]) {
+    const std::size_t pixel = pixel_at(step);
+    const int i = forward ? step : length - 1 - step;
+    const int x = horizontal ? i : line;
+    const int y = horizontal ? line : i;
+    if (step == 0) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) cur[j] = c[j];  // a path starts with C1
+    } else {
+      const int d1 = colour_difference(ref[pixel], ref[static_cast<std::size_t>(y - ry) * width + (x - rx)]);
+      const float below = __shfl_up_sync(FULL_MASK, prev[V - 1], 1);  // level lane * V - 1
+      const float above = __shfl_down_sync(FULL_MASK, prev[0], 1);    // level lane * V + V
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        const int k = lane * V + j;
+        if (k >= levels) {
+          cur[j] = FLT_MAX;
+          continue;
+        }
+        // D2 in the other image at pd and pd - r; outside it, D2 counts as below tau_SO (as
+        // in the reference: such a match costs out_of_image_cost anyway).
+        const int xd = x + sign * (min_d + k);
+        const int xd_prev = xd - rx;
+        int d2 = 0;
+        if (xd >= 0 && xd < width && xd_prev >= 0 && xd_prev < width)
+          d2 = colour_difference(other[static_cast<std::size_t>(y) * width + xd],
+                                 other[static_cast<std::size_t>(y - ry) * width + xd_prev]);
+        const int edges = int(d1 >= tau_so) + int(d2 >= tau_so);
+        // Cases 1-4 of Sec. 2.3 (case 4 read as Pi2 / 10 for P2, as the reference reads it).
+        const float divisor = edges == 0 ? 1.0f : (edges == 1 ? 4.0f : 10.0f);
+        const float p1 = pi1 / divisor;
+        const float p2 = pi2 / divisor;
+        float best = fminf(prev[j], prev_min + p2);
+        if (k > 0) best = fminf(best, (j > 0 ? prev[j - 1] : below) + p1);
+        if (k + 1 < levels) best = fminf(best, (j + 1 < V ? prev[j + 1] : above) + p1);
+        cur[j] = c[j] + best - prev_min;  // eq. 4
+      }
+    }
+    float m = FLT_MAX;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      const int k = lane * V + j;
+      if (k < levels) out[pixel * levels + k] = __float2half_rn(cur[j]);
+      m = fminf(m, cur[j]);
+      prev[j] = cur[j];
+    }
+    prev_min = warp_min(m);
+  };
+
+  // The costs of the next AHEAD pixels are in flight while a step computes: one step (~100s of
+  // cycles) does not cover a DRAM load, a few do. The ring is indexed by compile-time u only
+  // (the inner loop unrolls), so it stays in registers.
+  constexpr int AHEAD = V <= 4 ? 4 : (V <= 8 ? 2 : 1);
+  float ring[AHEAD][V];
+#pragma unroll
+  for (int u = 0; u < AHEAD; ++u)
+    if (u < length) load(pixel_at(u), ring[u]);
+  for (int base = 0; base < length; base += AHEAD) {
+#pragma unroll
+    for (int u = 0; u < AHEAD; ++u) {
+      const int step = base + u;
+      if (step >= length) break;
+      float c[V];
+#pragma unroll
+      for (int j = 0; j < V; ++j) c[j] = ring[u][j];
+      if (step + AHEAD < length) load(pixel_at(step + AHEAD), ring[u]);
+      advance(step, c);
+    }
+  }
+}
+
+// Ties go to the smaller level: (v, k) is compared lexicographically.
+__device__ void argmin_merge(float& v, int& k, float v_other, int k_other) {
+  if (v_other < v || (v_other == v && k_other < k)) {
+    v = v_other;
+    k = k_other;
+  }
+}
+
+__device__ int warp_argmin(float v, int k) {
+  for (int offset = WARP / 2; offset > 0; offset /= 2) {
+    const float v_other = __shfl_xor_sync(FULL_MASK, v, offset);
+    const int k_other = __shfl_xor_sync(FULL_MASK, k, offset);
+    argmin_merge(v, k, v_other, k_other);
+  }
+  return k;
+}
+
+__global__ void __launch_bounds__(WARP * COMBINE_WARPS)
+    combine_kernel(Paths paths, std::size_t pixels, int levels, int min_d, __half* __restrict__ out,  // may be null
+                   float* __restrict__ disparity) {
+  const std::size_t pixel = static_cast<std::size_t>(blockIdx.x) * COMBINE_WARPS + threadIdx.x / WARP;
+  if (pixel >= pixels) return;
+  const int lane = static_cast<int>(threadIdx.x) % WARP;
+  float best = FLT_MAX;
+  int best_k = levels;
+  for (int k = lane; k < levels; k += WARP) {
+    const std::size_t cell = pixel * levels + k;
+    // The reference's order: 0 + lr + rl + tb + bt, then x 0.25 (eq. 5).
+    float s = __half2float(paths.direction[0][cell]);
+    s += __half2float(paths.direction[1][cell]);
+    s += __half2float(paths.direction[2][cell]);
+    s += __half2float(paths.direction[3][cell]);
+    s *= 0.25f;
+    if (out != nullptr) out[cell] = __float2half_rn(s);
+    if (s < best) {
+      best = s;
+      best_k = k;
+    }
+  }
+  if (disparity == nullptr) return;
+  const int k = warp_argmin(best, best_k);
+  if (lane == 0) disparity[pixel] = float(min_d + (k < levels ? k : 0));
+}
+
+template <int V>
+void launch_paths(const DeviceVolume& cost, const uchar4* ref, const uchar4* other, const AdCensusParams& params,
+                  int sign, const Paths& paths, cudaStream_t stream) {
+  const int lines = cost.width > cost.height ? cost.width : cost.height;
+  path_kernel<V><<<dim3(div_up(lines, PATH_WARPS), 4), WARP * PATH_WARPS, 0, stream>>>(
+      reinterpret_cast<const __half*>(cost.get()), ref, other, cost.width, cost.height, cost.range.count,
+      cost.range.min, sign, params.pi1, params.pi2, params.tau_so, paths);
+  CUDA_CHECK_LAUNCH();
+}
+
+bool same_shape(const DeviceVolume& a, const DeviceVolume& b) {
+  return a.width == b.width && a.height == b.height && a.range.min == b.range.min && a.range.count == b.range.count;
+}
+
+}  // namespace
+
+namespace {
+
+// Paths, then the mean (stored when `out` is given) and the WTA (when `disparity` is given).
+void paths_and_mean(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
+                    const AdCensusParams& params, bool right_view, PathVolumes& paths, DeviceVolume* out,
+                    DeviceImage<float>* disparity, cudaStream_t stream) {
+  const int levels = cost.range.count;
+  require(levels >= 1 && levels <= MAX_LEVELS, "adcensus/cuda scanline_optimize: " + std::to_string(levels) +
+                                                   " levels; this kernel holds 1.." + std::to_string(MAX_LEVELS));
+  require(left_rgb.width == cost.width && left_rgb.height == cost.height && right_rgb.width == cost.width &&
+              right_rgb.height == cost.height,
+          "adcensus/cuda scanline_optimize: images must have the volume's size");
+  require(same_shape(paths.lr, cost) && same_shape(paths.rl, cost) && same_shape(paths.tb, cost) &&
+              same_shape(paths.bt, cost),
+          "adcensus/cuda scanline_optimize: path volumes must have the cost's shape");
+  if (out != nullptr) {
+    require(same_shape(*out, cost), "adcensus/cuda scanline_optimize: the output must have the cost's shape");
+    require(out->get() != paths.lr.get() && out->get() != paths.rl.get() && out->get() != paths.tb.get() &&
+                out->get() != paths.bt.get(),
+            "adcensus/cuda scanline_optimize: the output may not be a path volume");
+  }
+  if (disparity != nullptr)
+    require(disparity->width == cost.width && disparity->height == cost.height,
+            "adcensus/cuda scanline_optimize: disparity map size differs");
+  const uchar4* ref = right_view ? right_rgb.get() : left_rgb.get();
+  const uchar4* other = right_view ? left_rgb.get() : right_rgb.get();
+  const int sign = right_view ? +1 : -1;
+  const Paths p{{reinterpret_cast<__half*>(paths.lr.get()), reinterpret_cast<__half*>(paths.rl.get()),
+                 reinterpret_cast<__half*>(paths.tb.get()), reinterpret_cast<__half*>(paths.bt.get())}};
+  if (levels <= 32) launch_paths<1>(cost, ref, other, params, sign, p, stream);
+  else if (levels <= 64) launch_paths<2>(cost, ref, other, params, sign, p, stream);
+  else if (levels <= 128) launch_paths<4>(cost, ref, other, params, sign, p, stream);
+  else if (levels <= 256) launch_paths<8>(cost, ref, other, params, sign, p, stream);
+  else if (levels <= 512) launch_paths<16>(cost, ref, other, params, sign, p, stream);
+  else launch_paths<32>(cost, ref, other, params, sign, p, stream);
+
+  const std::size_t pixels = static_cast<std::size_t>(cost.width) * cost.height;
+  const std::size_t blocks = (pixels + COMBINE_WARPS - 1) / COMBINE_WARPS;
+  combine_kernel<<<static_cast<unsigned>(blocks), WARP * COMBINE_WARPS, 0, stream>>>(
+      p, pixels, levels, cost.range.min, out != nullptr ? reinterpret_cast<__half*>(out->get()) : nullptr,
+      disparity != nullptr ? disparity->get() : nullptr);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void scanline_optimize(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rgb,
+                       const DeviceImage<uchar4>& right_rgb, const AdCensusParams& params, bool right_view,
+                       PathVolumes& paths, DeviceVolume& out, DeviceImage<float>* disparity, cudaStream_t stream) {
+  paths_and_mean(cost, left_rgb, right_rgb, params, right_view, paths, &out, disparity, stream);
+}
+
+void scanline_disparity(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rgb,
+                        const DeviceImage<uchar4>& right_rgb, const AdCensusParams& params, bool right_view,
+                        PathVolumes& paths, DeviceImage<float>& disparity, cudaStream_t stream) {
+  paths_and_mean(cost, left_rgb, right_rgb, params, right_view, paths, nullptr, &disparity, stream);
+}
+
+}  // namespace stereo::cu::adcensus
