@@ -208,7 +208,7 @@ void cmd_run(const RunArgs& a) {
   if (!a.color.empty()) write_png(a.color, colorize_range(r.disparity, range));
   const double total = r.timing.total_ms();
   if (a.json_out) {
-    json j = {{"method", a.choice.method}, {"backend", a.choice.backend}, {"device", matcher->device()},
+    json j = {{"method", a.choice.method}, {"backend", a.choice.backend}, {"device", matcher->device()}, {"device_info", matcher->device_info()},
               {"params", matcher->params()}, {"width", left.width}, {"height", left.height},
               {"min_disparity", range.min}, {"levels", range.count},
               {"timing", timing_json(r.timing)}, {"mdes", mdes(left.width, left.height, range.count, total)},
@@ -387,7 +387,7 @@ void cmd_eval(const EvalArgs& a) {
   }
   json doc = {{"method", a.choice.method},
               {"backend", a.choice.backend},
-              {"device", matcher->device()},
+              {"device", matcher->device()}, {"device_info", matcher->device_info()},
               {"params", params},
               {"threshold", uniform ? json(thresholds[0]) : json(nullptr)},
               {"scenes", rows},
@@ -475,7 +475,7 @@ json bench_one(Matcher& m, const MethodInfo& info, const std::string& backend, c
     clock = r.timing.clock;
   }
   const double total = median(tot), algorithm = median(alg);
-  json j = {{"method", info.name}, {"backend", backend}, {"device", m.device()}, {"width", width},
+  json j = {{"method", info.name}, {"backend", backend}, {"device", m.device()}, {"device_info", m.device_info()}, {"width", width},
             {"height", height}, {"min_disparity", c.range.min}, {"levels", levels}, {"repeat", repeat},
             {"clock", clock}, {"algorithm_ms", algorithm}, {"upload_ms", median(up)}, {"readback_ms", median(rb)},
             {"total_ms", total}, {"fps", total > 0 ? 1000.0 / total : 0.0},
