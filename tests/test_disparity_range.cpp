@@ -42,9 +42,12 @@ double share_at(const ImageF& map, int d, int margin) {
   return total > 0 ? double(hits) / total : 0.0;
 }
 
+// Share of pixels on which two maps agree: identical integer disparities, or for sub-pixel
+// maps (AD-Census's eq. 7 on fp16 GPU volumes against float CPU ones) within half a pixel.
 double agreement(const ImageF& a, const ImageF& b) {
   std::size_t same = 0;
-  for (std::size_t i = 0; i < a.data.size(); ++i) same += a.data[i] == b.data[i];
+  for (std::size_t i = 0; i < a.data.size(); ++i)
+    same += a.data[i] == b.data[i] || std::abs(a.data[i] - b.data[i]) <= 0.5f;
   return double(same) / double(a.data.size());
 }
 
@@ -77,7 +80,7 @@ TEST(DisparityRange, EveryBackendFindsThePlaneAboveAndBelowZero) {
       const double same = agreement(r.disparity, ref.disparity);
       std::cout << "[range] " << entry.method << "/" << entry.backend << " plane " << c.true_disparity << " in "
                 << c.range.min << ".." << c.range.max() << ": " << 100.0 * found << " % found, " << 100.0 * same
-                << " % identical to cpu\n";
+                << " % agree with cpu\n";
       EXPECT_GE(found, 0.95) << entry.method << "/" << entry.backend << " plane " << c.true_disparity;
       EXPECT_GE(same, 0.99) << entry.method << "/" << entry.backend << " vs cpu, plane " << c.true_disparity;
     }
