@@ -7,10 +7,16 @@
 // segmented scan (each warp scans a run of rows, then adds the totals of the runs before it),
 // and writes each cell's arm sum as the difference of two integral values.
 //
-// The integral is kept in double, as the reference keeps it: a float integral over ~200
-// values of up to 2 x 67 would lose ~1e-3 absolute to cancellation when a short arm's sum is
-// taken as the difference of two large prefixes. Hopper's fp64 rate (half of fp32) makes this
-// cheap; on a GPU with slow fp64 an int64 fixed-point integral would do the same exactly.
+// The integral is a 32-bit unsigned fixed-point sum, not a float one: a float integral over
+// ~200 values of up to 2 x 67 would lose ~1e-3 absolute to cancellation when a short arm's sum
+// is taken as the difference of two large prefixes, while integer prefixes subtract exactly,
+// even after they wrap around 2^32, as long as the window's own sum stays below 2^32. The
+// scale (a power of two, fixed_point_scale) is chosen so that it does for the largest window
+// (2 max_arm + 1 values, each a sum of up to 2 max_arm + 1 costs <= 2, eq. 2): 2^18 at
+// L1 = 34, i.e. every cost rounded to 2^-19 ~ 2e-6 before summing, far below the fp16 rounding
+// of the stored volumes. It replaced an fp64 integral: half the shared memory (26 KB per block
+// at L1 = 34 instead of 52 KB, so 8 blocks per SM instead of 4) and integer adds; ncu had the
+// fp64 kernel at 50 % occupancy, 15 % of DRAM bandwidth and 41-47 % of the SM: latency-bound.
 //
 // The fused variant computes the cost (eq. 1-3) while loading the first pass of iteration 1
 // instead of reading a stored C: the cost volume is never written or read (4 bytes per cell
@@ -30,17 +36,32 @@ constexpr int TILE = 128;  // positions written per block; the halo is re-read (
 
 std::size_t shared_bytes(int max_arm) {
   const int rows = TILE + 2 * max_arm;
-  return (static_cast<std::size_t>(rows) + 1 + WARPS) * LANES * sizeof(double);
+  return (static_cast<std::size_t>(rows) + 1 + WARPS) * LANES * sizeof(unsigned);
+}
+
+// The largest cost eq. 2 gives (AdCensusParams::validate keeps out_of_image_cost within it).
+constexpr double MAX_COST = 2.0;
+
+// Largest power of two s with (window values) x (largest value) x s < 2^32, where a value is
+// at most a full arm sum of costs (the second pass of an iteration reads unnormalised sums).
+float fixed_point_scale(int max_arm) {
+  const double window = 2.0 * max_arm + 1.0;
+  const double largest_window_sum = window * window * MAX_COST;
+  double scale = 1.0;
+  while (largest_window_sum * scale * 2.0 < 4294967295.0 && scale < 1073741824.0) scale *= 2.0;
+  require(largest_window_sum * scale < 4294967295.0,
+          "adcensus/cuda aggregate_cost: arms up to " + std::to_string(max_arm) + " overflow the fixed-point integral");
+  return float(scale);
 }
 
 __global__ void __launch_bounds__(LANES * WARPS)
     arm_sum_kernel(const __half* __restrict__ in, __half* __restrict__ out, const uchar4* __restrict__ arms,
                    const float* __restrict__ divide, int width, int height, int levels, bool horizontal,
-                   int max_arm, CostInputs cost, bool fused_cost) {
-  extern __shared__ double shared[];
+                   int max_arm, float scale, CostInputs cost, bool fused_cost) {
+  extern __shared__ unsigned shared[];
   const int rows = TILE + 2 * max_arm;
-  double* prefix = shared;                                          // [rows + 1][LANES]
-  double* totals = shared + static_cast<std::size_t>(rows + 1) * LANES;  // [WARPS][LANES]
+  unsigned* prefix = shared;                                          // [rows + 1][LANES], mod 2^32
+  unsigned* totals = shared + static_cast<std::size_t>(rows + 1) * LANES;  // [WARPS][LANES]
 
   const int lane = threadIdx.x % LANES;
   const int warp = threadIdx.x / LANES;
@@ -56,31 +77,31 @@ __global__ void __launch_bounds__(LANES * WARPS)
   const int tile_start = static_cast<int>(blockIdx.y) * TILE;
 
   // Row i + 1 of `prefix` holds position tile_start - max_arm + i; row 0 is the empty sum.
-  if (warp == 0) prefix[lane] = 0.0;
+  if (warp == 0) prefix[lane] = 0u;
   for (int i = warp; i < rows; i += WARPS) {
     const int pos = tile_start - max_arm + i;
-    double v = 0.0;
+    float v = 0.0f;
     if (active && pos >= 0 && pos < length) {
       if (fused_cost)
-        v = double(ad_census_cost_at(cost, horizontal ? pos : line, horizontal ? line : pos, k));
+        v = ad_census_cost_at(cost, horizontal ? pos : line, horizontal ? line : pos, k);
       else
-        v = double(__half2float(in[base + static_cast<std::size_t>(pos) * stride]));
+        v = __half2float(in[base + static_cast<std::size_t>(pos) * stride]);
     }
-    prefix[static_cast<std::size_t>(i + 1) * LANES + lane] = v;
+    prefix[static_cast<std::size_t>(i + 1) * LANES + lane] = __float2uint_rn(v * scale);
   }
   __syncthreads();
 
   const int run = div_up(rows, WARPS);
   const int first = 1 + warp * run;
   const int last = min(rows, (warp + 1) * run);
-  double sum = 0.0;
+  unsigned sum = 0u;
   for (int r = first; r <= last; ++r) {
     sum += prefix[static_cast<std::size_t>(r) * LANES + lane];
     prefix[static_cast<std::size_t>(r) * LANES + lane] = sum;
   }
   totals[warp * LANES + lane] = sum;
   __syncthreads();
-  double offset = 0.0;
+  unsigned offset = 0u;
   for (int w = 0; w < warp; ++w) offset += totals[w * LANES + lane];
   for (int r = first; r <= last; ++r) prefix[static_cast<std::size_t>(r) * LANES + lane] += offset;
   __syncthreads();
@@ -95,9 +116,10 @@ __global__ void __launch_bounds__(LANES * WARPS)
     const uchar4 a = arms[pixel];
     const int before = min(int(horizontal ? a.x : a.z), max_arm);
     const int after = min(int(horizontal ? a.y : a.w), max_arm);
-    const double s = prefix[static_cast<std::size_t>(t + max_arm + after + 1) * LANES + lane] -
-                     prefix[static_cast<std::size_t>(t + max_arm - before) * LANES + lane];
-    float v = float(s);
+    // Exact modulo 2^32, and the window's sum is below 2^32 by the choice of scale.
+    const unsigned s = prefix[static_cast<std::size_t>(t + max_arm + after + 1) * LANES + lane] -
+                       prefix[static_cast<std::size_t>(t + max_arm - before) * LANES + lane];
+    float v = float(s) / scale;
     if (divide != nullptr) v /= divide[pixel];
     out[base + static_cast<std::size_t>(pos) * stride] = __float2half_rn(v);
   }
@@ -123,7 +145,7 @@ void launch_arm_sum(int width, int height, int levels, const std::uint16_t* in, 
   require(blocks_x <= 0x7FFFFFFF && blocks_y <= 65535, "adcensus/cuda aggregate_cost: volume too large for one grid");
   arm_sum_kernel<<<dim3(unsigned(blocks_x), unsigned(blocks_y)), LANES * WARPS, bytes, stream>>>(
       reinterpret_cast<const __half*>(in), reinterpret_cast<__half*>(out), arms.get(), divide, width, height, levels,
-      horizontal, max_arm, cost != nullptr ? *cost : CostInputs{}, cost != nullptr);
+      horizontal, max_arm, fixed_point_scale(max_arm), cost != nullptr ? *cost : CostInputs{}, cost != nullptr);
   CUDA_CHECK_LAUNCH();
 }
 

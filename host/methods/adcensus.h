@@ -64,7 +64,10 @@ struct AdCensusParams {
     require(tau_so >= 0, component + ": tau_so must be >= 0");
     require(tau_s >= 0 && tau_h >= 0.0f && tau_h <= 1.0f, component + ": need tau_s >= 0 and tau_h in [0, 1]");
     require(voting_iterations >= 0, component + ": voting_iterations must be >= 0");
-    require(out_of_image_cost >= 0.0f, component + ": out_of_image_cost must be >= 0");
+    // Eq. 2 lies in [0, 2); the CUDA aggregation's fixed-point integral is sized for costs <= 2.
+    require(out_of_image_cost >= 0.0f && out_of_image_cost <= 2.0f,
+            component + ": out_of_image_cost must be in [0, 2] (the range of eq. 2), got " +
+                std::to_string(out_of_image_cost));
   }
 };
 
