@@ -12,6 +12,7 @@
 
 #include "cuda/adcensus/stages.h"
 #include "cuda/common.h"
+#include "cuda/copy_ceiling.h"
 #include "host/backends.h"
 #include "host/dataset.h"
 #include "host/methods/adcensus.h"
@@ -107,12 +108,15 @@ class AdCensusCudaMatcher final : public Matcher {
     json_ = bind_params(COMPONENT, overrides, params_);
     params_.validate(COMPONENT);
     json_["cost_storage"] = "fp16";  // what the volumes hold (cuda/adcensus/NOTES.md)
-    device_ = cu::device_name();
+    ordinal_ = cu::select_device(COMPONENT);  // --device / STEREO_DEVICE, current from here on
+    device_info_ = cu::device_info_json(ordinal_);
+    device_ = device_info_.at("name").get<std::string>();
     stream_ = cu::make_stream();
     for (auto& e : events_) e = cu::make_event();
   }
 
   StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
+    const cu::DeviceScope device_scope(ordinal_);  // the caller's thread may have another device current
     require(left.channels == right.channels, std::string(COMPONENT) + ": left has " + std::to_string(left.channels) +
                                                  " channels, right " + std::to_string(right.channels));
     require(left.channels == 1 || left.channels == 3 || left.channels == 4,
@@ -206,6 +210,24 @@ class AdCensusCudaMatcher final : public Matcher {
   [[nodiscard]] nlohmann::json params() const override { return json_; }
   [[nodiscard]] std::string component() const override { return COMPONENT; }
   [[nodiscard]] std::string device() const override { return device_; }
+  [[nodiscard]] nlohmann::json device_info() const override { return device_info_; }
+
+  /// The fewest bytes each timed stage moves through device memory in this design (both
+  /// views; cuda/adcensus/NOTES.md), and a device copy measured now, for `stereo bench`.
+  std::optional<MemoryStats> memory_stats(int width, int height, DisparityRange range) override {
+    const cu::DeviceScope device_scope(ordinal_);
+    const double pixels = double(width) * double(height);
+    const double cells = pixels * double(range.count);
+    MemoryStats m;
+    m.stage_bytes = {
+        {"census", pixels * 2.0 * (4.0 + 8.0)},              // RGBA in, census out, per view
+        {"cross", pixels * 2.0 * (4.0 + 4.0 + 2.0 * 4.0)},   // RGBA in, arms and two region sizes out
+        {"cost+aggregate", cells * 2.0 * (2.0 + 7.0 * 4.0)},  // 8 passes: the first writes, 7 read + write fp16
+        {"scanline+wta", cells * (26.0 + 24.0)},             // 4 paths + eq. 5 mean; the right C2 is not stored
+    };
+    m.copy_gb_s = cu::measure_copy_gb_s(std::size_t(512) << 20, 9, stream_.get());
+    return m;
+  }
 
  private:
   // Marks the end of a stage: event i + 1 closes the stage named marks_[i] (event 0 is the
@@ -272,6 +294,8 @@ class AdCensusCudaMatcher final : public Matcher {
 
   AdCensusParams params_;
   nlohmann::json json_;
+  int ordinal_ = 0;
+  nlohmann::json device_info_;
   std::string device_;
   cu::Stream stream_;
   std::array<cu::Event, 16> events_;
