@@ -107,6 +107,9 @@ Scene load_middlebury_v3(const fs::path& dir) {
   s.default_threshold = 2.0;
   load_views(s, dir / "im0.png", dir / "im1.png");
   const fs::path calib = dir / "calib.txt";
+  // vmin < 0 (a verging rig): the search starts at floor(vmin) and still reaches ndisp - 1, and
+  // negative ground truth is valid. Otherwise the range is MiddEval3's own, 0 .. ndisp - 1.
+  double vmin = 0.0;
   if (file_exists(calib)) {
     const auto kv = read_calib(calib);
     const auto it = kv.find("ndisp");
@@ -117,6 +120,20 @@ Scene load_middlebury_v3(const fs::path& dir) {
         throw Error(s.name + ": calib.txt has a bad ndisp '" + it->second + "'");
       }
     }
+    if (const auto v = kv.find("vmin"); v != kv.end()) {
+      try {
+        vmin = std::stod(v->second);
+      } catch (const std::exception&) {
+        throw Error(s.name + ": calib.txt has a bad vmin '" + v->second + "'");
+      }
+      require(std::isfinite(vmin), s.name + ": calib.txt has a non-finite vmin");
+    }
+  }
+  if (vmin < 0.0) {
+    s.min_disparity = int(std::floor(vmin));
+    require(s.min_disparity > -s.left.width, s.name + ": calib.txt vmin " + std::to_string(vmin) +
+                                                  " is beyond the image width " + std::to_string(s.left.width));
+    if (s.levels > 0) s.levels -= s.min_disparity;  // still up to ndisp - 1
   }
   const fs::path gt_path = dir / "disp0GT.pfm";
   if (file_exists(gt_path)) {
@@ -124,7 +141,7 @@ Scene load_middlebury_v3(const fs::path& dir) {
     require(s.gt.channels == 1, s.name + ": disp0GT.pfm must have one channel");
     check_gt_size(s, gt_path);
     for (float& v : s.gt.data)
-      if (!std::isfinite(v) || v < 0.0f) v = kUnknown;
+      if (!std::isfinite(v) || v < float(s.min_disparity)) v = kUnknown;
     s.mask_all = mask_of_finite(s.gt);
     const fs::path mask_path = dir / "mask0nocc.png";
     if (file_exists(mask_path)) {
@@ -139,7 +156,7 @@ Scene load_middlebury_v3(const fs::path& dir) {
       float max_d = 0.0f;
       for (float v : s.gt.data)
         if (std::isfinite(v)) max_d = std::max(max_d, v);
-      s.levels = int(std::ceil(max_d)) + 1;
+      s.levels = int(std::ceil(max_d)) + 1 - s.min_disparity;
     }
   }
   require(s.levels > 0, s.name + ": calib.txt gives no ndisp and there is no ground truth to infer it from");

@@ -227,3 +227,29 @@ TEST_F(DatasetThresholds, EachLoaderSetsItsFormatsThreshold) {
   write_kitti(dir_ / "kitti", {"colored_0", "colored_1", "disp_occ", "disp_noc"});
   for (const Scene& s : load_dataset(dir_ / "kitti")) EXPECT_EQ(s.default_threshold, 3.0) << s.name;
 }
+
+// MiddEval3's calib.txt: a negative vmin (a verging rig) starts the search there and keeps
+// ndisp - 1 as the top; negative ground truth is then valid. vmin >= 0 leaves 0 .. ndisp - 1.
+TEST_F(DatasetThresholds, MiddEval3NegativeVminWidensTheRange) {
+  const ImageU8 img = test::random_texture(40, 6, 2);
+  for (const auto& [name, calib] : {std::pair<std::string, std::string>{"neg", "ndisp=12\nvmin=-3.5\nvmax=9\n"},
+                                    std::pair<std::string, std::string>{"pos", "ndisp=12\nvmin=2.25\nvmax=9\n"}}) {
+    fs::create_directories(dir_ / name);
+    write_png(dir_ / name / "im0.png", img);
+    write_png(dir_ / name / "im1.png", img);
+    std::ofstream(dir_ / name / "calib.txt") << calib;
+    ImageF gt(40, 6, 1, 5.0f);
+    gt.at(1, 1) = -2.0f;
+    write_pfm(dir_ / name / "disp0GT.pfm", gt);
+  }
+  const Scene neg = load_scene(dir_ / "neg");
+  EXPECT_EQ(neg.range().min, -4);
+  EXPECT_EQ(neg.range().max(), 11);
+  EXPECT_EQ(neg.gt.at(1, 1), -2.0f);
+  const Scene pos = load_scene(dir_ / "pos");
+  EXPECT_EQ(pos.range().min, 0);
+  EXPECT_EQ(pos.range().count, 12);
+  EXPECT_FALSE(std::isfinite(pos.gt.at(1, 1)));  // below the range: unknown, as before
+  std::ofstream(dir_ / "neg" / "calib.txt") << "ndisp=12\nvmin=abc\n";
+  EXPECT_THROW(load_scene(dir_ / "neg"), Error);
+}
