@@ -5,7 +5,7 @@
 #   CUDA (.cu files):  the same set for the host compiler through -Xcompiler; nvcc's own
 #                      diagnostics (front end, ptxas) stay at their defaults, which are on.
 #
-# -Wsign-conversion is in because it was cheap: about fifty places in the whole tree, nearly all
+# -Wsign-conversion is in because it was cheap: some fifty-five places in the whole tree, all
 # an int index or size meeting std::size_t, each fixed with an explicit conversion.
 #
 # What -Xcompiler reaches in a .cu file: the host compiler sees cudafe's host half, in which
