@@ -5,8 +5,9 @@
 #   CUDA (.cu files):  the same set for the host compiler through -Xcompiler; nvcc's own
 #                      diagnostics (front end, ptxas) stay at their defaults, which are on.
 #
-# -Wsign-conversion is in because it was cheap: some fifty-five places in the whole tree, all
-# an int index or size meeting std::size_t, each fixed with an explicit conversion.
+# -Wsign-conversion is in because it was cheap: some fifty-five places in the whole tree, all an
+# int index, size or block count meeting std::size_t or dim3's unsigned, each fixed (in the
+# AD-Census sources: still to fix) with an explicit conversion where the value is known >= 0.
 #
 # What -Xcompiler reaches in a .cu file: the host compiler sees cudafe's host half, in which
 # host functions are intact but __device__/__global__ bodies are replaced by stubs. So the host
