@@ -45,10 +45,12 @@ ImageU8 read_image(const std::filesystem::path& path) {
   int w = 0, h = 0, n = 0;
   std::unique_ptr<unsigned char, StbFree> pixels(stbi_load(path.c_str(), &w, &h, &n, 0));
   if (!pixels) throw Error(describe_stb_failure(path));
-  const int keep = (n == 1 || n == 2) ? 1 : 3;
-  ImageU8 img(w, h, keep);
+  // stb reports n in 1..4 channels; grey (+alpha) keeps one, RGB(A) keeps three.
+  const std::size_t in_channels = static_cast<std::size_t>(n);
+  const std::size_t keep = (n == 1 || n == 2) ? 1 : 3;
+  ImageU8 img(w, h, static_cast<int>(keep));
   for (std::size_t i = 0; i < img.pixel_count(); ++i)
-    for (int c = 0; c < keep; ++c) img.data[i * keep + c] = pixels.get()[i * n + c];
+    for (std::size_t c = 0; c < keep; ++c) img.data[i * keep + c] = pixels.get()[i * in_channels + c];
   return img;
 }
 
@@ -75,7 +77,7 @@ ImageF read_pfm(const std::filesystem::path& path) {
   ImageF img(w, h, channels);
   const bool file_little = scale < 0;
   const bool host_little = std::endian::native == std::endian::little;
-  const std::size_t row_values = static_cast<std::size_t>(w) * channels;
+  const std::size_t row_values = static_cast<std::size_t>(w) * static_cast<std::size_t>(channels);
   std::vector<std::uint32_t> raw(row_values);
   for (int r = 0; r < h; ++r) {
     in.read(reinterpret_cast<char*>(raw.data()), static_cast<std::streamsize>(row_values * 4));

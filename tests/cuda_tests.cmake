@@ -11,7 +11,7 @@ add_executable(stereo_cuda_tests
   ${CMAKE_CURRENT_LIST_DIR}/test_cuda_adcensus_matcher.cpp
 )
 target_link_libraries(stereo_cuda_tests PRIVATE stereo_methods stereo_reference stereo_cuda GTest::gtest_main)
-target_compile_options(stereo_cuda_tests PRIVATE -Wall -Wextra)
+stereo_warnings(stereo_cuda_tests)
 # test_cuda_foundation.cpp runs the driver for --device.
 target_compile_definitions(stereo_cuda_tests PRIVATE STEREO_BIN="$<TARGET_FILE:stereo>")
 add_dependencies(stereo_cuda_tests stereo)

@@ -9,5 +9,5 @@ add_executable(stereo_glcompute_tests
   ${CMAKE_CURRENT_LIST_DIR}/test_glcompute_scenes.cpp
 )
 target_link_libraries(stereo_glcompute_tests PRIVATE stereo_methods stereo_reference stereo_gl GTest::gtest_main)
-target_compile_options(stereo_glcompute_tests PRIVATE -Wall -Wextra)
+stereo_warnings(stereo_glcompute_tests)
 gtest_discover_tests(stereo_glcompute_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS gl)

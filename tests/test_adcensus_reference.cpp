@@ -115,7 +115,10 @@ TEST(AdCensusReference, CostFormulaAtAPixelByHand) {
 // One row of grey RGB values.
 ImageU8 row_image(const std::vector<int>& values) {
   ImageU8 image(int(values.size()), 1, 3);
-  for (int x = 0; x < image.width; ++x) set_rgb(image, x, 0, values[x], values[x], values[x]);
+  for (int x = 0; x < image.width; ++x) {
+    const int grey = values[static_cast<std::size_t>(x)];
+    set_rgb(image, x, 0, grey, grey, grey);
+  }
   return image;
 }
 
@@ -314,7 +317,7 @@ TEST(AdCensusReference, WinnerTakesAllKeepsTheSmallestDisparityOnATie) {
 
 ImageF row_map(const std::vector<float>& values) {
   ImageF map(int(values.size()), 1, 1);
-  for (int x = 0; x < map.width; ++x) map.at(x, 0) = values[x];
+  for (int x = 0; x < map.width; ++x) map.at(x, 0) = values[static_cast<std::size_t>(x)];
   return map;
 }
 

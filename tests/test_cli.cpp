@@ -143,7 +143,9 @@ TEST_F(Cli, ListShowsEveryBackendWithAvailability) {
   for (const auto& method : j["methods"])
     for (const auto& row : method["backends"]) {
       if (method["name"] == "salap" && row["backend"] == "cpu") cpu = row["available"].get<bool>();
-      if (!row["available"].get<bool>()) EXPECT_FALSE(row["reason"].get<std::string>().empty());
+      if (!row["available"].get<bool>()) {
+        EXPECT_FALSE(row["reason"].get<std::string>().empty());
+      }
     }
   EXPECT_TRUE(cpu);
 }
@@ -349,7 +351,9 @@ TEST_F(Cli, ImportPairWritesAMiddEval3Scene) {
       }
       all += s.mask_all.at(x, y) == 255;
       visible += s.mask_nonocc.at(x, y) == 255;
-      if (x < 4) ASSERT_EQ(s.mask_nonocc.at(x, y), 0) << "x - d < 0 is occluded";
+      if (x < 4) {
+        ASSERT_EQ(s.mask_nonocc.at(x, y), 0) << "x - d < 0 is occluded";
+      }
     }
   EXPECT_EQ(all, std::size_t(63 * 40));
   EXPECT_EQ(visible, std::size_t((63 - 4) * 40));

@@ -91,11 +91,12 @@ VolumeError compare(const ref::CostVolume& got, const ref::CostVolume& want) {
 void expect_same_map(const ImageF& got, const ImageF& want, const std::string& what) {
   ASSERT_EQ(got.width, want.width) << what;
   ASSERT_EQ(got.height, want.height) << what;
+  const std::size_t width = static_cast<std::size_t>(got.width);
   int differ = 0;
   for (std::size_t i = 0; i < got.data.size(); ++i)
     if (!(got.data[i] == want.data[i])) {
       if (differ++ < 5)
-        ADD_FAILURE() << what << ": pixel (" << i % got.width << ", " << i / got.width << ") got " << got.data[i]
+        ADD_FAILURE() << what << ": pixel (" << i % width << ", " << i / width << ") got " << got.data[i]
                       << ", reference " << want.data[i];
     }
   EXPECT_EQ(differ, 0) << what << ": " << differ << " pixels differ";

@@ -158,7 +158,8 @@ TEST(CudaSalapTiles, NarrowTileGivesBitIdenticalCosts) {
         const auto narrow = fused_keys(pair, 40, p, cs::FusedTile::narrow, 16);
         ASSERT_EQ(wide.size(), narrow.size());
         std::size_t differ = 0;
-        for (std::size_t i = 0; i < wide.size(); ++i) differ += wide[i] != narrow[i] ? 1 : 0;
+        for (std::size_t i = 0; i < wide.size(); ++i)
+          if (wide[i] != narrow[i]) ++differ;
         EXPECT_EQ(differ, 0u) << "N " << window << " windows " << windows << " " << cost << ": keys differ";
       }
 }

@@ -83,7 +83,9 @@ TEST_F(SharedData, MiddEval3SceneUsesCalibAndMask) {
   EXPECT_GT(nonocc, 0u);
   EXPECT_GT(all, nonocc);  // occluded pixels with ground truth are in "all" only
   for (std::size_t i = 0; i < s.gt.data.size(); ++i)
-    if (s.mask_all.data[i] == 255) ASSERT_TRUE(std::isfinite(s.gt.data[i]));
+    if (s.mask_all.data[i] == 255) {
+      ASSERT_TRUE(std::isfinite(s.gt.data[i]));
+    }
 }
 
 TEST_F(SharedData, AFolderOfScenesIsADataset) {
@@ -200,7 +202,9 @@ TEST_P(KittiLayouts, ReadTheFramesAndTheSixteenBitGroundTruth) {
 INSTANTIATE_TEST_SUITE_P(Kitti, KittiLayouts,
                          ::testing::Values(KittiNames{"image_2", "image_3", "disp_occ_0", "disp_noc_0"},
                                            KittiNames{"colored_0", "colored_1", "disp_occ", "disp_noc"}),
-                         [](const auto& info) { return std::string(info.param.left) == "image_2" ? "2015" : "2012"; });
+                         [](const auto& param_info) {
+                           return std::string(param_info.param.left) == "image_2" ? "2015" : "2012";
+                         });
 
 using DatasetThresholds = TempFolder;
 

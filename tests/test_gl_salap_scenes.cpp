@@ -108,7 +108,7 @@ TEST_P(GlSalapScene, AgreesWithReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(MiddleburyV2, GlSalapScene, ::testing::Values("tsukuba", "venus", "teddy", "cones"),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& param_info) { return param_info.param; });
 
 TEST(GlSalapScene4Window, AgreesWithReferenceOnTsukuba) {
   STEREO_REQUIRE_GL45();

@@ -66,6 +66,6 @@ TEST_P(GlComputeScenes, AgreesWithTheFragmentBackendAndTheReference) {
 INSTANTIATE_TEST_SUITE_P(MiddleburyV2, GlComputeScenes,
                          testing::Combine(testing::Values("tsukuba", "venus", "teddy", "cones"),
                                           testing::Values("rgba32f", "rgba8")),
-                         [](const testing::TestParamInfo<GlComputeScenes::ParamType>& info) {
-                           return std::get<0>(info.param) + "_" + std::get<1>(info.param);
+                         [](const testing::TestParamInfo<GlComputeScenes::ParamType>& param_info) {
+                           return std::get<0>(param_info.param) + "_" + std::get<1>(param_info.param);
                          });

@@ -61,10 +61,11 @@ TEST(SalapReference, FiltersSpreadAnImpulseOverTheirOwnSide) {
   const ImageF down = reference::filter_vertical(impulse, Side::down, p);   // taps y+l: response above
   const ImageF up = reference::filter_vertical(impulse, Side::up, p);
   for (int k = 0; k <= 16; ++k) {
-    EXPECT_NEAR(cl.at(30 + k, 20), w[k] / f1, 1e-7);
-    EXPECT_NEAR(cr.at(30 - k, 20), w[k] / f1, 1e-7);
-    EXPECT_NEAR(down.at(30, 20 - k), w[k] / f1, 1e-7);
-    EXPECT_NEAR(up.at(30, 20 + k), w[k] / f1, 1e-7);
+    const double tap = w[static_cast<std::size_t>(k)] / f1;
+    EXPECT_NEAR(cl.at(30 + k, 20), tap, 1e-7);
+    EXPECT_NEAR(cr.at(30 - k, 20), tap, 1e-7);
+    EXPECT_NEAR(down.at(30, 20 - k), tap, 1e-7);
+    EXPECT_NEAR(up.at(30, 20 + k), tap, 1e-7);
   }
   EXPECT_FLOAT_EQ(cl.at(29, 20), 0.0f);
   EXPECT_FLOAT_EQ(cl.at(47, 20), 0.0f);
@@ -120,8 +121,12 @@ TEST(SalapReference, RecoversTwoPlanesAwayFromOcclusions) {
     for (int x = fg + 16; x < w - 16; ++x) {
       const bool deep_inside = x >= 40 + 16 && x < 80 - 16 && y >= 20 + 16 && y < 50 - 16;
       const bool far_outside = (x < 40 - 16 - fg || x >= 80 + 16) || (y < 20 - 16 || y >= 50 + 16);
-      if (deep_inside) ASSERT_FLOAT_EQ(disp.at(x, y), float(fg)) << x << "," << y;
-      if (far_outside) ASSERT_FLOAT_EQ(disp.at(x, y), float(bg)) << x << "," << y;
+      if (deep_inside) {
+        ASSERT_FLOAT_EQ(disp.at(x, y), float(fg)) << x << "," << y;
+      }
+      if (far_outside) {
+        ASSERT_FLOAT_EQ(disp.at(x, y), float(bg)) << x << "," << y;
+      }
     }
 }
 

@@ -106,7 +106,7 @@ TEST(Synth, OcclusionMaskIsPlausible) {
   // Pixels whose match falls left of the right image are occluded.
   for (int y = 0; y < s.gt.height; ++y)
     for (int x = 0; x < s.gt.width; ++x)
-      if (x - s.gt.at(x, y) < 0.0f) {
+      if (static_cast<float>(x) - s.gt.at(x, y) < 0.0f) {
         ASSERT_EQ(s.mask_nonocc.at(x, y), 0) << "at " << x << "," << y;
       }
   // The exact (geometric) mask and the one derived from the disparities alone agree almost

@@ -50,7 +50,7 @@ void launch_filter(const DeviceImage<float>& cost, int step_x, int step_y, const
   require(out.get() != cost.get(), "salap/cuda filter: output must not alias the input");
   params.validate("salap/cuda");
   const dim3 block(FILTER_BLOCK_X, FILTER_BLOCK_Y);
-  const dim3 grid(div_up(cost.width, FILTER_BLOCK_X), div_up(cost.height, FILTER_BLOCK_Y));
+  const dim3 grid(unsigned(div_up(cost.width, FILTER_BLOCK_X)), unsigned(div_up(cost.height, FILTER_BLOCK_Y)));
   filter_kernel<<<grid, block, 0, stream>>>(cost.get(), cost.width, cost.height, step_x, step_y,
                                             normalised_taps(params), out.get());
   CUDA_CHECK_LAUNCH();

@@ -41,7 +41,7 @@ void tad_cost(const DevicePair& pair, int d, const SalapParams& params, DeviceIm
   require(d > -pair.width && d < pair.width, "salap/cuda tad_cost: disparity " + std::to_string(d) + " outside " +
                                                  std::to_string(1 - pair.width) + ".." + std::to_string(pair.width - 1));
   const dim3 block(COST_BLOCK_X, COST_BLOCK_Y);
-  const dim3 grid(div_up(pair.width, COST_BLOCK_X), div_up(pair.height, COST_BLOCK_Y));
+  const dim3 grid(unsigned(div_up(pair.width, COST_BLOCK_X)), unsigned(div_up(pair.height, COST_BLOCK_Y)));
   tad_kernel<<<grid, block, 0, stream>>>(pair.left.get(), pair.right.get(), pair.width, pair.height, d, pair.code,
                                          params.tau, out.get());
   CUDA_CHECK_LAUNCH();

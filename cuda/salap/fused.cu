@@ -39,6 +39,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 
 namespace stereo::cu::salap {
@@ -121,9 +122,11 @@ __device__ __forceinline__ float tad(std::uint32_t l, std::uint32_t r, float sat
 
 // lo[k] = sum_{i<=W} w_i v[W+k-i] (left/up), hi[k] = sum_{i<=W} w_i v[W+k+i] (right/down),
 // k = 0..N-1, from N + 2W values: one direct sum per side, then the recursion away from it.
+// Array bounds are std::size_t: the braces convert the int template arguments and make a
+// negative one a compile error (every call names its arguments, nothing is deduced).
 template <int W, int N>
-__device__ __forceinline__ void one_sided(const float (&v)[N + 2 * W], const FusedArgs& a, float (&lo)[N],
-                                          float (&hi)[N]) {
+__device__ __forceinline__ void one_sided(const float (&v)[std::size_t{N + 2 * W}], const FusedArgs& a,
+                                          float (&lo)[std::size_t{N}], float (&hi)[std::size_t{N}]) {
   float s = 0.0f;
 #pragma unroll
   for (int i = W; i >= 0; --i) s = fmaf(a.w[i], v[W - i], s);
@@ -151,7 +154,7 @@ __device__ __forceinline__ void one_sided(const float (&v)[N + 2 * W], const Fus
 // set fetch each pair of chunks in the other order, which spreads the eight over all quads.
 // The selects cost ALU slots, which this kernel has to spare; shared bandwidth it has not.
 template <int N>
-__device__ __forceinline__ void load_row(const float* src, bool swap, float (&v)[N]) {
+__device__ __forceinline__ void load_row(const float* src, bool swap, float (&v)[std::size_t{N}]) {
   static_assert(N % 8 == 0, "load_row reads pairs of float4");
   const float4* p = reinterpret_cast<const float4*>(src);
 #pragma unroll
@@ -166,7 +169,7 @@ __device__ __forceinline__ void load_row(const float* src, bool swap, float (&v)
 }
 
 template <int N>
-__device__ __forceinline__ void store_row(float* dst, bool swap, const float (&v)[N]) {
+__device__ __forceinline__ void store_row(float* dst, bool swap, const float (&v)[std::size_t{N}]) {
   static_assert(N % 8 == 0, "store_row writes pairs of float4");
   float4* p = reinterpret_cast<float4*>(dst);
 #pragma unroll

@@ -65,8 +65,9 @@ void cmd_synth(const SynthArgs& args) {
   write_scene(scene, args.out);
   std::size_t visible = 0;
   for (std::uint8_t m : scene.mask_nonocc.data) visible += m == 255;
+  const double pixels = static_cast<double>(scene.mask_nonocc.pixel_count());
   std::cout << "synth: wrote " << scene.name << " (" << o.width << "x" << o.height << ", " << o.levels
-            << " levels, " << fixed(100.0 * visible / scene.mask_nonocc.pixel_count(), 1)
+            << " levels, " << fixed(100.0 * static_cast<double>(visible) / pixels, 1)
             << "% non-occluded) to " << args.out << "\n";
 }
 
@@ -201,7 +202,8 @@ void cmd_import_pair(const ImportArgs& args) {
   const double pixels = static_cast<double>(scene.gt.pixel_count());
   std::cout << "import-pair: wrote " << scene.name << " (" << w << "x" << h << ", " << scene.levels
             << " levels, gt " << fixed(d_min, 2) << " .. " << fixed(d_max, 2) << " px on "
-            << fixed(100.0 * known / pixels, 1) << "% of pixels, " << fixed(100.0 * visible / pixels, 1)
+            << fixed(100.0 * static_cast<double>(known) / pixels, 1) << "% of pixels, "
+            << fixed(100.0 * static_cast<double>(visible) / pixels, 1)
             << "% non-occluded) to " << args.out << "\n";
 }
 
