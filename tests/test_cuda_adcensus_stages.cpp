@@ -317,9 +317,7 @@ TEST(CudaAdCensusStages, ScanlineMatchesReference) {
       const ref::CostVolume c1 = ca::round_to_half(reference_c1(p, range, params, right_view));
       const ca::DeviceVolume d_c1 = ca::upload_volume(c1);
       ca::PathVolumes paths{poisoned_volume(WIDTH, HEIGHT, range), poisoned_volume(WIDTH, HEIGHT, range),
-                            poisoned_volume(WIDTH, HEIGHT, range), poisoned_volume(WIDTH, HEIGHT, range),
-                            cu::DeviceImage<std::uint8_t>(WIDTH, HEIGHT, "test", "edge flags")};
-      cu::poison(paths.edges);
+                            poisoned_volume(WIDTH, HEIGHT, range), poisoned_volume(WIDTH, HEIGHT, range)};
       auto out = poisoned_volume(WIDTH, HEIGHT, range);
       auto disparity = poisoned_f(WIDTH, HEIGHT);
       ca::scanline_optimize(d_c1, d_left, d_right, params, right_view, paths, out, &disparity);

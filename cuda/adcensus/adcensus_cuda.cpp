@@ -43,7 +43,7 @@ struct Workspace {
   cu::DeviceImage<float> disparity_left, disparity_right, map_a, map_b;
   cu::DeviceImage<std::uint8_t> outliers_a, outliers_b;
 
-  static constexpr int BUFFERS = 2 + 4 + 2 + 2 + 4 + VOLUMES + 1 + 4 + 2;
+  static constexpr int BUFFERS = 2 + 4 + 2 + 2 + 4 + VOLUMES + 4 + 2;
 
   /// Bytes of every buffer above, each rounded up by the allocator's slack.
   static std::size_t bytes_needed(int width, int height, int channels, int levels) {
@@ -54,8 +54,7 @@ struct Workspace {
                               + 2 * px * sizeof(std::uint64_t)  // census
                               + 4 * px * sizeof(float)          // region sizes
                               + VOLUMES * ca::DeviceVolume::cells(width, height, levels) * sizeof(std::uint16_t) +
-                              px                      // scanline edge flags
-                              + 4 * px * sizeof(float)  // disparity maps
+                              4 * px * sizeof(float)  // disparity maps
                               + 2 * px;               // outlier maps
     return exact + BUFFERS * ALLOCATION_SLACK;
   }
@@ -83,7 +82,6 @@ struct Workspace {
     paths.rl = {w, h, range, COMPONENT, "a scanline path volume"};
     paths.tb = {w, h, range, COMPONENT, "a scanline path volume"};
     paths.bt = {w, h, range, COMPONENT, "a scanline path volume"};
-    paths.edges = {w, h, COMPONENT, "the scanline edge flags"};
     disparity_left = {w, h, COMPONENT, "the left disparity map"};
     disparity_right = {w, h, COMPONENT, "the right disparity map"};
     map_a = {w, h, COMPONENT, "a refinement map"};

@@ -39,25 +39,10 @@ __device__ float warp_min(float v) {
   return v;
 }
 
-// Bit 0: D_c(q, its left neighbour) >= tau_SO; bit 1: D_c(q, its upper neighbour) >= tau_SO;
-// 0 where that neighbour is outside the image. Pixel q of the image the paths test D2 in.
-__global__ void edge_kernel(const uchar4* __restrict__ image, int width, int height, int tau_so,
-                            std::uint8_t* __restrict__ edges) {
-  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  if (x >= width || y >= height) return;
-  const std::size_t i = static_cast<std::size_t>(y) * width + x;
-  const uchar4 q = image[i];
-  const bool left = x > 0 && colour_difference(q, image[i - 1]) >= tau_so;
-  const bool up = y > 0 && colour_difference(q, image[i - width]) >= tau_so;
-  edges[i] = static_cast<std::uint8_t>(int(left) | (int(up) << 1));
-}
-
 template <int V>
 __global__ void __launch_bounds__(WARP * PATH_WARPS)
-    path_kernel(const __half* __restrict__ cost, const uchar4* __restrict__ ref,
-                const std::uint8_t* __restrict__ other_edges, int width, int height, int levels, int min_d, int sign,
-                float pi1, float pi2, int tau_so, Paths paths) {
+    path_kernel(const __half* __restrict__ cost, const uchar4* __restrict__ ref, const uchar4* __restrict__ other,
+                int width, int height, int levels, int min_d, int sign, float pi1, float pi2, int tau_so, Paths paths) {
   const int direction = static_cast<int>(blockIdx.y);
   const int rx = direction == 0 ? 1 : (direction == 1 ? -1 : 0);
   const int ry = direction == 2 ? 1 : (direction == 3 ? -1 : 0);
@@ -108,18 +93,15 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
           cur[j] = FLT_MAX;
           continue;
         }
-        // D2 in the other image at pd and pd - r, read from its edge flags (the pair's later
-        // pixel along the axis holds it); outside the image, D2 counts as below tau_SO (as in
-        // the reference: such a match costs out_of_image_cost anyway).
+        // D2 in the other image at pd and pd - r; outside it, D2 counts as below tau_SO (as
+        // in the reference: such a match costs out_of_image_cost anyway).
         const int xd = x + sign * (min_d + k);
         const int xd_prev = xd - rx;
-        int d2_edge = 0;
-        if (xd >= 0 && xd < width && xd_prev >= 0 && xd_prev < width) {
-          const int ex = horizontal ? max(xd, xd_prev) : xd;
-          const int ey = horizontal ? y : max(y, y - ry);
-          d2_edge = (other_edges[static_cast<std::size_t>(ey) * width + ex] >> (horizontal ? 0 : 1)) & 1;
-        }
-        const int edges = int(d1 >= tau_so) + d2_edge;
+        int d2 = 0;
+        if (xd >= 0 && xd < width && xd_prev >= 0 && xd_prev < width)
+          d2 = colour_difference(other[static_cast<std::size_t>(y) * width + xd],
+                                 other[static_cast<std::size_t>(y - ry) * width + xd_prev]);
+        const int edges = int(d1 >= tau_so) + int(d2 >= tau_so);
         // Cases 1-4 of Sec. 2.3 (case 4 read as Pi2 / 10 for P2, as the reference reads it).
         const float divisor = edges == 0 ? 1.0f : (edges == 1 ? 4.0f : 10.0f);
         const float p1 = pi1 / divisor;
@@ -208,11 +190,11 @@ __global__ void __launch_bounds__(WARP * COMBINE_WARPS)
 }
 
 template <int V>
-void launch_paths(const DeviceVolume& cost, const uchar4* ref, const std::uint8_t* other_edges,
-                  const AdCensusParams& params, int sign, const Paths& paths, cudaStream_t stream) {
+void launch_paths(const DeviceVolume& cost, const uchar4* ref, const uchar4* other, const AdCensusParams& params,
+                  int sign, const Paths& paths, cudaStream_t stream) {
   const int lines = cost.width > cost.height ? cost.width : cost.height;
   path_kernel<V><<<dim3(div_up(lines, PATH_WARPS), 4), WARP * PATH_WARPS, 0, stream>>>(
-      reinterpret_cast<const __half*>(cost.get()), ref, other_edges, cost.width, cost.height, cost.range.count,
+      reinterpret_cast<const __half*>(cost.get()), ref, other, cost.width, cost.height, cost.range.count,
       cost.range.min, sign, params.pi1, params.pi2, params.tau_so, paths);
   CUDA_CHECK_LAUNCH();
 }
@@ -250,23 +232,14 @@ void paths_and_mean(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rg
   const uchar4* ref = right_view ? right_rgb.get() : left_rgb.get();
   const uchar4* other = right_view ? left_rgb.get() : right_rgb.get();
   const int sign = right_view ? +1 : -1;
-  require(paths.edges.width == cost.width && paths.edges.height == cost.height,
-          "adcensus/cuda scanline_optimize: the edge-flag image must have the cost's size");
-  {
-    const dim3 block(32, 8);
-    const dim3 grid(unsigned(div_up(cost.width, 32)), unsigned(div_up(cost.height, 8)));
-    edge_kernel<<<grid, block, 0, stream>>>(other, cost.width, cost.height, params.tau_so, paths.edges.get());
-    CUDA_CHECK_LAUNCH();
-  }
-  const std::uint8_t* edges = paths.edges.get();
   const Paths p{{reinterpret_cast<__half*>(paths.lr.get()), reinterpret_cast<__half*>(paths.rl.get()),
                  reinterpret_cast<__half*>(paths.tb.get()), reinterpret_cast<__half*>(paths.bt.get())}};
-  if (levels <= 32) launch_paths<1>(cost, ref, edges, params, sign, p, stream);
-  else if (levels <= 64) launch_paths<2>(cost, ref, edges, params, sign, p, stream);
-  else if (levels <= 128) launch_paths<4>(cost, ref, edges, params, sign, p, stream);
-  else if (levels <= 256) launch_paths<8>(cost, ref, edges, params, sign, p, stream);
-  else if (levels <= 512) launch_paths<16>(cost, ref, edges, params, sign, p, stream);
-  else launch_paths<32>(cost, ref, edges, params, sign, p, stream);
+  if (levels <= 32) launch_paths<1>(cost, ref, other, params, sign, p, stream);
+  else if (levels <= 64) launch_paths<2>(cost, ref, other, params, sign, p, stream);
+  else if (levels <= 128) launch_paths<4>(cost, ref, other, params, sign, p, stream);
+  else if (levels <= 256) launch_paths<8>(cost, ref, other, params, sign, p, stream);
+  else if (levels <= 512) launch_paths<16>(cost, ref, other, params, sign, p, stream);
+  else launch_paths<32>(cost, ref, other, params, sign, p, stream);
 
   const std::size_t pixels = static_cast<std::size_t>(cost.width) * cost.height;
   const std::size_t blocks = (pixels + COMBINE_WARPS - 1) / COMBINE_WARPS;

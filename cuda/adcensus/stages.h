@@ -132,10 +132,6 @@ void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const Device
 /// holds four volumes of the cost's size.
 struct PathVolumes {
   DeviceVolume lr, rl, tb, bt;
-  /// The other image's colour edges, one byte per pixel (bit 0: D_c against the left
-  /// neighbour >= tau_SO, bit 1: against the upper one): the D2 test of eq. 4's P1/P2 rule,
-  /// computed once per view instead of once per level, step and direction.
-  DeviceImage<std::uint8_t> edges;
 };
 
 /// Eq. 4 along the four directions into `paths`, then eq. 5 (their mean) into `out`, which
