@@ -48,7 +48,7 @@ struct Workspace {
   /// Bytes of every buffer above, each rounded up by the allocator's slack.
   static std::size_t bytes_needed(int width, int height, int channels, int levels) {
     const std::size_t px = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
-    const std::size_t exact = 2 * px * channels        // raw uploads
+    const std::size_t exact = 2 * px * static_cast<std::size_t>(channels)        // raw uploads
                               + 4 * px * sizeof(uchar4)  // RGB and arms of both views
                               + 2 * px                   // grey
                               + 2 * px * sizeof(std::uint64_t)  // census
@@ -62,8 +62,8 @@ struct Workspace {
   Workspace(int w, int h, int c, DisparityRange range)
       : width(w), height(h), channels(c), levels(range.count) {
     const std::size_t px = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
-    raw_left = cu::make_device_buffer<std::uint8_t>(px * c, COMPONENT, "the left image");
-    raw_right = cu::make_device_buffer<std::uint8_t>(px * c, COMPONENT, "the right image");
+    raw_left = cu::make_device_buffer<std::uint8_t>(px * static_cast<std::size_t>(c), COMPONENT, "the left image");
+    raw_right = cu::make_device_buffer<std::uint8_t>(px * static_cast<std::size_t>(c), COMPONENT, "the right image");
     rgb_left = {w, h, COMPONENT, "the packed left image"};
     rgb_right = {w, h, COMPONENT, "the packed right image"};
     arms_left = {w, h, COMPONENT, "the left cross arms"};

@@ -54,7 +54,9 @@ __global__ void census_kernel(const std::uint8_t* __restrict__ grey, int width, 
   out[static_cast<std::size_t>(y) * width + x] = code;
 }
 
-dim3 grid_for(int width, int height) { return dim3(div_up(width, BLOCK_X), div_up(height, BLOCK_Y)); }
+dim3 grid_for(int width, int height) {
+  return dim3(unsigned(div_up(width, BLOCK_X)), unsigned(div_up(height, BLOCK_Y)));
+}
 
 }  // namespace
 

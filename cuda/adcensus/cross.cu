@@ -68,7 +68,9 @@ __global__ void region_size_kernel(const uchar4* __restrict__ arms, int width, i
   v_then_h[i] = float(vh);
 }
 
-dim3 grid_for(int width, int height) { return dim3(div_up(width, BLOCK_X), div_up(height, BLOCK_Y)); }
+dim3 grid_for(int width, int height) {
+  return dim3(unsigned(div_up(width, BLOCK_X)), unsigned(div_up(height, BLOCK_Y)));
+}
 
 }  // namespace
 

@@ -27,7 +27,9 @@ __constant__ int DIRECTIONS[16][2] = {
     {-2, 0}, {-2, 1}, {-2, 2}, {-1, 2}, {0, 2},  {1, 2},   {2, 2},   {2, 1},
 };
 
-dim3 grid_for(int width, int height) { return dim3(div_up(width, BLOCK_X), div_up(height, BLOCK_Y)); }
+dim3 grid_for(int width, int height) {
+  return dim3(unsigned(div_up(width, BLOCK_X)), unsigned(div_up(height, BLOCK_Y)));
+}
 
 // The level k of an integer disparity d inside the range, or -1 (reference level_index).
 __device__ int level_index(float d, int min_d, int levels) {
@@ -298,7 +300,7 @@ void region_voting_iteration(const DeviceImage<float>& disparity, const DeviceIm
               std::to_string(MAX_LEVELS));
   const std::size_t pixels = disparity.count();
   const std::size_t blocks = (pixels + VOTE_WARPS - 1) / VOTE_WARPS;
-  const std::size_t bytes = static_cast<std::size_t>(VOTE_WARPS) * range.count * sizeof(int);
+  const std::size_t bytes = static_cast<std::size_t>(VOTE_WARPS) * static_cast<std::size_t>(range.count) * sizeof(int);
   vote_kernel<<<static_cast<unsigned>(blocks), WARP * VOTE_WARPS, bytes, stream>>>(
       disparity.get(), outliers.get(), arms.get(), disparity.width, disparity.height, range.min, range.count,
       params.tau_s, double(params.tau_h), out_disparity.get(), out_outliers.get());

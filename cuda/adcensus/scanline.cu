@@ -193,7 +193,7 @@ template <int V>
 void launch_paths(const DeviceVolume& cost, const uchar4* ref, const uchar4* other, const AdCensusParams& params,
                   int sign, const Paths& paths, cudaStream_t stream) {
   const int lines = cost.width > cost.height ? cost.width : cost.height;
-  path_kernel<V><<<dim3(div_up(lines, PATH_WARPS), 4), WARP * PATH_WARPS, 0, stream>>>(
+  path_kernel<V><<<dim3(unsigned(div_up(lines, PATH_WARPS)), 4u), WARP * PATH_WARPS, 0, stream>>>(
       reinterpret_cast<const __half*>(cost.get()), ref, other, cost.width, cost.height, cost.range.count,
       cost.range.min, sign, params.pi1, params.pi2, params.tau_so, paths);
   CUDA_CHECK_LAUNCH();
@@ -241,7 +241,7 @@ void paths_and_mean(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rg
   else if (levels <= 512) launch_paths<16>(cost, ref, other, params, sign, p, stream);
   else launch_paths<32>(cost, ref, other, params, sign, p, stream);
 
-  const std::size_t pixels = static_cast<std::size_t>(cost.width) * cost.height;
+  const std::size_t pixels = static_cast<std::size_t>(cost.width) * static_cast<std::size_t>(cost.height);
   const std::size_t blocks = (pixels + COMBINE_WARPS - 1) / COMBINE_WARPS;
   combine_kernel<<<static_cast<unsigned>(blocks), WARP * COMBINE_WARPS, 0, stream>>>(
       p, pixels, levels, cost.range.min, out != nullptr ? reinterpret_cast<__half*>(out->get()) : nullptr,

@@ -48,7 +48,7 @@ void winner_takes_all(const DeviceVolume& cost, DeviceImage<float>& out, cudaStr
   require(out.width == cost.width && out.height == cost.height,
           "adcensus/cuda winner_takes_all: output size differs");
   require(cost.range.count >= 1, "adcensus/cuda winner_takes_all: disparity count must be >= 1");
-  const std::size_t pixels = static_cast<std::size_t>(cost.width) * cost.height;
+  const std::size_t pixels = static_cast<std::size_t>(cost.width) * static_cast<std::size_t>(cost.height);
   const std::size_t blocks = (pixels + WTA_WARPS - 1) / WTA_WARPS;
   wta_kernel<<<static_cast<unsigned>(blocks), WARP * WTA_WARPS, 0, stream>>>(
       reinterpret_cast<const __half*>(cost.get()), pixels, cost.range.count, cost.range.min, out.get());
