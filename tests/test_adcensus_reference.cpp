@@ -217,6 +217,67 @@ TEST(AdCensusReference, AggregationIsTheRegionAverage) {
   EXPECT_EQ(aggregate_cost(cost, arms, 4).data, aggregate_cost(cost, arms, 2).data);
 }
 
+// The combined region of Zhang et al.: at level k every arm is the shorter of p's and pd's, so
+// the region (and its pixel count) changes with the level; brute force over it, both views.
+TEST(AdCensusReference, CombinedAggregationIsTheAverageOverBothViewsRegion) {
+  AdCensusParams params;
+  params.arm_l1 = 7;
+  params.arm_l2 = 4;
+  const int width = 23;
+  const int height = 17;
+  ImageU8 image(width, height, 3), other(width, height, 3);
+  std::mt19937 noise(13);
+  std::uniform_int_distribution<int> jitter(0, 4);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      set_rgb(image, x, y, 100 + 30 * ((x / 5 + y / 4) % 3) + jitter(noise), 100 + jitter(noise), 100);
+      set_rgb(other, x, y, 100 + 30 * ((x / 3 + y / 6) % 3) + jitter(noise), 100 + jitter(noise), 100);
+    }
+  const CrossArms arms = cross_arms(image, params);
+  const CrossArms other_arms = cross_arms(other, params);
+  const DisparityRange range{-2, 4};
+  CostVolume cost(width, height, range);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(0.0f, 2.0f);
+  for (float& v : cost.data) v = u(rng);
+  int shortened = 0;  // cells whose region the other view's arms cut: the test must see some
+  for (const bool right_view : {false, true})
+    for (int iteration = 1; iteration <= 2; ++iteration) {
+      const CostVolume got = aggregate_cost(cost, arms, other_arms, iteration, right_view);
+      for (int k = 0; k < range.count; ++k) {
+        const int d = range.min + k;
+        const auto arm = [&](int x, int y, int which) {
+          const int xd = right_view ? x + d : x - d;
+          const int own = arms.at(x, y, which);
+          return xd >= 0 && xd < width ? std::min(own, int(other_arms.at(xd, y, which))) : own;
+        };
+        for (int y = 0; y < height; ++y)
+          for (int x = 0; x < width; ++x) {
+            std::set<std::pair<int, int>> region;
+            std::size_t own_size = 0;
+            if (iteration == 1) {
+              for (int qy = y - arm(x, y, 2); qy <= y + arm(x, y, 3); ++qy)
+                for (int qx = x - arm(x, qy, 0); qx <= x + arm(x, qy, 1); ++qx) region.insert({qx, qy});
+              for (int qy = y - arms.at(x, y, 2); qy <= y + arms.at(x, y, 3); ++qy)
+                own_size += std::size_t(arms.at(x, qy, 0) + arms.at(x, qy, 1) + 1);
+            } else {
+              for (int qx = x - arm(x, y, 0); qx <= x + arm(x, y, 1); ++qx)
+                for (int qy = y - arm(qx, y, 2); qy <= y + arm(qx, y, 3); ++qy) region.insert({qx, qy});
+              for (int qx = x - arms.at(x, y, 0); qx <= x + arms.at(x, y, 1); ++qx)
+                own_size += std::size_t(arms.at(qx, y, 2) + arms.at(qx, y, 3) + 1);
+            }
+            shortened += int(region.size() < own_size);
+            double sum = 0.0;
+            for (const auto& [qx, qy] : region) sum += cost.at(qx, qy, k);
+            ASSERT_NEAR(got.at(x, y, k), sum / double(region.size()), 1e-5)
+                << (right_view ? "right" : "left") << " view, iteration " << iteration << " at (" << x << ", " << y
+                << ") d " << d;
+          }
+      }
+    }
+  EXPECT_GT(shortened, 1000);
+}
+
 // ---- scanline optimisation -----------------------------------------------------------
 
 // Eq. 4 for one direction by memoised recursion from p back to the path's start: written
@@ -495,8 +556,10 @@ TEST(AdCensusReference, RightViewIsTheMirroredLeftView) {
     const CensusImage cl = census_transform(grey_image(left));
     const CensusImage cr = census_transform(grey_image(right));
     const CrossArms arms = cross_arms(right_view ? right : left, params);
+    const CrossArms other_arms = cross_arms(right_view ? left : right, params);
     CostVolume cost = ad_census_cost(left, right, cl, cr, scene.range(), params, right_view);
-    for (int i = 1; i <= params.aggregation_iterations; ++i) cost = aggregate_cost(cost, arms, i);
+    for (int i = 1; i <= params.aggregation_iterations; ++i)
+      cost = aggregate_cost(cost, arms, other_arms, i, right_view);
     return winner_takes_all(scanline_optimize(cost, left, right, params, right_view));
   };
   const ImageF right_view = view(scene.left, scene.right, true);
@@ -539,8 +602,9 @@ TEST(AdCensusReference, CpuBackendIsTheStageChain) {
   const CensusImage cr = census_transform(grey_image(scene.right));
   const auto c2 = [&](bool right_view) {
     const CrossArms arms = cross_arms(right_view ? scene.right : scene.left, params);
+    const CrossArms other_arms = cross_arms(right_view ? scene.left : scene.right, params);
     CostVolume cost = ad_census_cost(scene.left, scene.right, cl, cr, range, params, right_view);
-    for (int i = 1; i <= 4; ++i) cost = aggregate_cost(cost, arms, i);
+    for (int i = 1; i <= 4; ++i) cost = aggregate_cost(cost, arms, other_arms, i, right_view);
     return scanline_optimize(cost, scene.left, scene.right, params, right_view);
   };
   const CostVolume c2_left = c2(false);
