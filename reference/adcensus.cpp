@@ -54,10 +54,27 @@ int arm_length(const ImageU8& rgb, int x, int y, int dx, int dy, const AdCensusP
 
 enum Arm { ARM_LEFT = 0, ARM_RIGHT = 1, ARM_UP = 2, ARM_DOWN = 3 };
 
-// out(p) = sum of `in` over p's horizontal (or vertical) arm, every one of the `depth` values
-// per pixel, with a 1D integral (prefix sum in double) along each row (column).
+// The arms a sum uses at pixel (x, y) and level k: p's own, or with `other` (the other view's
+// arms) the combined arms of Zhang et al. [23], the shorter of p's arm and pd's arm, pd =
+// (x + sign * (min_d + k), y); where pd lies outside the other image p's own arm is kept.
+struct ArmSource {
+  const CrossArms& arms;
+  const CrossArms* other = nullptr;
+  int sign = 0;
+  int min_d = 0;
+  [[nodiscard]] int arm(int x, int y, int k, int which) const {
+    int a = arms.at(x, y, which);
+    if (other == nullptr) return a;
+    const int xd = x + sign * (min_d + k);
+    if (xd >= 0 && xd < arms.width) a = std::min(a, int(other->at(xd, y, which)));
+    return a;
+  }
+};
+
+// out(p, k) = sum of `in` over p's horizontal (or vertical) arm at level k, every one of the
+// `depth` values per pixel, with a 1D integral (prefix sum in double) along each row (column).
 std::vector<float> sum_along_arms(const std::vector<float>& in, int width, int height, int depth,
-                                  const CrossArms& arms, bool horizontal) {
+                                  const ArmSource& source, bool horizontal) {
   std::vector<float> out(in.size());
   const auto at = [&](int x, int y) {
     return (static_cast<std::size_t>(y) * std::size_t(width) + std::size_t(x)) * std::size_t(depth);
@@ -74,12 +91,42 @@ std::vector<float> sum_along_arms(const std::vector<float>& in, int width, int h
     for (int i = 0; i < length; ++i) {
       const int x = horizontal ? i : line;
       const int y = horizontal ? line : i;
-      const int before = arms.at(x, y, horizontal ? ARM_LEFT : ARM_UP);
-      const int after = arms.at(x, y, horizontal ? ARM_RIGHT : ARM_DOWN);
-      const std::size_t hi = (std::size_t(i) + std::size_t(after) + 1) * depth;
-      const std::size_t lo = (std::size_t(i) - std::size_t(before)) * depth;
       const std::size_t dst = at(x, y);
-      for (int k = 0; k < depth; ++k) out[dst + k] = float(prefix[hi + k] - prefix[lo + k]);
+      for (int k = 0; k < depth; ++k) {
+        const int before = source.arm(x, y, k, horizontal ? ARM_LEFT : ARM_UP);
+        const int after = source.arm(x, y, k, horizontal ? ARM_RIGHT : ARM_DOWN);
+        const std::size_t hi = (std::size_t(i) + std::size_t(after) + 1) * depth;
+        const std::size_t lo = (std::size_t(i) - std::size_t(before)) * depth;
+        out[dst + k] = float(prefix[hi + k] - prefix[lo + k]);
+      }
+    }
+  });
+  return out;
+}
+
+// One iteration: two 1D sums, divided by the pixel count of the 2D region (the same two sums
+// over ones, per level where the region depends on the level).
+CostVolume aggregate_over(const CostVolume& cost, const ArmSource& source, int iteration) {
+  require(iteration >= 1, "adcensus: aggregation iteration is 1-based, got " + std::to_string(iteration));
+  // Iterations 1 and 3 sum horizontally first (the support region is the union of the
+  // horizontal arms of the pixels on p's vertical arm), 2 and 4 vertically first (the union of
+  // the vertical arms of the pixels on p's horizontal arm), Sec. 2.2.
+  const bool horizontal_first = iteration % 2 == 1;
+  const int count_depth = source.other == nullptr ? 1 : cost.range.count;
+  const std::vector<float> ones(static_cast<std::size_t>(cost.width) * static_cast<std::size_t>(cost.height) *
+                                    static_cast<std::size_t>(count_depth),
+                                1.0f);
+  const std::vector<float> count = sum_along_arms(
+      sum_along_arms(ones, cost.width, cost.height, count_depth, source, horizontal_first), cost.width, cost.height,
+      count_depth, source, !horizontal_first);
+  CostVolume out(cost.width, cost.height, cost.range);
+  out.data = sum_along_arms(sum_along_arms(cost.data, cost.width, cost.height, cost.range.count, source, horizontal_first),
+                            cost.width, cost.height, cost.range.count, source, !horizontal_first);
+  parallel_for(cost.height, [&](int y) {
+    for (int x = 0; x < cost.width; ++x) {
+      const std::size_t pixel = std::size_t(y) * std::size_t(cost.width) + std::size_t(x);
+      for (int k = 0; k < cost.range.count; ++k)
+        out.at(x, y, k) /= count[pixel * std::size_t(count_depth) + std::size_t(count_depth == 1 ? 0 : k)];
     }
   });
   return out;
@@ -174,27 +221,15 @@ CrossArms cross_arms(const ImageU8& rgb, const AdCensusParams& params) {
 CostVolume aggregate_cost(const CostVolume& cost, const CrossArms& arms, int iteration) {
   require(arms.same_size(cost.width, cost.height) && arms.channels == 4,
           "adcensus: aggregate_cost needs 4-channel arms of the volume's size");
-  require(iteration >= 1, "adcensus: aggregation iteration is 1-based, got " + std::to_string(iteration));
-  // Iterations 1 and 3 sum horizontally first (the support region is the union of the
-  // horizontal arms of the pixels on p's vertical arm), 2 and 4 vertically first (the union of
-  // the vertical arms of the pixels on p's horizontal arm), Sec. 2.2.
-  const bool horizontal_first = iteration % 2 == 1;
-  // The pixel count of that region, by the same two passes over ones: the average is over the
-  // 2D region, each pixel weighted once, as the paper normalises.
-  const std::vector<float> ones(static_cast<std::size_t>(cost.width) * static_cast<std::size_t>(cost.height), 1.0f);
-  const std::vector<float> count = sum_along_arms(
-      sum_along_arms(ones, cost.width, cost.height, 1, arms, horizontal_first), cost.width, cost.height, 1, arms,
-      !horizontal_first);
-  CostVolume out(cost.width, cost.height, cost.range);
-  out.data = sum_along_arms(sum_along_arms(cost.data, cost.width, cost.height, cost.range.count, arms, horizontal_first),
-                            cost.width, cost.height, cost.range.count, arms, !horizontal_first);
-  parallel_for(cost.height, [&](int y) {
-    for (int x = 0; x < cost.width; ++x) {
-      const float n = count[std::size_t(y) * std::size_t(cost.width) + std::size_t(x)];
-      for (int k = 0; k < cost.range.count; ++k) out.at(x, y, k) /= n;
-    }
-  });
-  return out;
+  return aggregate_over(cost, ArmSource{arms}, iteration);
+}
+
+CostVolume aggregate_cost(const CostVolume& cost, const CrossArms& arms, const CrossArms& other_arms, int iteration,
+                          bool right_view) {
+  require(arms.same_size(cost.width, cost.height) && arms.channels == 4 &&
+              other_arms.same_size(cost.width, cost.height) && other_arms.channels == 4,
+          "adcensus: aggregate_cost needs 4-channel arms of both views of the volume's size");
+  return aggregate_over(cost, ArmSource{arms, &other_arms, right_view ? +1 : -1, cost.range.min}, iteration);
 }
 
 CostVolume scanline_optimize(const CostVolume& cost, const ImageU8& left_rgb, const ImageU8& right_rgb,

@@ -12,7 +12,9 @@
 ///   census       = census_transform(grey)                  9x7, 62 bits in a uint64
 ///   C            = ad_census_cost(...)                     eq. 1-3, CostVolume
 ///   arms         = cross_arms(rgb)                         enhanced rules, Sec. 2.2
-///   C1           = aggregate_cost(C, arms, iteration) x 4  H-then-V in 1 and 3, V-then-H in 2 and 4
+///   C1           = aggregate_cost(C, arms, other_arms, iteration) x 4
+///                                                          H-then-V in 1 and 3, V-then-H in 2 and 4,
+///                                                          over the combined region of p and pd
 ///   C2           = scanline_optimize(C1, ...)              eq. 4-5, 4 directions, mean of the paths
 ///   D            = winner_takes_all(C2)
 /// then refinement on D_L with D_R (Sec. 2.4): left_right_check, region_voting,
@@ -84,6 +86,14 @@ CrossArms cross_arms(const ImageU8& rgb, const AdCensusParams& params);
 /// 2 and 4 vertically then horizontally; each 1D sum over the arm with a 1D integral, the
 /// result normalised by the pixel count of the region.
 CostVolume aggregate_cost(const CostVolume& cost, const CrossArms& arms, int iteration);
+
+/// The same over Zhang et al.'s combined support region ([23] of the paper, whose aggregation
+/// Sec. 2.2 builds on): at level d every arm is the shorter of p's arm (`arms`, the reference
+/// view) and pd's arm (`other_arms`, the other view; pd = p - d, or p + d with `right_view`),
+/// p's own where pd lies outside the image, so a region stops at an edge of either image. The
+/// pixel count that normalises it is then per (p, d). The matcher aggregates with this one.
+CostVolume aggregate_cost(const CostVolume& cost, const CrossArms& arms, const CrossArms& other_arms, int iteration,
+                          bool right_view);
 
 /// Eq. 4-5: four scanline directions (left-right, right-left, top-bottom, bottom-top), P1/P2
 /// from D1 (reference image, p vs p - r) and D2 (other image, pd vs pd - r) against tau_SO;

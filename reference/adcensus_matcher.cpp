@@ -57,14 +57,14 @@ class AdCensusCpu final : public Matcher {
     if (both_views) cost_right = ref::ad_census_cost(left, right, left_census, right_census, range, params_, true);
     clock.lap("cost");
 
+    // Both views' arms: each view's region at d combines p's cross with pd's (Zhang et al.).
     const ref::CrossArms arms_left = ref::cross_arms(left, params_);
-    ref::CrossArms arms_right;
-    if (both_views) arms_right = ref::cross_arms(right, params_);
+    const ref::CrossArms arms_right = ref::cross_arms(right, params_);
     clock.lap("cross");
 
     for (int i = 1; i <= params_.aggregation_iterations; ++i) {
-      cost_left = ref::aggregate_cost(cost_left, arms_left, i);
-      if (both_views) cost_right = ref::aggregate_cost(cost_right, arms_right, i);
+      cost_left = ref::aggregate_cost(cost_left, arms_left, arms_right, i, false);
+      if (both_views) cost_right = ref::aggregate_cost(cost_right, arms_right, arms_left, i, true);
     }
     clock.lap("aggregate");
 

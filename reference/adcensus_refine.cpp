@@ -167,14 +167,25 @@ ImageF discontinuity_adjustment(const ImageF& disparity, const CostVolume& cost)
       const float d = disparity.at(x, y);
       const int k = level_index(d, cost.range);
       if (k < 0) continue;
-      const bool left_edge = x > 0 && std::abs(disparity.at(x - 1, y) - d) >= 1.0f;
-      const bool right_edge = x + 1 < disparity.width && std::abs(disparity.at(x + 1, y) - d) >= 1.0f;
-      if (!left_edge && !right_edge) continue;
+      // "All the edges" of the disparity image: an edge crossed horizontally (a left or right
+      // neighbour differs) offers p1, p2 = the left and right neighbours; one crossed
+      // vertically the upper and lower; a corner offers all four.
+      const auto differs = [&](int qx, int qy) {
+        return qx >= 0 && qy >= 0 && qx < disparity.width && qy < disparity.height &&
+               std::abs(disparity.at(qx, qy) - d) >= 1.0f;
+      };
+      const bool across_x = differs(x - 1, y) || differs(x + 1, y);
+      const bool across_y = differs(x, y - 1) || differs(x, y + 1);
+      if (!across_x && !across_y) continue;
       float best_cost = cost.at(x, y, k);
       float best = d;
-      for (const int qx : {x - 1, x + 1}) {
-        if (qx < 0 || qx >= disparity.width) continue;
-        const float dq = disparity.at(qx, y);
+      // In this order: on a tie the earlier candidate keeps the pixel.
+      const int candidates[4][3] = {{-1, 0, across_x}, {1, 0, across_x}, {0, -1, across_y}, {0, 1, across_y}};
+      for (const auto& [dx, dy, use] : candidates) {
+        const int qx = x + dx;
+        const int qy = y + dy;
+        if (!use || qx < 0 || qy < 0 || qx >= disparity.width || qy >= disparity.height) continue;
+        const float dq = disparity.at(qx, qy);
         const int kq = level_index(dq, cost.range);
         if (kq < 0) continue;
         if (cost.at(x, y, kq) < best_cost) {

@@ -71,11 +71,13 @@ extern const int INTERPOLATION_DIRECTIONS[16][2];
 /// become reliable; a pixel with no reliable pixel in any direction stays an outlier.
 RefinedDisparity proper_interpolation(const ImageF& disparity, const OutlierMap& outliers, const ImageU8& rgb);
 
-/// Sec. 2.4 depth discontinuity adjustment. p is on a disparity edge when |D(p) - D(q)| >= 1
-/// for its left or right neighbour q (inside the image). Then p1 = (x-1, y), p2 = (x+1, y):
-/// D(p) becomes D(p1) or D(p2), whichever has the smaller C2(p, .), when that cost is strictly
-/// smaller than C2(p, D(p)) (p1 on a tie). Integer disparities inside cost.range; other values
-/// are left alone.
+/// Sec. 2.4 depth discontinuity adjustment over all the edges of the disparity image. p lies
+/// on an edge crossed horizontally when |D(p) - D(q)| >= 1 for its left or right neighbour q,
+/// and then offers p1 = (x-1, y), p2 = (x+1, y); on one crossed vertically (upper or lower
+/// neighbour) p1 = (x, y-1), p2 = (x, y+1); on both, all four (neighbours inside the image).
+/// D(p) becomes the candidate disparity with the smallest C2(p, .) when that cost is strictly
+/// smaller than C2(p, D(p)) (the earlier of left, right, up, down on a tie). Integer
+/// disparities inside cost.range; other values are left alone.
 ImageF discontinuity_adjustment(const ImageF& disparity, const CostVolume& cost);
 
 /// Eq. 7: d* = d - (C2(d+1) - C2(d-1)) / (2 (C2(d+1) + C2(d-1) - 2 C2(d))) at the integer d =

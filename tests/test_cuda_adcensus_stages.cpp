@@ -138,7 +138,8 @@ ref::CostVolume reference_c1(const Pair& p, DisparityRange range, const AdCensus
   const auto rc = ref::census_transform(ref::grey_image(p.right));
   ref::CostVolume c = ref::ad_census_cost(p.left, p.right, lc, rc, range, params, right_view);
   const ref::CrossArms arms = ref::cross_arms(right_view ? p.right : p.left, params);
-  for (int i = 1; i <= params.aggregation_iterations; ++i) c = ref::aggregate_cost(c, arms, i);
+  const ref::CrossArms other_arms = ref::cross_arms(right_view ? p.left : p.right, params);
+  for (int i = 1; i <= params.aggregation_iterations; ++i) c = ref::aggregate_cost(c, arms, other_arms, i, right_view);
   return c;
 }
 
@@ -301,6 +302,62 @@ TEST(CudaAdCensusStages, CostFusedIntoFirstAggregationMatchesReference) {
       EXPECT_LE(e.l2, VOLUME_L2_TOLERANCE);
       EXPECT_LE(e.cell, VOLUME_CELL_TOLERANCE);
     }
+}
+
+// Zhang et al.'s combined region (what the matcher runs): arms the shorter of p's and pd's per
+// level, the count per (p, d); both views, one iteration of each order, the chained four, and
+// the cost fused into iteration 1, against the reference.
+TEST(CudaAdCensusStages, CombinedAggregationMatchesReference) {
+  STEREO_REQUIRE_CUDA();
+  const Pair p = layered_pair(WIDTH, HEIGHT, 8);
+  const AdCensusParams params;
+  const DisparityRange range{-3, 21};
+  const auto lc = ref::census_transform(ref::grey_image(p.left));
+  const auto rc = ref::census_transform(ref::grey_image(p.right));
+  const ref::CrossArms left_arms = ref::cross_arms(p.left, params);
+  const ref::CrossArms right_arms = ref::cross_arms(p.right, params);
+  const auto d_left_arms = ca::upload_arms(left_arms), d_right_arms = ca::upload_arms(right_arms);
+  const auto d_left = ca::upload_rgb(p.left), d_right = ca::upload_rgb(p.right);
+  const auto d_lc = ca::upload_census(lc), d_rc = ca::upload_census(rc);
+  const int max_arm = params.arm_l1 - 1;
+  for (const bool right_view : {false, true}) {
+    const ref::CrossArms& arms = right_view ? right_arms : left_arms;
+    const ref::CrossArms& other = right_view ? left_arms : right_arms;
+    const auto& d_arms = right_view ? d_right_arms : d_left_arms;
+    const auto& d_other = right_view ? d_left_arms : d_right_arms;
+    const char* view = right_view ? "right" : "left";
+    const ref::CostVolume raw = ref::ad_census_cost(p.left, p.right, lc, rc, range, params, right_view);
+    const ref::CostVolume c = ca::round_to_half(raw);
+    for (const int iteration : {1, 2}) {
+      const ca::DeviceVolume in = ca::upload_volume(c);
+      auto scratch = poisoned_volume(WIDTH, HEIGHT, range);
+      auto out = poisoned_volume(WIDTH, HEIGHT, range);
+      ca::aggregate_cost(in, d_arms, d_other, right_view, iteration, max_arm, scratch, out);
+      const VolumeError e =
+          compare(ca::download_volume(out), ref::aggregate_cost(c, arms, other, iteration, right_view));
+      std::printf("  combined aggregate %s iteration %d: relative L2 %.2e, worst cell %.2e\n", view, iteration, e.l2,
+                  e.cell);
+      EXPECT_LE(e.l2, VOLUME_L2_TOLERANCE) << view << " iteration " << iteration;
+      EXPECT_LE(e.cell, VOLUME_CELL_TOLERANCE) << view << " iteration " << iteration;
+    }
+    ca::DeviceVolume chain = ca::upload_volume(c);
+    auto scratch = poisoned_volume(WIDTH, HEIGHT, range);
+    ref::CostVolume want = c;
+    for (int i = 1; i <= 4; ++i) {
+      ca::aggregate_cost(chain, d_arms, d_other, right_view, i, max_arm, scratch, chain);  // in place
+      want = ref::aggregate_cost(want, arms, other, i, right_view);
+      const VolumeError e = compare(ca::download_volume(chain), want);
+      std::printf("  combined aggregate %s chained to iteration %d: relative L2 %.2e\n", view, i, e.l2);
+      EXPECT_LE(e.l2, double(i) * VOLUME_L2_TOLERANCE) << view << " chained iteration " << i;
+    }
+    auto fused = poisoned_volume(WIDTH, HEIGHT, range);
+    ca::ad_census_cost_aggregated(d_left, d_right, d_lc, d_rc, params, right_view, d_arms, d_other, max_arm, scratch,
+                                  fused);
+    const VolumeError e = compare(ca::download_volume(fused), ref::aggregate_cost(raw, arms, other, 1, right_view));
+    std::printf("  combined cost+aggregate %s: relative L2 %.2e, worst cell %.2e\n", view, e.l2, e.cell);
+    EXPECT_LE(e.l2, VOLUME_L2_TOLERANCE) << view;
+    EXPECT_LE(e.cell, VOLUME_CELL_TOLERANCE) << view;
+  }
 }
 
 // ---- scanline and WTA --------------------------------------------------------------------

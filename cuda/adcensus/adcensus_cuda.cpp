@@ -37,13 +37,12 @@ struct Workspace {
   cu::DeviceImage<uchar4> rgb_left, rgb_right, arms_left, arms_right;
   cu::DeviceImage<std::uint8_t> grey_left, grey_right;
   cu::DeviceImage<std::uint64_t> census_left, census_right;
-  cu::DeviceImage<float> hv_left, vh_left, hv_right, vh_right;
   ca::DeviceVolume cost_left, cost_right;
   ca::PathVolumes paths;  // paths.lr doubles as the aggregation scratch
   cu::DeviceImage<float> disparity_left, disparity_right, map_a, map_b;
   cu::DeviceImage<std::uint8_t> outliers_a, outliers_b;
 
-  static constexpr int BUFFERS = 2 + 4 + 2 + 2 + 4 + VOLUMES + 4 + 2;
+  static constexpr int BUFFERS = 2 + 4 + 2 + 2 + VOLUMES + 4 + 2;
 
   /// Bytes of every buffer above, each rounded up by the allocator's slack.
   static std::size_t bytes_needed(int width, int height, int channels, int levels) {
@@ -52,7 +51,6 @@ struct Workspace {
                               + 4 * px * sizeof(uchar4)  // RGB and arms of both views
                               + 2 * px                   // grey
                               + 2 * px * sizeof(std::uint64_t)  // census
-                              + 4 * px * sizeof(float)          // region sizes
                               + VOLUMES * ca::DeviceVolume::cells(width, height, levels) * sizeof(std::uint16_t) +
                               4 * px * sizeof(float)  // disparity maps
                               + 2 * px;               // outlier maps
@@ -72,10 +70,6 @@ struct Workspace {
     grey_right = {w, h, COMPONENT, "the right grey image"};
     census_left = {w, h, COMPONENT, "the left census image"};
     census_right = {w, h, COMPONENT, "the right census image"};
-    hv_left = {w, h, COMPONENT, "left region sizes"};
-    vh_left = {w, h, COMPONENT, "left region sizes"};
-    hv_right = {w, h, COMPONENT, "right region sizes"};
-    vh_right = {w, h, COMPONENT, "right region sizes"};
     cost_left = {w, h, range, COMPONENT, "the left cost volume"};
     cost_right = {w, h, range, COMPONENT, "the right cost volume"};
     paths.lr = {w, h, range, COMPONENT, "a scanline path volume"};
@@ -144,12 +138,10 @@ class AdCensusCudaMatcher final : public Matcher {
     ca::census_transform(w.grey_right, w.census_right, s);
     mark("census");
 
+    // Both views' arms: each view's region at d combines p's cross with pd's (Zhang et al.),
+    // whose pixel count the aggregation counts per (p, d).
     ca::cross_arms(w.rgb_left, params_, w.arms_left, s);
-    ca::region_sizes(w.arms_left, w.hv_left, w.vh_left, s);
-    if (both_views) {
-      ca::cross_arms(w.rgb_right, params_, w.arms_right, s);
-      ca::region_sizes(w.arms_right, w.hv_right, w.vh_right, s);
-    }
+    ca::cross_arms(w.rgb_right, params_, w.arms_right, s);
     mark("cross");
 
     // The cost is computed inside the first pass of iteration 1 (never stored) unless there is
@@ -158,16 +150,15 @@ class AdCensusCudaMatcher final : public Matcher {
     const auto cost_and_aggregate = [&](bool right_view) {
       ca::DeviceVolume& c = right_view ? w.cost_right : w.cost_left;
       const cu::DeviceImage<uchar4>& arms = right_view ? w.arms_right : w.arms_left;
-      const cu::DeviceImage<float>& hv = right_view ? w.hv_right : w.hv_left;
-      const cu::DeviceImage<float>& vh = right_view ? w.vh_right : w.vh_left;
+      const cu::DeviceImage<uchar4>& other_arms = right_view ? w.arms_left : w.arms_right;
       if (params_.aggregation_iterations == 0) {
         ca::ad_census_cost(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, right_view, c, s);
         return;
       }
       ca::ad_census_cost_aggregated(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, right_view, arms,
-                                    hv, vh, max_arm, w.paths.lr, c, s);
+                                    other_arms, max_arm, w.paths.lr, c, s);
       for (int i = 2; i <= params_.aggregation_iterations; ++i)
-        ca::aggregate_cost(c, arms, hv, vh, i, max_arm, w.paths.lr, c, s);
+        ca::aggregate_cost(c, arms, other_arms, right_view, i, max_arm, w.paths.lr, c, s);
     };
     cost_and_aggregate(false);
     if (both_views) cost_and_aggregate(true);

@@ -14,9 +14,15 @@
 // scale (a power of two, fixed_point_scale) is chosen so that it does for the largest window
 // (2 max_arm + 1 values, each a sum of up to 2 max_arm + 1 costs <= 2, eq. 2): 2^18 at
 // L1 = 34, i.e. every cost rounded to 2^-19 ~ 2e-6 before summing, far below the fp16 rounding
-// of the stored volumes. It replaced an fp64 integral: half the shared memory (26 KB per block
-// at L1 = 34 instead of 52 KB, so 8 blocks per SM instead of 4) and integer adds; ncu had the
-// fp64 kernel at 50 % occupancy, 15 % of DRAM bandwidth and 41-47 % of the SM: latency-bound.
+// of the stored volumes. It replaced an fp64 integral: half the shared memory and integer adds;
+// ncu had the fp64 kernel at 50 % occupancy, 15 % of DRAM bandwidth and 41-47 % of the SM
+// (latency-bound), and the change took the 1080p x 256 aggregation from 79 to 43 ms.
+//
+// Over Zhang et al.'s combined region (the matcher's choice, as reference::aggregate_cost with
+// other_arms) every arm at level k is the shorter of p's and pd's, so the region's pixel count
+// depends on k: the second pass then scans a second column, the first pass's arm width at each
+// position, beside the cost (counts are integers below 2^24: exact in float), and divides by
+// its arm sum instead of reading a precomputed size (an unsigned integral too: exact).
 //
 // The fused variant computes the cost (eq. 1-3) while loading the first pass of iteration 1
 // instead of reading a stored C: the cost volume is never written or read (4 bytes per cell
@@ -34,15 +40,16 @@ constexpr int LANES = 32;
 constexpr int WARPS = 8;
 constexpr int TILE = 128;  // positions written per block; the halo is re-read (from L2) by neighbours
 
-std::size_t shared_bytes(int max_arm) {
+std::size_t shared_bytes(int max_arm, bool count_region) {
   const int rows = TILE + 2 * max_arm;
-  return (static_cast<std::size_t>(rows) + 1 + WARPS) * LANES * sizeof(unsigned);
+  const std::size_t per_lane = sizeof(unsigned) + (count_region ? sizeof(unsigned) : 0);
+  return (static_cast<std::size_t>(rows) + 1 + WARPS) * LANES * per_lane;
 }
 
 // The largest cost eq. 2 gives (AdCensusParams::validate keeps out_of_image_cost within it).
 constexpr double MAX_COST = 2.0;
 
-// Largest power of two s with (window values) x (largest value) x s < 2^32, where a value is
+// Largest power of two s with (window values) x (largest value) x s < 2^31, where a value is
 // at most a full arm sum of costs (the second pass of an iteration reads unnormalised sums).
 float fixed_point_scale(int max_arm) {
   const double window = 2.0 * max_arm + 1.0;
@@ -54,14 +61,55 @@ float fixed_point_scale(int max_arm) {
   return float(scale);
 }
 
+// One arm of pixel (x, y) at level d: p's own, or (with `other`) the shorter of p's and pd's,
+// pd = (x + sign * d, y) where it lies inside the image; clipped to max_arm.
+__device__ int arm_at(const uchar4* __restrict__ arms, const uchar4* __restrict__ other, int width, int x, int y, int d,
+                      int sign, bool horizontal, bool before, int max_arm) {
+  const uchar4 a = arms[static_cast<std::size_t>(y) * width + x];
+  int v = horizontal ? (before ? a.x : a.y) : (before ? a.z : a.w);
+  if (other != nullptr) {
+    const int xd = x + sign * d;
+    if (xd >= 0 && xd < width) {
+      const uchar4 b = other[static_cast<std::size_t>(y) * width + xd];
+      v = min(v, int(horizontal ? (before ? b.x : b.y) : (before ? b.z : b.w)));
+    }
+  }
+  return min(v, max_arm);
+}
+
+// Turns rows 1..rows of `prefix` ([rows + 1][LANES], row 0 zero) into running sums along the
+// rows, each warp scanning its own run and then adding the totals of the runs before it. Every
+// thread of the block must call it (it holds block barriers).
+template <class T>
+__device__ void block_scan(T* prefix, T* totals, int rows, int warp, int lane) {
+  const int run = div_up(rows, WARPS);
+  const int first = 1 + warp * run;
+  const int last = min(rows, (warp + 1) * run);
+  T sum = T(0);
+  for (int r = first; r <= last; ++r) {
+    sum += prefix[static_cast<std::size_t>(r) * LANES + lane];
+    prefix[static_cast<std::size_t>(r) * LANES + lane] = sum;
+  }
+  totals[warp * LANES + lane] = sum;
+  __syncthreads();
+  T offset = T(0);
+  for (int w = 0; w < warp; ++w) offset += totals[w * LANES + lane];
+  for (int r = first; r <= last; ++r) prefix[static_cast<std::size_t>(r) * LANES + lane] += offset;
+  __syncthreads();
+}
+
 __global__ void __launch_bounds__(LANES * WARPS)
     arm_sum_kernel(const __half* __restrict__ in, __half* __restrict__ out, const uchar4* __restrict__ arms,
-                   const float* __restrict__ divide, int width, int height, int levels, bool horizontal,
-                   int max_arm, float scale, CostInputs cost, bool fused_cost) {
+                   const uchar4* __restrict__ other_arms, int sign, int min_d, const float* __restrict__ divide,
+                   bool count_region, int width, int height, int levels, bool horizontal, int max_arm,
+                   float scale, CostInputs cost, bool fused_cost) {
   extern __shared__ unsigned shared[];
   const int rows = TILE + 2 * max_arm;
   unsigned* prefix = shared;                                          // [rows + 1][LANES], mod 2^32
   unsigned* totals = shared + static_cast<std::size_t>(rows + 1) * LANES;  // [WARPS][LANES]
+  // With count_region: the first pass's arm widths, [rows + 1][LANES] and [WARPS][LANES].
+  unsigned* count_prefix = totals + WARPS * LANES;
+  unsigned* count_totals = count_prefix + static_cast<std::size_t>(rows + 1) * LANES;
 
   const int lane = threadIdx.x % LANES;
   const int warp = threadIdx.x / LANES;
@@ -76,35 +124,33 @@ __global__ void __launch_bounds__(LANES * WARPS)
   const std::size_t stride = horizontal ? static_cast<std::size_t>(levels) : static_cast<std::size_t>(width) * levels;
   const int tile_start = static_cast<int>(blockIdx.y) * TILE;
 
+  const int d = min_d + k;
+
   // Row i + 1 of `prefix` holds position tile_start - max_arm + i; row 0 is the empty sum.
   if (warp == 0) prefix[lane] = 0u;
+  if (count_region && warp == 0) count_prefix[lane] = 0u;
   for (int i = warp; i < rows; i += WARPS) {
     const int pos = tile_start - max_arm + i;
     float v = 0.0f;
+    unsigned width_here = 0u;
     if (active && pos >= 0 && pos < length) {
+      const int x = horizontal ? pos : line;
+      const int y = horizontal ? line : pos;
       if (fused_cost)
-        v = ad_census_cost_at(cost, horizontal ? pos : line, horizontal ? line : pos, k);
+        v = ad_census_cost_at(cost, x, y, k);
       else
         v = __half2float(in[base + static_cast<std::size_t>(pos) * stride]);
+      // The first pass ran along the other axis: its arm width at this position and level.
+      if (count_region)
+        width_here = unsigned(1 + arm_at(arms, other_arms, width, x, y, d, sign, !horizontal, true, max_arm) +
+                              arm_at(arms, other_arms, width, x, y, d, sign, !horizontal, false, max_arm));
     }
     prefix[static_cast<std::size_t>(i + 1) * LANES + lane] = __float2uint_rn(v * scale);
+    if (count_region) count_prefix[static_cast<std::size_t>(i + 1) * LANES + lane] = width_here;
   }
   __syncthreads();
-
-  const int run = div_up(rows, WARPS);
-  const int first = 1 + warp * run;
-  const int last = min(rows, (warp + 1) * run);
-  unsigned sum = 0u;
-  for (int r = first; r <= last; ++r) {
-    sum += prefix[static_cast<std::size_t>(r) * LANES + lane];
-    prefix[static_cast<std::size_t>(r) * LANES + lane] = sum;
-  }
-  totals[warp * LANES + lane] = sum;
-  __syncthreads();
-  unsigned offset = 0u;
-  for (int w = 0; w < warp; ++w) offset += totals[w * LANES + lane];
-  for (int r = first; r <= last; ++r) prefix[static_cast<std::size_t>(r) * LANES + lane] += offset;
-  __syncthreads();
+  block_scan(prefix, totals, rows, warp, lane);
+  if (count_region) block_scan(count_prefix, count_totals, rows, warp, lane);
 
   if (!active) return;
   for (int t = warp; t < TILE; t += WARPS) {
@@ -113,23 +159,36 @@ __global__ void __launch_bounds__(LANES * WARPS)
     const int x = horizontal ? pos : line;
     const int y = horizontal ? line : pos;
     const std::size_t pixel = static_cast<std::size_t>(y) * width + x;
-    const uchar4 a = arms[pixel];
-    const int before = min(int(horizontal ? a.x : a.z), max_arm);
-    const int after = min(int(horizontal ? a.y : a.w), max_arm);
+    const int before = arm_at(arms, other_arms, width, x, y, d, sign, horizontal, true, max_arm);
+    const int after = arm_at(arms, other_arms, width, x, y, d, sign, horizontal, false, max_arm);
+    const std::size_t hi = static_cast<std::size_t>(t + max_arm + after + 1) * LANES + lane;
+    const std::size_t lo = static_cast<std::size_t>(t + max_arm - before) * LANES + lane;
     // Exact modulo 2^32, and the window's sum is below 2^32 by the choice of scale.
-    const unsigned s = prefix[static_cast<std::size_t>(t + max_arm + after + 1) * LANES + lane] -
-                       prefix[static_cast<std::size_t>(t + max_arm - before) * LANES + lane];
-    float v = float(s) / scale;
-    if (divide != nullptr) v /= divide[pixel];
+    float v = float(prefix[hi] - prefix[lo]) / scale;
+    if (count_region)
+      v /= float(count_prefix[hi] - count_prefix[lo]);
+    else if (divide != nullptr)
+      v /= divide[pixel];
     out[base + static_cast<std::size_t>(pos) * stride] = __float2half_rn(v);
   }
 }
 
 // One 1D arm sum over a W x H x levels volume: from `in`, or from the cost when `cost` is given.
+// `other_arms` (nullptr: p's own region) combines the arms with pd's, pd = p + sign * d;
+// `count_region` divides by the combined region's pixel count (second pass), `divide` by a
+// precomputed size (own region).
+struct ArmSumRegion {
+  const uchar4* other_arms = nullptr;
+  int sign = 0;
+  int min_d = 0;
+  const float* divide = nullptr;
+  bool count_region = false;
+};
+
 void launch_arm_sum(int width, int height, int levels, const std::uint16_t* in, const CostInputs* cost,
-                    std::uint16_t* out, const DeviceImage<uchar4>& arms, const float* divide, bool horizontal,
+                    std::uint16_t* out, const DeviceImage<uchar4>& arms, const ArmSumRegion& region, bool horizontal,
                     int max_arm, cudaStream_t stream) {
-  const std::size_t bytes = shared_bytes(max_arm);
+  const std::size_t bytes = shared_bytes(max_arm, region.count_region);
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   int optin = 0;
@@ -144,8 +203,9 @@ void launch_arm_sum(int width, int height, int levels, const std::uint16_t* in, 
   const int blocks_y = div_up(horizontal ? width : height, TILE);
   require(blocks_x <= 0x7FFFFFFF && blocks_y <= 65535, "adcensus/cuda aggregate_cost: volume too large for one grid");
   arm_sum_kernel<<<dim3(unsigned(blocks_x), unsigned(blocks_y)), LANES * WARPS, bytes, stream>>>(
-      reinterpret_cast<const __half*>(in), reinterpret_cast<__half*>(out), arms.get(), divide, width, height, levels,
-      horizontal, max_arm, fixed_point_scale(max_arm), cost != nullptr ? *cost : CostInputs{}, cost != nullptr);
+      reinterpret_cast<const __half*>(in), reinterpret_cast<__half*>(out), arms.get(), region.other_arms, region.sign,
+      region.min_d, region.divide, region.count_region, width, height, levels, horizontal, max_arm,
+      fixed_point_scale(max_arm), cost != nullptr ? *cost : CostInputs{}, cost != nullptr);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -163,7 +223,67 @@ void require_aggregation_shapes(int w, int h, int levels, const DeviceImage<ucha
   require(scratch.get() != out.get(), "adcensus/cuda aggregate_cost: scratch must differ from the output");
 }
 
+void require_combined_shapes(int w, int h, int levels, const DeviceImage<uchar4>& arms,
+                             const DeviceImage<uchar4>& other_arms, const DeviceVolume& scratch,
+                             const DeviceVolume& out, int max_arm) {
+  require(arms.width == w && arms.height == h && other_arms.width == w && other_arms.height == h,
+          "adcensus/cuda aggregate_cost: both views' arms must have the volume's size");
+  require(scratch.width == w && scratch.height == h && scratch.range.count == levels && out.width == w &&
+              out.height == h && out.range.count == levels,
+          "adcensus/cuda aggregate_cost: scratch and output must hold the volume");
+  require(max_arm >= 0 && max_arm <= 255,
+          "adcensus/cuda aggregate_cost: max_arm must be in 0..255, got " + std::to_string(max_arm));
+  require(scratch.get() != out.get(), "adcensus/cuda aggregate_cost: scratch must differ from the output");
+}
+
+// The two passes of one iteration over the combined region: the first sums along its axis
+// with combined arms, the second along the other and divides by the region's count.
+void combined_passes(int w, int h, int levels, const std::uint16_t* in, const CostInputs* cost, std::uint16_t* scratch,
+                     std::uint16_t* out, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
+                     bool right_view, int min_d, bool horizontal_first, int max_arm, cudaStream_t stream) {
+  ArmSumRegion region;
+  region.other_arms = other_arms.get();
+  region.sign = right_view ? +1 : -1;  // pd = p - d for the left view, p + d for the right
+  region.min_d = min_d;
+  launch_arm_sum(w, h, levels, in, cost, scratch, arms, region, horizontal_first, max_arm, stream);
+  region.count_region = true;
+  launch_arm_sum(w, h, levels, scratch, nullptr, out, arms, region, !horizontal_first, max_arm, stream);
+}
+
 }  // namespace
+
+void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
+                    bool right_view, int iteration, int max_arm, DeviceVolume& scratch, DeviceVolume& out,
+                    cudaStream_t stream) {
+  const int w = cost.width;
+  const int h = cost.height;
+  const int levels = cost.range.count;
+  require_combined_shapes(w, h, levels, arms, other_arms, scratch, out, max_arm);
+  require(iteration >= 1, "adcensus/cuda aggregate_cost: iteration is 1-based, got " + std::to_string(iteration));
+  require(scratch.get() != cost.get(), "adcensus/cuda aggregate_cost: scratch must be a third buffer");
+  combined_passes(w, h, levels, cost.get(), nullptr, scratch.get(), out.get(), arms, other_arms, right_view,
+                  cost.range.min, iteration % 2 == 1, max_arm, stream);
+}
+
+void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
+                               const DeviceImage<std::uint64_t>& left_census,
+                               const DeviceImage<std::uint64_t>& right_census, const AdCensusParams& params,
+                               bool right_view, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
+                               int max_arm, DeviceVolume& scratch, DeviceVolume& out, cudaStream_t stream) {
+  const int w = out.width;
+  const int h = out.height;
+  const int levels = out.range.count;
+  require(left_rgb.width == w && left_rgb.height == h && right_rgb.width == w && right_rgb.height == h &&
+              left_census.width == w && left_census.height == h && right_census.width == w &&
+              right_census.height == h,
+          "adcensus/cuda ad_census_cost_aggregated: images, census images and volume must have one size");
+  require(levels >= 1, "adcensus/cuda ad_census_cost_aggregated: disparity count must be >= 1");
+  require_combined_shapes(w, h, levels, arms, other_arms, scratch, out, max_arm);
+  const CostInputs cost =
+      make_cost_inputs(left_rgb, right_rgb, left_census, right_census, params, right_view, out.range.min);
+  combined_passes(w, h, levels, nullptr, &cost, scratch.get(), out.get(), arms, other_arms, right_view, out.range.min,
+                  true, max_arm, stream);
+}
 
 void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, const DeviceImage<float>& h_then_v,
                     const DeviceImage<float>& v_then_h, int iteration, int max_arm, DeviceVolume& scratch,
@@ -176,9 +296,10 @@ void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, c
   require(scratch.get() != cost.get(), "adcensus/cuda aggregate_cost: scratch must be a third buffer");
   // Sec. 2.2: iterations 1 and 3 sum horizontally first, 2 and 4 vertically first.
   const bool horizontal_first = iteration % 2 == 1;
-  launch_arm_sum(w, h, levels, cost.get(), nullptr, scratch.get(), arms, nullptr, horizontal_first, max_arm, stream);
-  launch_arm_sum(w, h, levels, scratch.get(), nullptr, out.get(), arms,
-                 horizontal_first ? h_then_v.get() : v_then_h.get(), !horizontal_first, max_arm, stream);
+  launch_arm_sum(w, h, levels, cost.get(), nullptr, scratch.get(), arms, {}, horizontal_first, max_arm, stream);
+  ArmSumRegion second;
+  second.divide = horizontal_first ? h_then_v.get() : v_then_h.get();
+  launch_arm_sum(w, h, levels, scratch.get(), nullptr, out.get(), arms, second, !horizontal_first, max_arm, stream);
 }
 
 void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
@@ -199,8 +320,10 @@ void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const Device
   const CostInputs cost =
       make_cost_inputs(left_rgb, right_rgb, left_census, right_census, params, right_view, out.range.min);
   // Iteration 1: horizontal (from the cost itself), then vertical, divided by the H-V size.
-  launch_arm_sum(w, h, levels, nullptr, &cost, scratch.get(), arms, nullptr, true, max_arm, stream);
-  launch_arm_sum(w, h, levels, scratch.get(), nullptr, out.get(), arms, h_then_v.get(), false, max_arm, stream);
+  launch_arm_sum(w, h, levels, nullptr, &cost, scratch.get(), arms, {}, true, max_arm, stream);
+  ArmSumRegion second;
+  second.divide = h_then_v.get();
+  launch_arm_sum(w, h, levels, scratch.get(), nullptr, out.get(), arms, second, false, max_arm, stream);
 }
 
 }  // namespace stereo::cu::adcensus

@@ -189,16 +189,24 @@ __global__ void adjustment_kernel(const float* __restrict__ disparity, const __h
   out[i] = d;
   const int k = level_index(d, min_d, levels);
   if (k < 0) return;
-  const bool left_edge = x > 0 && fabsf(disparity[i - 1] - d) >= 1.0f;
-  const bool right_edge = x + 1 < width && fabsf(disparity[i + 1] - d) >= 1.0f;
-  if (!left_edge && !right_edge) return;
+  // All the edges (reference::discontinuity_adjustment): crossed horizontally -> the left and
+  // right neighbours are candidates, vertically -> the upper and lower, both -> all four.
+  const bool across_x = (x > 0 && fabsf(disparity[i - 1] - d) >= 1.0f) ||
+                        (x + 1 < width && fabsf(disparity[i + 1] - d) >= 1.0f);
+  const bool across_y = (y > 0 && fabsf(disparity[i - width] - d) >= 1.0f) ||
+                        (y + 1 < height && fabsf(disparity[i + width] - d) >= 1.0f);
+  if (!across_x && !across_y) return;
   const __half* c = cost + i * static_cast<std::size_t>(levels);
   float best_cost = __half2float(c[k]);
   float best = d;
-  for (int side = -1; side <= 1; side += 2) {  // p1 = (x - 1, y) first: it keeps a tie
-    const int qx = x + side;
-    if (qx < 0 || qx >= width) continue;
-    const float dq = disparity[i + side];
+  for (int n = 0; n < 4; ++n) {  // left, right, up, down: the earlier keeps a tie
+    const int dx = n == 0 ? -1 : (n == 1 ? 1 : 0);
+    const int dy = n == 2 ? -1 : (n == 3 ? 1 : 0);
+    if (!(n < 2 ? across_x : across_y)) continue;
+    const int qx = x + dx;
+    const int qy = y + dy;
+    if (qx < 0 || qy < 0 || qx >= width || qy >= height) continue;
+    const float dq = disparity[static_cast<std::size_t>(qy) * width + qx];
     const int kq = level_index(dq, min_d, levels);
     if (kq < 0) continue;
     const float cq = __half2float(c[kq]);

@@ -128,6 +128,22 @@ void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const Device
                                const DeviceImage<float>& v_then_h, int max_arm, DeviceVolume& scratch,
                                DeviceVolume& out, cudaStream_t stream = nullptr);
 
+/// aggregate_cost over Zhang et al.'s combined region, as reference::aggregate_cost with
+/// other_arms: at level k every arm is the shorter of p's (`arms`, this view) and pd's
+/// (`other_arms`, the other view; pd = p - d, or p + d with `right_view`), and the second pass
+/// divides by that region's pixel count, counted per (p, d) as it sums. The matcher's choice.
+void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
+                    bool right_view, int iteration, int max_arm, DeviceVolume& scratch, DeviceVolume& out,
+                    cudaStream_t stream = nullptr);
+
+/// Fused eq. 1-3 and iteration 1 over the combined region: `out` = aggregate_cost(
+/// ad_census_cost(...), arms, other_arms, right_view, 1) without storing C.
+void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
+                               const DeviceImage<std::uint64_t>& left_census,
+                               const DeviceImage<std::uint64_t>& right_census, const AdCensusParams& params,
+                               bool right_view, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
+                               int max_arm, DeviceVolume& scratch, DeviceVolume& out, cudaStream_t stream = nullptr);
+
 /// The four path volumes of eq. 4 (left-right, right-left, top-bottom, bottom-top); `paths`
 /// holds four volumes of the cost's size.
 struct PathVolumes {
