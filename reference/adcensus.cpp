@@ -85,8 +85,9 @@ std::vector<float> sum_along_arms(const std::vector<float>& in, int width, int h
     std::vector<double> prefix((std::size_t(length) + 1) * std::size_t(depth), 0.0);
     for (int i = 0; i < length; ++i) {
       const std::size_t src = horizontal ? at(i, line) : at(line, i);
-      for (int k = 0; k < depth; ++k)
-        prefix[(std::size_t(i) + 1) * depth + k] = prefix[std::size_t(i) * depth + k] + double(in[src + k]);
+      for (std::size_t k = 0; k < std::size_t(depth); ++k)
+        prefix[(std::size_t(i) + 1) * std::size_t(depth) + k] = prefix[std::size_t(i) * std::size_t(depth) + k] +
+                                                                double(in[src + k]);
     }
     for (int i = 0; i < length; ++i) {
       const int x = horizontal ? i : line;
@@ -95,9 +96,10 @@ std::vector<float> sum_along_arms(const std::vector<float>& in, int width, int h
       for (int k = 0; k < depth; ++k) {
         const int before = source.arm(x, y, k, horizontal ? ARM_LEFT : ARM_UP);
         const int after = source.arm(x, y, k, horizontal ? ARM_RIGHT : ARM_DOWN);
-        const std::size_t hi = (std::size_t(i) + std::size_t(after) + 1) * depth;
-        const std::size_t lo = (std::size_t(i) - std::size_t(before)) * depth;
-        out[dst + k] = float(prefix[hi + k] - prefix[lo + k]);
+        const std::size_t hi = (std::size_t(i) + std::size_t(after) + 1) * std::size_t(depth);
+        const std::size_t lo = (std::size_t(i) - std::size_t(before)) * std::size_t(depth);
+        const std::size_t kk = std::size_t(k);
+        out[dst + kk] = float(prefix[hi + kk] - prefix[lo + kk]);
       }
     }
   });
@@ -262,7 +264,7 @@ CostVolume scanline_optimize(const CostVolume& cost, const ImageU8& left_rgb, co
         const int x = horizontal ? i : line;
         const int y = horizontal ? line : i;
         if (step == 0) {
-          for (int k = 0; k < depth; ++k) current[k] = cost.at(x, y, k);  // a path starts with C1
+          for (int k = 0; k < depth; ++k) current[std::size_t(k)] = cost.at(x, y, k);  // a path starts with C1
         } else {
           const float previous_min = *std::min_element(previous.begin(), previous.end());
           const int d1 = colour_difference(ref, x, y, x - rx, y - ry);
@@ -280,13 +282,14 @@ CostVolume scanline_optimize(const CostVolume& cost, const ImageU8& left_rgb, co
             const float divisor = edges == 0 ? 1.0f : (edges == 1 ? 4.0f : 10.0f);
             const float p1 = params.pi1 / divisor;
             const float p2 = params.pi2 / divisor;
-            float best = std::min(previous[k], previous_min + p2);
-            if (k > 0) best = std::min(best, previous[k - 1] + p1);
-            if (k + 1 < depth) best = std::min(best, previous[k + 1] + p1);
-            current[k] = cost.at(x, y, k) + best - previous_min;  // eq. 4
+            const std::size_t kk = std::size_t(k);
+            float best = std::min(previous[kk], previous_min + p2);
+            if (k > 0) best = std::min(best, previous[kk - 1] + p1);
+            if (k + 1 < depth) best = std::min(best, previous[kk + 1] + p1);
+            current[kk] = cost.at(x, y, k) + best - previous_min;  // eq. 4
           }
         }
-        for (int k = 0; k < depth; ++k) sum.at(x, y, k) += current[k];
+        for (int k = 0; k < depth; ++k) sum.at(x, y, k) += current[std::size_t(k)];
         std::swap(previous, current);
       }
     });
