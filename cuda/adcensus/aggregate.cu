@@ -209,6 +209,17 @@ void launch_arm_sum(int width, int height, int levels, const std::uint16_t* in, 
   CUDA_CHECK_LAUNCH();
 }
 
+// The fused cost's inputs against the volume it fills.
+void require_cost_inputs(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
+                         const DeviceImage<std::uint64_t>& left_census, const DeviceImage<std::uint64_t>& right_census,
+                         int w, int h, int levels) {
+  require(left_rgb.width == w && left_rgb.height == h && right_rgb.width == w && right_rgb.height == h &&
+              left_census.width == w && left_census.height == h && right_census.width == w &&
+              right_census.height == h,
+          "adcensus/cuda ad_census_cost_aggregated: images, census images and volume must have one size");
+  require(levels >= 1, "adcensus/cuda ad_census_cost_aggregated: disparity count must be >= 1");
+}
+
 void require_aggregation_shapes(int w, int h, int levels, const DeviceImage<uchar4>& arms,
                                 const DeviceImage<float>& h_then_v, const DeviceImage<float>& v_then_h,
                                 const DeviceVolume& scratch, const DeviceVolume& out, int max_arm) {
@@ -273,11 +284,7 @@ void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const Device
   const int w = out.width;
   const int h = out.height;
   const int levels = out.range.count;
-  require(left_rgb.width == w && left_rgb.height == h && right_rgb.width == w && right_rgb.height == h &&
-              left_census.width == w && left_census.height == h && right_census.width == w &&
-              right_census.height == h,
-          "adcensus/cuda ad_census_cost_aggregated: images, census images and volume must have one size");
-  require(levels >= 1, "adcensus/cuda ad_census_cost_aggregated: disparity count must be >= 1");
+  require_cost_inputs(left_rgb, right_rgb, left_census, right_census, w, h, levels);
   require_combined_shapes(w, h, levels, arms, other_arms, scratch, out, max_arm);
   const CostInputs cost =
       make_cost_inputs(left_rgb, right_rgb, left_census, right_census, params, right_view, out.range.min);
@@ -311,11 +318,7 @@ void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const Device
   const int w = out.width;
   const int h = out.height;
   const int levels = out.range.count;
-  require(left_rgb.width == w && left_rgb.height == h && right_rgb.width == w && right_rgb.height == h &&
-              left_census.width == w && left_census.height == h && right_census.width == w &&
-              right_census.height == h,
-          "adcensus/cuda ad_census_cost_aggregated: images, census images and volume must have one size");
-  require(levels >= 1, "adcensus/cuda ad_census_cost_aggregated: disparity count must be >= 1");
+  require_cost_inputs(left_rgb, right_rgb, left_census, right_census, w, h, levels);
   require_aggregation_shapes(w, h, levels, arms, h_then_v, v_then_h, scratch, out, max_arm);
   const CostInputs cost =
       make_cost_inputs(left_rgb, right_rgb, left_census, right_census, params, right_view, out.range.min);
