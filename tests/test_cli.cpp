@@ -11,6 +11,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "host/dataset.h"
 #include "host/image_io.h"
@@ -372,3 +374,14 @@ TEST_F(Cli, ImportPairWritesAMiddEval3Scene) {
   EXPECT_NE(bad.err.find("--gt-scale"), std::string::npos) << bad.err;
   EXPECT_FALSE(fs::exists(p("bad")));
 }
+
+// Malformed command lines (a bad option value, an unknown option, a missing subcommand) exit
+// with the one usage code, 2; --help exits 0.
+TEST_F(Cli, UsageErrorsExitWithTwo) {
+  for (const std::string& args : std::vector<std::string>{"--device x list", "run --no-such-option", "", "run " + p("l.png")}) {
+    const Outcome o = stereo(args);
+    EXPECT_EQ(o.code, 2) << "stereo " << args << "\n" << o.err;
+  }
+  EXPECT_EQ(stereo("--help").code, 0);
+}
+

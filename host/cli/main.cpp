@@ -25,7 +25,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // CLI11 prints the message (and --help its text); its own codes (104, 106, ...) become the
+    // one usage code the README promises.
+    return app.exit(e) == 0 ? 0 : 2;
   } catch (const stereo::Error& e) {
     std::cerr << "stereo: error: " << e.what() << '\n';
     return 1;
