@@ -17,6 +17,7 @@
 #include <cfloat>
 
 #include "cuda/adcensus/stages.h"
+#include "cuda/adcensus/warp_argmin.cuh"
 
 namespace stereo::cu::adcensus {
 namespace {
@@ -143,23 +144,6 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
       advance(step, c);
     }
   }
-}
-
-// Ties go to the smaller level: (v, k) is compared lexicographically.
-__device__ void argmin_merge(float& v, int& k, float v_other, int k_other) {
-  if (v_other < v || (v_other == v && k_other < k)) {
-    v = v_other;
-    k = k_other;
-  }
-}
-
-__device__ int warp_argmin(float v, int k) {
-  for (int offset = WARP / 2; offset > 0; offset /= 2) {
-    const float v_other = __shfl_xor_sync(FULL_MASK, v, offset);
-    const int k_other = __shfl_xor_sync(FULL_MASK, k, offset);
-    argmin_merge(v, k, v_other, k_other);
-  }
-  return k;
 }
 
 __global__ void __launch_bounds__(WARP * COMBINE_WARPS)

@@ -8,13 +8,13 @@
 #include <cfloat>
 
 #include "cuda/adcensus/stages.h"
+#include "cuda/adcensus/warp_argmin.cuh"
 
 namespace stereo::cu::adcensus {
 namespace {
 
 constexpr int WARP = 32;
 constexpr int WTA_WARPS = 8;
-constexpr unsigned FULL_MASK = 0xFFFFFFFFu;
 
 __global__ void __launch_bounds__(WARP * WTA_WARPS)
     wta_kernel(const __half* __restrict__ cost, std::size_t pixels, int levels, int min_d,
@@ -31,15 +31,8 @@ __global__ void __launch_bounds__(WARP * WTA_WARPS)
       best_k = k;
     }
   }
-  for (int offset = WARP / 2; offset > 0; offset /= 2) {
-    const float v = __shfl_xor_sync(FULL_MASK, best, offset);
-    const int k = __shfl_xor_sync(FULL_MASK, best_k, offset);
-    if (v < best || (v == best && k < best_k)) {
-      best = v;
-      best_k = k;
-    }
-  }
-  if (lane == 0) disparity[pixel] = float(min_d + (best_k < levels ? best_k : 0));
+  const int k = warp_argmin(best, best_k);
+  if (lane == 0) disparity[pixel] = float(min_d + (k < levels ? k : 0));
 }
 
 }  // namespace
