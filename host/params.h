@@ -63,6 +63,16 @@ static_assert(!std::is_copy_constructible_v<ParamBinder> && !std::is_move_constr
                   !std::is_copy_assignable_v<ParamBinder> && !std::is_move_assignable_v<ParamBinder>,
               "ParamBinder entries refer to the bound fields; it must stay where it was made");
 
+/// The parameter table of a Params struct at its defaults: "key = value  (doc)" per line (what
+/// a method registers as MethodInfo::describe_params).
+template <class Params>
+std::string describe_defaults(const std::string& component) {
+  Params defaults;
+  ParamBinder binder(component);
+  defaults.describe(binder);
+  return binder.describe();
+}
+
 /// Binds `params` (any struct with describe()) plus optional backend options and applies
 /// `overrides`; returns the binder's JSON of the final values.
 template <class... Structs>

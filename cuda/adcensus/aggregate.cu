@@ -220,12 +220,8 @@ void require_cost_inputs(const DeviceImage<uchar4>& left_rgb, const DeviceImage<
   require(levels >= 1, "adcensus/cuda ad_census_cost_aggregated: disparity count must be >= 1");
 }
 
-void require_aggregation_shapes(int w, int h, int levels, const DeviceImage<uchar4>& arms,
-                                const DeviceImage<float>& h_then_v, const DeviceImage<float>& v_then_h,
-                                const DeviceVolume& scratch, const DeviceVolume& out, int max_arm) {
-  require(arms.width == w && arms.height == h && h_then_v.width == w && h_then_v.height == h &&
-              v_then_h.width == w && v_then_h.height == h,
-          "adcensus/cuda aggregate_cost: arms and region sizes must have the volume's size");
+// The scratch and output volumes of both region kinds, and the arm limit.
+void require_volumes(int w, int h, int levels, const DeviceVolume& scratch, const DeviceVolume& out, int max_arm) {
   require(scratch.width == w && scratch.height == h && scratch.range.count == levels && out.width == w &&
               out.height == h && out.range.count == levels,
           "adcensus/cuda aggregate_cost: scratch and output must hold the volume");
@@ -234,17 +230,21 @@ void require_aggregation_shapes(int w, int h, int levels, const DeviceImage<ucha
   require(scratch.get() != out.get(), "adcensus/cuda aggregate_cost: scratch must differ from the output");
 }
 
+void require_aggregation_shapes(int w, int h, int levels, const DeviceImage<uchar4>& arms,
+                                const DeviceImage<float>& h_then_v, const DeviceImage<float>& v_then_h,
+                                const DeviceVolume& scratch, const DeviceVolume& out, int max_arm) {
+  require(arms.width == w && arms.height == h && h_then_v.width == w && h_then_v.height == h &&
+              v_then_h.width == w && v_then_h.height == h,
+          "adcensus/cuda aggregate_cost: arms and region sizes must have the volume's size");
+  require_volumes(w, h, levels, scratch, out, max_arm);
+}
+
 void require_combined_shapes(int w, int h, int levels, const DeviceImage<uchar4>& arms,
                              const DeviceImage<uchar4>& other_arms, const DeviceVolume& scratch,
                              const DeviceVolume& out, int max_arm) {
   require(arms.width == w && arms.height == h && other_arms.width == w && other_arms.height == h,
           "adcensus/cuda aggregate_cost: both views' arms must have the volume's size");
-  require(scratch.width == w && scratch.height == h && scratch.range.count == levels && out.width == w &&
-              out.height == h && out.range.count == levels,
-          "adcensus/cuda aggregate_cost: scratch and output must hold the volume");
-  require(max_arm >= 0 && max_arm <= 255,
-          "adcensus/cuda aggregate_cost: max_arm must be in 0..255, got " + std::to_string(max_arm));
-  require(scratch.get() != out.get(), "adcensus/cuda aggregate_cost: scratch must differ from the output");
+  require_volumes(w, h, levels, scratch, out, max_arm);
 }
 
 // The two passes of one iteration over the combined region: the first sums along its axis

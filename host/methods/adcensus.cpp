@@ -41,12 +41,7 @@ MethodInfo adcensus_method_info() {
       row(450, 375, 60, 94.0, "Cones", "15"),
       {1920, 1080, 256, std::nullopt, std::nullopt, "the suite's common setting; not in the paper"},
   };
-  info.describe_params = [] {
-    AdCensusParams params;
-    ParamBinder binder("adcensus");
-    params.describe(binder);
-    return binder.describe();
-  };
+  info.describe_params = [] { return describe_defaults<AdCensusParams>("adcensus"); };
   return info;
 }
 

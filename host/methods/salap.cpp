@@ -64,12 +64,7 @@ MethodInfo salap_method_info() {
       {1920, 1080, 256, std::nullopt, std::nullopt, "suite setting, not in the paper"},
   };
 
-  info.describe_params = [] {
-    SalapParams defaults;
-    ParamBinder binder("salap");
-    defaults.describe(binder);
-    return binder.describe();
-  };
+  info.describe_params = [] { return describe_defaults<SalapParams>("salap"); };
   return info;
 }
 
