@@ -220,20 +220,4 @@ ImageF subpixel_enhancement(const ImageF& disparity, const CostVolume& cost) {
   return out;
 }
 
-ImageF median_3x3(const ImageF& disparity) {
-  require(disparity.channels == 1, "adcensus: median_3x3 needs a one-channel map");
-  ImageF out(disparity.width, disparity.height, 1);
-  parallel_for(disparity.height, [&](int y) {
-    for (int x = 0; x < disparity.width; ++x) {
-      float window[9];
-      int n = 0;
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) window[n++] = at_clamped(disparity, x + dx, y + dy);
-      std::nth_element(window, window + 4, window + 9);
-      out.at(x, y) = window[4];
-    }
-  });
-  return out;
-}
-
 }  // namespace stereo::reference

@@ -19,6 +19,7 @@
 
 #include "host/disparity_range.h"
 #include "host/image.h"
+#include "reference/median.h"
 #include "reference/adcensus.h"
 
 namespace stereo::reference {
@@ -86,8 +87,5 @@ ImageF discontinuity_adjustment(const ImageF& disparity, const CostVolume& cost)
 /// and adjustment d need not be one. d stays where d-1 or d+1 lies outside the range, and
 /// non-finite values stay.
 ImageF subpixel_enhancement(const ImageF& disparity, const CostVolume& cost);
-
-/// 3x3 median, clamp-to-edge at the borders (+inf sorts last).
-ImageF median_3x3(const ImageF& disparity);
 
 }  // namespace stereo::reference

@@ -23,6 +23,7 @@
 #include <string>
 
 #include "cuda/adcensus/stages.h"
+#include "cuda/shared/median.h"
 #include "host/methods/adcensus.h"
 #include "host/metrics.h"
 #include "reference/adcensus.h"
@@ -502,7 +503,7 @@ TEST(CudaAdCensusRefine, StepsMatchBitForBit) {
 
   const ImageF want_median = ref::median_3x3(want_sub);
   auto median = poisoned_f(w, h);
-  ca::median_3x3(upload_map(want_sub), median);
+  cu::median_3x3(upload_map(want_sub), median);
   expect_same_map(cu::download(median), want_median, "median_3x3");
 }
 
@@ -513,7 +514,7 @@ TEST(CudaAdCensusRefine, MedianOfMapsWithInfinities) {
   for (float& v : map.data)
     if (rng() % 4 == 0) v = std::numeric_limits<float>::infinity();
   auto out = poisoned_f(WIDTH, HEIGHT);
-  ca::median_3x3(upload_map(map), out);
+  cu::median_3x3(upload_map(map), out);
   expect_same_map(cu::download(out), ref::median_3x3(map), "median with +inf");
 }
 

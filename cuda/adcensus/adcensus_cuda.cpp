@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cuda/adcensus/stages.h"
+#include "cuda/shared/median.h"
 #include "cuda/common.h"
 #include "cuda/copy_ceiling.h"
 #include "host/backends.h"
@@ -257,7 +258,7 @@ class AdCensusCudaMatcher final : public Matcher {
     ca::subpixel_enhancement(w.map_b, w.cost_left, w.map_a, s);
     mark("refine subpixel");
     if (stop == "subpixel") return &w.map_a;
-    ca::median_3x3(w.map_a, w.map_b, s);
+    cu::median_3x3(w.map_a, w.map_b, s);
     mark("refine median");
     return &w.map_b;
   }

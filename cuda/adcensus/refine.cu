@@ -238,32 +238,6 @@ __global__ void subpixel_kernel(const float* __restrict__ disparity, const __hal
   out[i] = float(double(d) - offset);  // eq. 7
 }
 
-__global__ void median_kernel(const float* __restrict__ disparity, int width, int height, float* __restrict__ out) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= width || y >= height) return;
-  float v[9];
-  int n = 0;
-  for (int dy = -1; dy <= 1; ++dy) {
-    const int yy = min(max(y + dy, 0), height - 1);
-    for (int dx = -1; dx <= 1; ++dx) {
-      const int xx = min(max(x + dx, 0), width - 1);
-      v[n++] = disparity[static_cast<std::size_t>(yy) * width + xx];
-    }
-  }
-  // Insertion sort of nine values: the median is the fifth whatever the order of equal ones.
-  for (int a = 1; a < 9; ++a) {
-    const float key = v[a];
-    int b = a - 1;
-    while (b >= 0 && v[b] > key) {
-      v[b + 1] = v[b];
-      --b;
-    }
-    v[b + 1] = key;
-  }
-  out[static_cast<std::size_t>(y) * width + x] = v[4];
-}
-
 template <class A, class B>
 void require_same(const A& a, const B& b, const char* stage) {
   require(a.width == b.width && a.height == b.height,
@@ -364,13 +338,5 @@ void subpixel_enhancement(const DeviceImage<float>& disparity, const DeviceVolum
   CUDA_CHECK_LAUNCH();
 }
 
-void median_3x3(const DeviceImage<float>& disparity, DeviceImage<float>& out, cudaStream_t stream) {
-  require_same(disparity, out, "median_3x3");
-  require(out.get() != disparity.get(), "adcensus/cuda median_3x3: output must differ from the input");
-  const int w = disparity.width;
-  const int h = disparity.height;
-  median_kernel<<<grid_for(w, h), dim3(BLOCK_X, BLOCK_Y), 0, stream>>>(disparity.get(), w, h, out.get());
-  CUDA_CHECK_LAUNCH();
-}
 
 }  // namespace stereo::cu::adcensus

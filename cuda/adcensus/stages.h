@@ -208,7 +208,5 @@ void discontinuity_adjustment(const DeviceImage<float>& disparity, const DeviceV
 void subpixel_enhancement(const DeviceImage<float>& disparity, const DeviceVolume& cost, DeviceImage<float>& out,
                           cudaStream_t stream = nullptr);
 
-/// 3x3 median, clamp-to-edge (+inf sorts last).
-void median_3x3(const DeviceImage<float>& disparity, DeviceImage<float>& out, cudaStream_t stream = nullptr);
 
 }  // namespace stereo::cu::adcensus
