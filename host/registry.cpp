@@ -5,6 +5,7 @@
 #include "host/dataset.h"
 #include "host/error.h"
 #include "host/methods/adcensus.h"
+#include "host/methods/crossrt.h"
 #include "host/methods/salap.h"
 
 namespace stereo {
@@ -49,11 +50,20 @@ void register_adcensus(Registry& r) {
 #endif
 }
 
+void register_crossrt(Registry& r) {
+  r.add_method(crossrt_method_info());
+  register_crossrt_cpu(r);
+#ifdef STEREO_WITH_CUDA
+  register_crossrt_cuda(r);
+#endif
+}
+
 const Registry& Registry::builtin() {
   static const Registry registry = [] {
     Registry r;
     register_salap(r);
     register_adcensus(r);
+    register_crossrt(r);
     check_complete(r);
     return r;
   }();

@@ -1,0 +1,109 @@
+// CA (Table II): eq. 8 fused with the WTA of eq. 9. The paper transposes CA_x so that its
+// threads walk down a column reading coalesced words; here CA_x is disparity fastest, so a
+// warp reading 32 consecutive levels of one pixel is already one coalesced 64-byte access, and
+// no transpose is needed. A block owns one column: for each group of 32 levels its eight warps
+// load the column into a shared-memory prefix sum (eight segments of y, then one fix-up), read
+// every pixel's window as two prefix entries, and keep a running (cost, level) minimum per
+// pixel. CA itself is never stored; the block writes the column's disparities.
+//
+// Precision: CA_x <= 65280 and a window holds at most 2 * 127 + 1 of them, so uint32 prefix
+// differences are exact; the argmin packs (cost << 32 | k) so the smallest level wins a tie,
+// as the reference's strict < does. Shared memory: 128 (H + 1) + 8 H + 2 H + 256 bytes,
+// about 69 KB at H = 496 (three blocks per H100 SM).
+
+#include <string>
+
+#include "cuda/crossrt/stages.h"
+
+namespace stereo::cu::crossrt {
+namespace {
+
+constexpr int WARPS = 8;
+constexpr int THREADS = 32 * WARPS;
+constexpr int LEVELS_PER_PASS = 32;
+
+std::size_t shared_bytes(int height) {
+  return std::size_t(height + 1) * LEVELS_PER_PASS * sizeof(std::uint32_t) +
+         std::size_t(height) * sizeof(unsigned long long) + std::size_t(height) * sizeof(uchar2) +
+         std::size_t(WARPS) * LEVELS_PER_PASS * sizeof(std::uint32_t);
+}
+
+__global__ void __launch_bounds__(THREADS)
+    aggregate_y_wta_kernel(const std::uint16_t* __restrict__ cax, const uchar2* __restrict__ arms, int width,
+                           int height, int min_disparity, int levels, float* __restrict__ disparity) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  std::uint32_t* prefix = reinterpret_cast<std::uint32_t*>(smem);  // [(H + 1)][32]
+  unsigned long long* best = reinterpret_cast<unsigned long long*>(prefix + std::size_t(height + 1) * LEVELS_PER_PASS);
+  std::uint32_t* totals = reinterpret_cast<std::uint32_t*>(best + height);  // [WARPS][32]
+  uchar2* s_arms = reinterpret_cast<uchar2*>(totals + WARPS * LEVELS_PER_PASS);
+
+  const int x = blockIdx.x;
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  for (int y = threadIdx.x; y < height; y += THREADS) {
+    s_arms[y] = arms[std::size_t(y) * std::size_t(width) + std::size_t(x)];
+    best[y] = ~0ull;
+  }
+  const int segment = (height + WARPS - 1) / WARPS;
+  const int y_begin = min(warp * segment, height);
+  const int y_end = min(y_begin + segment, height);
+
+  for (int k0 = 0; k0 < levels; k0 += LEVELS_PER_PASS) {
+    const int k = k0 + lane;
+    const bool valid = k < levels;
+    // Load first (independent loads, many in flight), then scan in shared memory.
+#pragma unroll 8
+    for (int y = y_begin; y < y_end; ++y)
+      prefix[std::size_t(y + 1) * LEVELS_PER_PASS + lane] =
+          valid ? std::uint32_t(cax[(std::size_t(y) * std::size_t(width) + std::size_t(x)) * std::size_t(levels) + k])
+                : 0u;
+    std::uint32_t running = 0;
+    for (int y = y_begin; y < y_end; ++y) {
+      std::uint32_t& p = prefix[std::size_t(y + 1) * LEVELS_PER_PASS + lane];
+      running += p;
+      p = running;
+    }
+    totals[warp * LEVELS_PER_PASS + lane] = running;
+    if (warp == 0) prefix[lane] = 0;
+    __syncthreads();
+    std::uint32_t offset = 0;
+    for (int w = 0; w < warp; ++w) offset += totals[w * LEVELS_PER_PASS + lane];
+    for (int y = y_begin; y < y_end; ++y) prefix[std::size_t(y + 1) * LEVELS_PER_PASS + lane] += offset;
+    __syncthreads();
+
+    for (int y = warp; y < height; y += WARPS) {
+      const uchar2 a = s_arms[y];
+      const std::uint32_t ca = prefix[std::size_t(y + a.y + 1) * LEVELS_PER_PASS + lane] -
+                               prefix[std::size_t(y - a.x) * LEVELS_PER_PASS + lane];
+      unsigned long long key = valid ? (static_cast<unsigned long long>(ca) << 32) | unsigned(k) : ~0ull;
+#pragma unroll
+      for (int step = 16; step >= 1; step /= 2) key = min(key, __shfl_xor_sync(0xffffffffu, key, step));
+      if (lane == 0) best[y] = min(best[y], key);
+    }
+    __syncthreads();  // the next pass overwrites the prefix
+  }
+  for (int y = threadIdx.x; y < height; y += THREADS)
+    disparity[std::size_t(y) * std::size_t(width) + std::size_t(x)] =
+        float(min_disparity + int(unsigned(best[y] & 0xffffffffull)));
+}
+
+}  // namespace
+
+void aggregate_y_wta(const DeviceVolume16& cax, const DeviceImage<uchar2>& arms_y, DeviceImage<float>& disparity,
+                     int ordinal, cudaStream_t stream) {
+  const int w = cax.width;
+  const int h = cax.height;
+  require(arms_y.width == w && arms_y.height == h && disparity.width == w && disparity.height == h,
+          "crossrt/cuda: aggregate_y_wta needs arms and a disparity map of the volume's size");
+  const std::size_t bytes = shared_bytes(h);
+  const std::size_t limit = shared_memory_optin_limit(ordinal);
+  require(bytes <= limit, "crossrt/cuda: aggregate_y_wta needs " + std::to_string(bytes) +
+                              " bytes of shared memory for a column of " + std::to_string(h) + " rows; this GPU allows " +
+                              std::to_string(limit));
+  CUDA_CHECK(cudaFuncSetAttribute(aggregate_y_wta_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  aggregate_y_wta_kernel<<<unsigned(w), THREADS, bytes, stream>>>(cax.get(), arms_y.get(), w, h, cax.range.min,
+                                                                   cax.range.count, disparity.get());
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace stereo::cu::crossrt

@@ -1,0 +1,64 @@
+// The whole CUDA pipeline of the real-time cross-based method against the cpu backend, its
+// per-stage timing under the paper's Table II names, and its out-of-memory error. Skips
+// without a CUDA device.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cuda/common.h"
+#include "host/matcher.h"
+#include "host/metrics.h"
+#include "host/synth.h"
+#include "test_cuda_util.h"
+
+namespace stereo {
+namespace {
+
+TEST(CudaCrossRtMatcher, AgreesWithTheCpuBackendAtBothScales) {
+  STEREO_REQUIRE_CUDA();
+  SynthOptions options;
+  options.width = 203;  // odd sizes: the half-size image has a last sample on the last column
+  options.height = 131;
+  options.levels = 40;
+  options.layout = SynthLayout::slanted;
+  const Scene scene = make_synthetic_scene(options);
+  for (const char* scale : {"2", "1"}) {
+    auto gpu = create_matcher("crossrt", "cuda", {{"scale", scale}});
+    auto cpu = create_matcher("crossrt", "cpu", {{"scale", scale}});
+    const StereoResult g = gpu->compute(scene.left, scene.right, scene.range());
+    const StereoResult c = cpu->compute(scene.left, scene.right, scene.range());
+    ASSERT_EQ(g.disparity.width, c.disparity.width);
+    ASSERT_EQ(g.disparity.height, c.disparity.height);
+    // Designed bit-exact (stages.h); the bar is the 99 % of pixels with one disparity.
+    int exact = 0;
+    for (std::size_t i = 0; i < g.disparity.data.size(); ++i) exact += g.disparity.data[i] == c.disparity.data[i];
+    const double share = double(exact) / double(g.disparity.data.size());
+    EXPECT_GE(share, 0.99) << "scale " << scale << ": " << exact << " of " << g.disparity.data.size()
+                           << " pixels equal";
+    EXPECT_GE(agreement(g.disparity, c.disparity), 0.99) << "scale " << scale;
+    std::string names;
+    for (const auto& [name, ms] : g.timing.stages) names += name + ",";
+    EXPECT_EQ(names, "SD,arms x,arms y,C+CA_x,CA,CC,Post,SU,") << "Table II columns";
+  }
+}
+
+TEST(CudaCrossRtMatcher, OutOfMemoryIsAClearErrorAndTheMatcherRecovers) {
+  STEREO_REQUIRE_CUDA();
+  const Scene scene = make_synthetic_scene(SynthOptions{});
+  auto gpu = create_matcher("crossrt", "cuda", {});
+  cu::testing::fail_allocations_after(5);
+  try {
+    gpu->compute(scene.left, scene.right, scene.range());
+    cu::testing::fail_allocations_after(-1);
+    FAIL() << "an allocation failure went unreported";
+  } catch (const Error& e) {
+    cu::testing::fail_allocations_after(-1);
+    EXPECT_NE(std::string(e.what()).find("out of GPU memory"), std::string::npos) << e.what();
+  }
+  const StereoResult r = gpu->compute(scene.left, scene.right, scene.range());
+  EXPECT_EQ(r.disparity.width, scene.left.width);
+}
+
+}  // namespace
+}  // namespace stereo
