@@ -242,6 +242,22 @@ TEST_F(Cli, EvalComparesWithThePapersRowForTheParameters) {
   EXPECT_EQ(j["paper_average"]["nonocc"]["scenes"], 0);
 }
 
+TEST_F(Cli, EvalAlsoThresholdsEvaluateTheSameMaps) {
+  const fs::path tsukuba = data_root() / "middlebury-v2/tsukuba";
+  if (!fs::exists(tsukuba)) GTEST_SKIP() << "no shared data at " << data_root();
+  const Outcome o = stereo("eval " + tsukuba.string() +
+                           " -m crossrt --threshold 1 --also-threshold 0.5 --also-threshold 1 --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  const auto& also = j["scenes"][0]["also"];
+  ASSERT_EQ(also.size(), 2u);
+  // The same map at the main threshold gives the main figure; a lower threshold never fewer bad.
+  EXPECT_DOUBLE_EQ(also[1]["nonocc"].get<double>(), j["scenes"][0]["nonocc"].get<double>());
+  EXPECT_GE(also[0]["nonocc"].get<double>(), also[1]["nonocc"].get<double>());
+  EXPECT_DOUBLE_EQ(j["also_average"][0]["threshold"].get<double>(), 0.5);
+  EXPECT_NE(stereo("eval " + tsukuba.string() + " -m crossrt --also-threshold -1").code, 0);
+}
+
 TEST_F(Cli, BenchReportsMediansAsJson) {
   const Outcome o = stereo("bench -m salap -b cpu --size 64x48 -d 8 --repeat 2 --json");
   ASSERT_EQ(o.code, 0) << o.err;

@@ -234,6 +234,7 @@ void cmd_run(const RunArgs& a) {
 struct EvalArgs {
   std::string dataset, out;
   std::optional<double> threshold;
+  std::vector<double> also_thresholds;  ///< more thresholds evaluated on the same maps
   bool json_out = false;
   MethodChoice choice;
 };
@@ -280,6 +281,7 @@ std::string paper_cells(const std::optional<double>& nonocc, const std::optional
 
 void cmd_eval(const EvalArgs& a) {
   require(!a.threshold || *a.threshold >= 0.0, "eval: --threshold must be >= 0");
+  for (double t : a.also_thresholds) require(t >= 0.0, "eval: --also-threshold must be >= 0, got " + fmt(t));
   const std::vector<Scene> scenes = load_dataset(a.dataset);
   if (!a.out.empty()) {
     std::error_code ec;
@@ -321,6 +323,9 @@ void cmd_eval(const EvalArgs& a) {
   }
   json rows = json::array();
   ColumnSums sum_nonocc, sum_all, sum_disc;
+  // --also-threshold: nonocc and all at each extra threshold, per scene (printed after the table).
+  std::vector<ColumnSums> also_nonocc(a.also_thresholds.size()), also_all(a.also_thresholds.size());
+  std::vector<std::string> also_lines;
   std::vector<std::string> paper_scenes;
   // GPU backends run each scene once untimed first (allocation for the size, shader
   // compilation, module load), so the time is the method's; the CPU reference runs once.
@@ -355,6 +360,21 @@ void cmd_eval(const EvalArgs& a) {
       sum_disc.add(m->bad_disc, paper ? paper->disc : std::nullopt);
     }
     if (paper) paper_scenes.push_back(s.name);
+    if (m && !a.also_thresholds.empty()) {
+      json also = json::array();
+      std::ostringstream line;
+      line << std::left << std::setw(W_SCENE) << s.name << std::right;
+      for (std::size_t j = 0; j < a.also_thresholds.size(); ++j) {
+        const Metrics mt = evaluate(r.disparity, s, a.also_thresholds[j]);
+        also.push_back({{"threshold", a.also_thresholds[j]}, {"nonocc", optional_json(mt.bad_nonocc)},
+                        {"all", optional_json(mt.bad_all)}});
+        also_nonocc[j].add(mt.bad_nonocc, std::nullopt);
+        also_all[j].add(mt.bad_all, std::nullopt);
+        line << std::setw(W_BAD + 2) << fmt(mt.bad_nonocc) << std::setw(W_BAD) << fmt(mt.bad_all);
+      }
+      row["also"] = also;
+      also_lines.push_back(line.str());
+    }
     if (!a.out.empty()) {
       const fs::path base = fs::path(a.out) / s.name;
       write_pfm(base.string() + ".pfm", r.disparity);
@@ -403,6 +423,13 @@ void cmd_eval(const EvalArgs& a) {
     paper_average[name] = {{"ours", optional_json(c->average_vs())}, {"paper", optional_json(c->paper_average())},
                            {"scenes", c->n_vs}};
   doc["paper_average"] = paper_average;
+  if (!a.also_thresholds.empty()) {
+    json also = json::array();
+    for (std::size_t j = 0; j < a.also_thresholds.size(); ++j)
+      also.push_back({{"threshold", a.also_thresholds[j]}, {"nonocc", optional_json(also_nonocc[j].average())},
+                      {"all", optional_json(also_all[j].average())}});
+    doc["also_average"] = also;
+  }
   if (!a.out.empty()) {
     const fs::path result = fs::path(a.out) / "result.json";
     write_atomically(result, [&](const fs::path& tmp) {
@@ -428,6 +455,19 @@ void cmd_eval(const EvalArgs& a) {
               << std::string(2 * W_BAD + W_TIME + W_MDES, ' ')
               << paper_cells(sum_nonocc.paper_average(), sum_all.paper_average(), sum_disc.paper_average()) << "\n"
               << "(vs paper: ours and the paper's, each over the scenes where both give that column)\n";
+  if (!also_lines.empty()) {
+    std::cout << "\nbad pixels (%) at other thresholds on the same maps, nonocc / all:\n"
+              << std::left << std::setw(W_SCENE) << "scene" << std::right;
+    for (double t : a.also_thresholds)
+      std::cout << std::setw(W_BAD + 2) << ("> " + fmt(t, 1)) << std::setw(W_BAD) << "";
+    std::cout << "\n";
+    for (const std::string& line : also_lines) std::cout << line << "\n";
+    std::cout << std::left << std::setw(W_SCENE) << "average" << std::right;
+    for (std::size_t j = 0; j < a.also_thresholds.size(); ++j)
+      std::cout << std::setw(W_BAD + 2) << fmt(also_nonocc[j].average()) << std::setw(W_BAD)
+                << fmt(also_all[j].average());
+    std::cout << "\n";
+  }
 }
 
 // ---- bench -----------------------------------------------------------------------------
@@ -673,6 +713,8 @@ void add_core_commands(CLI::App& app) {
   ev->choice.add_to(e);
   e->add_option("--threshold", ev->threshold,
                 "bad-pixel threshold in pixels (default: the scene format's, 1.0 for Middlebury v2)");
+  e->add_option("--also-threshold", ev->also_thresholds,
+                "also report bad nonocc/all at this threshold, on the same maps (repeatable)");
   e->add_option("--out", ev->out, "write disparity (PFM), colour and error pictures and result.json here");
   e->add_flag("--json", ev->json_out, "print JSON");
   e->callback([ev] { cmd_eval(*ev); });
