@@ -262,7 +262,7 @@ ImageF bilateral_fill(const ImageF& disparity, const Image<std::uint8_t>& g, con
   return out;
 }
 
-ImageF scale_up(const ImageF& disparity, const ImageU8& grey_full, int t) {
+ImageF scale_up(const ImageF& disparity, const ImageU8& grey_full, int t, DisparityRange range) {
   require(disparity.channels == 1 && grey_full.channels == 1 &&
               disparity.same_size((grey_full.width + 1) / 2, (grey_full.height + 1) / 2),
           "crossrt: scale_up needs a map of ceil(W/2) x ceil(H/2) for a " + std::to_string(grey_full.width) + "x" +
@@ -271,6 +271,9 @@ ImageF scale_up(const ImageF& disparity, const ImageU8& grey_full, int t) {
   const int width = grey_full.width;
   const int height = grey_full.height;
   const int half_width = disparity.width;
+  const float lo = float(range.min);
+  const float hi = float(range.max());
+  const auto in_range = [&](float v) { return std::min(std::max(v, lo), hi); };
   ImageF out(width, height, 1);
   // Rows 2y: the x pass (bilateral, Sec. IV-H).
   parallel_for(disparity.height, [&](int y) {
@@ -279,17 +282,17 @@ ImageF scale_up(const ImageF& disparity, const ImageU8& grey_full, int t) {
       const int x = fx / 2;
       const float a = disparity.at(x, y);
       if (fx % 2 == 0 || x + 1 >= half_width) {
-        out.at(fx, fy) = 2.0f * a;
+        out.at(fx, fy) = in_range(2.0f * a);
         continue;
       }
       const float b = disparity.at(x + 1, y);
       if (std::fabs(a - b) <= float(t)) {
-        out.at(fx, fy) = a + b;
+        out.at(fx, fy) = in_range(a + b);
       } else {
         const int centre = grey_full.at(fx, fy);
         const int ba = std::abs(int(grey_full.at(fx - 1, fy)) - centre);
         const int bb = std::abs(int(grey_full.at(fx + 1, fy)) - centre);
-        out.at(fx, fy) = 2.0f * (ba < bb ? a : bb < ba ? b : std::min(a, b));
+        out.at(fx, fy) = in_range(2.0f * (ba < bb ? a : bb < ba ? b : std::min(a, b)));
       }
     }
   });

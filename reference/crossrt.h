@@ -15,7 +15,7 @@
 ///   D_L, D_R    = wta(CA_L, range_K), wta(CA_R, range_K)            eq. 9
 ///   G           = gcp(D_L, D_R, range_K)                            eq. 10
 ///   D           = bilateral_fill(median_3x3(D_L), G, L, T)          Sec. III-E, eq. 11
-///   out         = scale_up(D, grey(left), T)                        Sec. IV-H (K = 2 only)
+///   out         = scale_up(D, grey(left), T, range)                 Sec. IV-H (K = 2 only)
 ///
 /// Precision: every cost is an integer. Each of the two terms of eq. 3 is quantised to
 /// round(COST_SCALE * (1 - exp(-x / lambda))), so a cost is 0..2 * COST_SCALE and the sums of
@@ -130,7 +130,9 @@ ImageF bilateral_fill(const ImageF& disparity, const Image<std::uint8_t>& gcp, c
 /// Along x (rows 2y) the odd column between samples a = D(x) and b = D(x+1) takes (a + b)
 /// when |a - b| <= t (the doubled mean), else 2a or 2b, whichever's full-size pixel is closer in
 /// brightness to its own (a tie takes the smaller); then each odd row is the mean of the rows
-/// above and below. A column or row past the last sample copies its neighbour.
-ImageF scale_up(const ImageF& disparity, const ImageU8& grey_full, int t);
+/// above and below. A column or row past the last sample copies its neighbour. The x pass
+/// clamps to `range`, the full-size range searched: doubling the scaled range's ends
+/// (floor(min/2) * 2, ceil(max/2) * 2) can step one level outside it.
+ImageF scale_up(const ImageF& disparity, const ImageU8& grey_full, int t, DisparityRange range);
 
 }  // namespace stereo::reference::crossrt

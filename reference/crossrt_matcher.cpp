@@ -81,7 +81,7 @@ class CrossRtCpu final : public Matcher {
     ImageF d = cr::bilateral_fill(reference::median_3x3(d_left), g, left, params_.t);
     clock.lap("Post");
 
-    if (params_.scale == 2) d = cr::scale_up(d, grey_left, params_.t);
+    if (params_.scale == 2) d = cr::scale_up(d, grey_left, params_.t, range);
     clock.lap("SU");
 
     result.disparity = std::move(d);

@@ -247,7 +247,7 @@ TEST(CrossRtReference, ScaleUpDoublesAndIsLinearAlongYAndBilateralAlongX) {
   d.at(0, 1) = 6, d.at(1, 1) = 7, d.at(2, 1) = 22;
   ImageU8 grey(5, 4, 1, 50);
   grey.at(3, 0) = 200, grey.at(4, 0) = 200;  // full pixel (3, 0) looks like sample 2 (x 4)
-  const ImageF u = scale_up(d, grey, 3);
+  const ImageF u = scale_up(d, grey, 3, {0, 100});
   ASSERT_EQ(u.width, 5);
   ASSERT_EQ(u.height, 4);
   EXPECT_EQ(u.at(0, 0), 8.0f);
@@ -258,9 +258,12 @@ TEST(CrossRtReference, ScaleUpDoublesAndIsLinearAlongYAndBilateralAlongX) {
   EXPECT_EQ(u.at(0, 1), 10.0f);  // rows 0 and 2: 8 and 12
   EXPECT_EQ(u.at(0, 3), 12.0f);  // past the last sample row: copies row 2
   // A constant map doubles everywhere.
-  const ImageF c = scale_up(ImageF(4, 3, 1, 6.0f), ImageU8(7, 5, 1, 9), 3);
+  const ImageF c = scale_up(ImageF(4, 3, 1, 6.0f), ImageU8(7, 5, 1, 9), 3, {0, 100});
   for (float v : c.data) EXPECT_EQ(v, 12.0f);
-  EXPECT_THROW(scale_up(d, ImageU8(8, 4, 1), 3), Error);
+  // Doubling can step past the full-size range (ceil(max / 2) * 2 = max + 1): clamped.
+  const ImageF clamped_map = scale_up(ImageF(4, 3, 1, 6.0f), ImageU8(7, 5, 1, 9), 3, {0, 12});
+  for (float v : clamped_map.data) EXPECT_EQ(v, 11.0f);
+  EXPECT_THROW(scale_up(d, ImageU8(8, 4, 1), 3, {0, 100}), Error);
 }
 
 // ---- the cpu backend --------------------------------------------------------------------
@@ -282,6 +285,29 @@ TEST(CrossRtReference, CpuBackendRecoversASyntheticSceneAtBothScales) {
     EXPECT_EQ(metrics.density, 100.0) << "scale " << scale;
     ASSERT_EQ(r.timing.stages.size(), 8u);
     EXPECT_EQ(r.timing.stages[3].first, "C+CA_x");
+  }
+}
+
+TEST(CrossRtReference, ScaleTwoFindsEvenPlanesAboveAndBelowZeroInsideTheRange) {
+  // At K = 2 a disparity is twice a half-size level, so the planes are even; ranges start
+  // above zero, below zero and across it, with odd ends that the scaled range rounds outward.
+  const ImageU8 left = test::random_texture(96, 48, 12);
+  auto m = create_matcher("crossrt", "cpu", {});
+  for (const auto& [d, range] : {std::pair{10, DisparityRange{7, 8}}, std::pair{-6, DisparityRange{-11, 9}},
+                                  std::pair{2, DisparityRange{-3, 9}}}) {
+    const ImageU8 right = test::shifted(left, d);
+    const StereoResult r = m->compute(left, right, range);
+    int hits = 0, total = 0;
+    for (int y = 4; y < 44; ++y)
+      for (int x = 12; x < 84; ++x) {
+        ++total;
+        hits += r.disparity.at(x, y) == float(d);
+      }
+    EXPECT_GE(double(hits) / total, 0.95) << "plane " << d << " in " << range.min << ".." << range.max();
+    for (float v : r.disparity.data) {
+      ASSERT_GE(v, float(range.min));
+      ASSERT_LE(v, float(range.max()));
+    }
   }
 }
 

@@ -154,11 +154,11 @@ TEST(CudaCrossRtStages, GcpBilateralFillAndScaleUpMatchTheReference) {
 
   for (const auto& [fw, fh] : {std::pair{2 * w - 1, 2 * h - 1}, std::pair{2 * w, 2 * h}}) {
     const ImageU8 grey_full = smooth_grey(fw, fh, 25);
-    const ImageF up = ref::scale_up(filled, grey_full, 3);
+    const ImageF up = ref::scale_up(filled, grey_full, 3, DisparityRange{1, 20});  // clamps some
     const auto dgf = cr::upload_u8(grey_full);
     cu::DeviceImage<float> dup(fw, fh, "test", "full");
     cu::poison(dup);
-    cr::scale_up(dfilled, dgf, 3, dup, nullptr);
+    cr::scale_up(dfilled, dgf, 3, DisparityRange{1, 20}, dup, nullptr);
     EXPECT_EQ(first_difference(cr::download_f32(dup).data, up.data), -1) << fw << "x" << fh;
   }
 }
@@ -175,7 +175,7 @@ TEST(CudaCrossRtStages, MismatchedSizesAreClearErrors) {
   }
   cu::DeviceImage<float> full(20, 20, "test", "full");
   cu::DeviceImage<std::uint8_t> grey(20, 20, "test", "grey");
-  EXPECT_THROW(cr::scale_up(a, grey, 3, full, nullptr), Error);  // 8x8 is not ceil(20/2)
+  EXPECT_THROW(cr::scale_up(a, grey, 3, DisparityRange{0, 8}, full, nullptr), Error);  // 8x8 is not ceil(20/2)
 }
 
 }  // namespace

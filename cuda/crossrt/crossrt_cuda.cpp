@@ -137,7 +137,7 @@ class CrossRtCudaMatcher final : public Matcher {
     mark("Post");
     const cu::DeviceImage<float>* result = &w.filled;
     if (params_.scale == 2) {
-      cr::scale_up(w.filled, w.grey_left, params_.t, w.full, s);
+      cr::scale_up(w.filled, w.grey_left, params_.t, range, w.full, s);
       result = &w.full;
     }
     mark("SU");

@@ -112,8 +112,8 @@ void gcp(const DeviceImage<float>& left_disparity, const DeviceImage<float>& rig
 void bilateral_fill(const DeviceImage<float>& disparity, const DeviceImage<std::uint8_t>& gcp_mask,
                     const DeviceImage<std::uint8_t>& grey, int t, DeviceImage<float>& out, cudaStream_t stream);
 
-/// Sec. IV-H: = reference scale_up; `out` has grey_full's size.
+/// Sec. IV-H: = reference scale_up (clamped to the full-size `range`); `out` has grey_full's size.
 void scale_up(const DeviceImage<float>& disparity, const DeviceImage<std::uint8_t>& grey_full, int t,
-              DeviceImage<float>& out, cudaStream_t stream);
+              DisparityRange range, DeviceImage<float>& out, cudaStream_t stream);
 
 }  // namespace stereo::cu::crossrt
