@@ -13,6 +13,7 @@
 #include "host/error.h"
 #include "host/methods/adcensus.h"
 #include "reference/adcensus_parallel.h"
+#include "reference/lr_consistency.h"
 
 namespace stereo::reference {
 namespace {
@@ -49,12 +50,7 @@ OutlierMap left_right_check(const ImageF& left_disparity, const ImageF& right_di
   const int width = left_disparity.width;
   OutlierMap outliers(width, left_disparity.height, 1, std::uint8_t(OutlierKind::reliable));
   // D_R(xr, y) == d: the right view sees the same match at xr = x - d.
-  const auto consistent = [&](int x, int y, float d) {
-    if (!std::isfinite(d)) return false;
-    const float xr = float(x) - d;
-    if (xr != std::floor(xr) || xr < 0.0f || xr >= float(width)) return false;
-    return right_disparity.at(int(xr), y) == d;
-  };
+  const auto consistent = [&](int x, int y, float d) { return lr_consistent(right_disparity, x, y, d); };
   for (int y = 0; y < left_disparity.height; ++y)
     for (int x = 0; x < width; ++x) {
       if (consistent(x, y, left_disparity.at(x, y))) continue;

@@ -13,6 +13,7 @@
 #include "host/error.h"
 #include "host/methods/crossrt.h"
 #include "reference/adcensus_parallel.h"
+#include "reference/lr_consistency.h"
 
 namespace stereo::reference::crossrt {
 namespace {
@@ -215,10 +216,7 @@ Image<std::uint8_t> gcp(const ImageF& left_disparity, const ImageF& right_dispar
   Image<std::uint8_t> g(left_disparity.width, left_disparity.height, 1);
   for (int y = 0; y < g.height; ++y)
     for (int x = 0; x < g.width; ++x) {
-      const float k = left_disparity.at(x, y);
-      if (!std::isfinite(k)) continue;
-      const int xr = x - int(k);
-      g.at(x, y) = std::uint8_t(xr >= 0 && xr < g.width && right_disparity.at(xr, y) == k);
+      g.at(x, y) = std::uint8_t(lr_consistent(right_disparity, x, y, left_disparity.at(x, y)));
     }
   return g;
 }

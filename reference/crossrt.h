@@ -115,7 +115,8 @@ Volume<std::uint32_t> aggregate_y(const Volume<std::uint16_t>& cax, const Image<
 /// Eq. 9: range.min + the k of the smallest CA (the smallest k on a tie, the paper's strict <).
 ImageF wta(const Volume<std::uint32_t>& ca);
 
-/// Eq. 10: 1 where D_L(x, y) = D_R(x - k, y) = k with x - k inside the image, else 0.
+/// Eq. 10: 1 where D_L(x, y) = D_R(x - k, y) = k with x - k inside the image, else 0
+/// (reference/lr_consistency.h, the test AD-Census's left_right_check makes).
 Image<std::uint8_t> gcp(const ImageF& left_disparity, const ImageF& right_disparity);
 
 /// Sec. III-E: every GCP keeps `disparity`; every other pixel takes the closest GCPs to its

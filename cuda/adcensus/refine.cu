@@ -6,6 +6,7 @@
 #include <cuda_fp16.h>
 
 #include "cuda/adcensus/stages.h"
+#include "cuda/shared/lr_consistency.cuh"
 #include "reference/adcensus_refine.h"
 
 namespace stereo::cu::adcensus {
@@ -39,10 +40,7 @@ __device__ int level_index(float d, int min_d, int levels) {
 }
 
 __device__ bool consistent(const float* __restrict__ right, int width, int x, int y, float d) {
-  if (!isfinite(d)) return false;
-  const float xr = float(x) - d;
-  if (xr != floorf(xr) || xr < 0.0f || xr >= float(width)) return false;
-  return right[static_cast<std::size_t>(y) * width + int(xr)] == d;
+  return lr_consistent(right, width, x, y, d);  // cuda/shared/lr_consistency.cuh
 }
 
 __global__ void lrc_kernel(const float* __restrict__ left, const float* __restrict__ right, int width, int height,

@@ -1,4 +1,4 @@
-// CC (Table II): the cross-check of eq. 10. The WTA itself is fused into the CA stage
+// CC (Table II): the cross-check of eq. 10, the shared left-right consistency test. The WTA itself is fused into the CA stage
 // (aggregate_y.cu); this stage reads the two maps and marks the ground control points. One
 // thread per pixel; the read of D_R at x - k is data dependent but lands in the same row,
 // which L1 holds.
@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "cuda/crossrt/stages.h"
+#include "cuda/shared/lr_consistency.cuh"
 
 namespace stereo::cu::crossrt {
 namespace {
@@ -18,13 +19,7 @@ __global__ void gcp_kernel(const float* __restrict__ left, const float* __restri
   const int y = blockIdx.y;
   if (x >= width) return;
   const std::size_t row = std::size_t(y) * std::size_t(width);
-  const float k = left[row + x];
-  std::uint8_t g = 0;
-  if (isfinite(k)) {
-    const int xr = x - int(k);
-    g = std::uint8_t(xr >= 0 && xr < width && right[row + xr] == k);
-  }
-  mask[row + x] = g;
+  mask[row + x] = std::uint8_t(lr_consistent(right, width, x, y, left[row + x]));
 }
 
 }  // namespace
