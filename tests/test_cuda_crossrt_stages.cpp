@@ -12,9 +12,11 @@
 #include <string>
 
 #include "cuda/crossrt/stages.h"
+#include "cuda/shared/median.h"
 #include "host/methods/crossrt.h"
 #include "reference/adcensus.h"
 #include "reference/crossrt.h"
+#include "reference/median.h"
 #include "test_cuda_util.h"
 
 namespace stereo {
@@ -161,6 +163,76 @@ TEST(CudaCrossRtStages, GcpBilateralFillAndScaleUpMatchTheReference) {
     cr::scale_up(dfilled, dgf, 3, DisparityRange{1, 20}, dup, nullptr);
     EXPECT_EQ(first_difference(cr::download_f32(dup).data, up.data), -1) << fw << "x" << fh;
   }
+}
+
+TEST(CudaCrossRtStages, ChainedIntermediatesMatchTheReference) {
+  STEREO_REQUIRE_CUDA();
+  // The whole pipeline stage by stage on the device, each intermediate against the reference's,
+  // so a first run on a GPU names the first stage that differs.
+  const CrossRtParams p;
+  const int w = 157, h = 73;  // odd: the half-size image has a sample on the last column and row
+  const ImageU8 rgb_left = cuda_test::random_u8(w, h, 3, 31);
+  ImageU8 rgb_right(w, h, 3);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int c = 0; c < 3; ++c) rgb_right.at(x, y, c) = rgb_left.at(std::min(x + 6, w - 1), y, c);
+  const DisparityRange range{0, 24};
+  const DisparityRange levels = ref::scaled_range(range, 2);
+  const auto upload_raw = [](const ImageU8& image) {
+    auto raw = cu::make_device_buffer<std::uint8_t>(image.data.size(), "test", "raw");
+    CUDA_CHECK(cudaMemcpy(raw.get(), image.data.data(), image.data.size(), cudaMemcpyHostToDevice));
+    return raw;
+  };
+  const auto raw_l = upload_raw(rgb_left), raw_r = upload_raw(rgb_right);
+  const int sw = (w + 1) / 2, sh = (h + 1) / 2;
+  cu::DeviceImage<std::uint8_t> gl(w, h, "test", "grey"), gr(w, h, "test", "grey");
+  cu::DeviceImage<std::uint8_t> sl(sw, sh, "test", "scaled"), sr(sw, sh, "test", "scaled");
+  cr::scale_down(raw_l.get(), 3, 2, gl, sl, nullptr);
+  cr::scale_down(raw_r.get(), 3, 2, gr, sr, nullptr);
+  const ImageU8 grey_l = reference::grey_image(rgb_left);
+  const ImageU8 L = ref::scale_down(grey_l, 2);
+  const ImageU8 R = ref::scale_down(reference::grey_image(rgb_right), 2);
+  ASSERT_EQ(first_difference(cr::download_u8(sl).data, L.data), -1) << "SD, left";
+  ASSERT_EQ(first_difference(cr::download_u8(sr).data, R.data), -1) << "SD, right";
+
+  cu::DeviceImage<uchar2> axl(sw, sh, "t", "a"), axr(sw, sh, "t", "a"), ayl(sw, sh, "t", "a"), ayr(sw, sh, "t", "a");
+  cr::arms_x(sl, p.wx, p.tc, axl, nullptr);
+  cr::arms_x(sr, p.wx, p.tc, axr, nullptr);
+  cr::arms_y(sl, p.wy, p.tc, ayl, nullptr);
+  cr::arms_y(sr, p.wy, p.tc, ayr, nullptr);
+  const auto rxl = ref::arms_x(L, p.wx, p.tc), rxr = ref::arms_x(R, p.wx, p.tc);
+  const auto ryl = ref::arms_y(L, p.wy, p.tc), ryr = ref::arms_y(R, p.wy, p.tc);
+  ASSERT_EQ(first_difference(cr::download_arms(axr).data, rxr.data), -1) << "arms x, right";
+  ASSERT_EQ(first_difference(cr::download_arms(ayl).data, ryl.data), -1) << "arms y, left";
+
+  cr::DeviceVolume16 cxl(sw, sh, levels, "t", "v"), cxr(sw, sh, levels, "t", "v");
+  cr::cost_aggregate_x(sl, sr, axl, axr, cr::make_tables(p), levels, cxl, cxr, 0, nullptr);
+  const auto c = ref::cost(L, R, levels, p);
+  const auto rcxl = ref::aggregate_x(c, rxl, false), rcxr = ref::aggregate_x(c, rxr, true);
+  ASSERT_EQ(first_difference(cr::download_volume(cxl).data, rcxl.data), -1) << "C+CA_x, left";
+  ASSERT_EQ(first_difference(cr::download_volume(cxr).data, rcxr.data), -1) << "C+CA_x, right";
+
+  cu::DeviceImage<float> dl(sw, sh, "t", "d"), dr(sw, sh, "t", "d");
+  cr::aggregate_y_wta(cxl, ayl, dl, 0, nullptr);
+  cr::aggregate_y_wta(cxr, ayr, dr, 0, nullptr);
+  const ImageF rdl = ref::wta(ref::aggregate_y(rcxl, ryl)), rdr = ref::wta(ref::aggregate_y(rcxr, ryr));
+  ASSERT_EQ(first_difference(cr::download_f32(dl).data, rdl.data), -1) << "CA + WTA, left";
+  ASSERT_EQ(first_difference(cr::download_f32(dr).data, rdr.data), -1) << "CA + WTA, right";
+
+  cu::DeviceImage<std::uint8_t> mask(sw, sh, "t", "m");
+  cr::gcp(dl, dr, mask, nullptr);
+  const auto rg = ref::gcp(rdl, rdr);
+  ASSERT_EQ(first_difference(cr::download_u8(mask).data, rg.data), -1) << "CC";
+
+  cu::DeviceImage<float> med(sw, sh, "t", "m"), filled(sw, sh, "t", "f"), full(w, h, "t", "u");
+  cu::median_3x3(dl, med, nullptr);
+  cr::bilateral_fill(med, mask, sl, p.t, filled, nullptr);
+  const ImageF rfilled = ref::bilateral_fill(reference::median_3x3(rdl), rg, L, p.t);
+  ASSERT_EQ(first_difference(cr::download_f32(filled).data, rfilled.data), -1) << "Post";
+
+  cr::scale_up(filled, gl, p.t, range, full, nullptr);
+  ASSERT_EQ(first_difference(cr::download_f32(full).data, ref::scale_up(rfilled, grey_l, p.t, range).data), -1)
+      << "SU";
 }
 
 TEST(CudaCrossRtStages, MismatchedSizesAreClearErrors) {
