@@ -13,9 +13,9 @@
 // bank conflicts).
 //
 // The work per (pair, wavelet) is ~14 fp32 operations and 2 square roots; the square roots go to
-// the SFU (rsqrt, 16 per clock per SM against 128 fp32), so the kernel is SFU-bound by design:
-// |S| = v * rsqrt(v), v = |S|^2 clamped away from 0 (rsqrt's relative error ~2^-22, far inside
-// the 1e-4 tolerance against the double reference). Sums are fp32 over <= 256 terms.
+// the SFU (16 per clock per SM against 128 fp32 lanes): about 16 issued instructions and 2 SFU
+// operations per (pair, wavelet), so issue and SFU limits are about equal (NOTES.md). Sums are
+// fp32 over <= 256 terms.
 //
 // The right view's responses are mirrored (computed on the flipped image): R(q) is read at
 // W-1-q, which is Algorithm 1's step 8 without a pass over N complex images.
@@ -41,15 +41,19 @@ constexpr int THREADS = TX * TD;     // 128
 // Right values one thread reads per wavelet: offsets 16 i - 8 j = 8 m, m = 2i - j in -3..6.
 constexpr int RM = 2 * (PX - 1) + (PD - 1) + 1;  // 10
 
+// |re + i im| with one SFU instruction: sqrt.approx is MUFU.SQRT on sm_75 and later (relative
+// error about 2^-23, zero at zero), where sqrtf would be the IEEE-rounded multi-instruction
+// sequence and v * rsqrt(v) two instructions and a clamp away from zero.
 __device__ __forceinline__ float magnitude(float re, float im) {
-  const float v = fmaxf(fmaf(re, re, im * im), 1e-30f);
-  return v * rsqrtf(v);
+  float r;
+  asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(fmaf(re, re, im * im)));
+  return r;
 }
 
 __global__ void __launch_bounds__(THREADS) energy_kernel(const float2* __restrict__ left,
                                                          const float2* __restrict__ right_mirrored, int width,
-                                                         int height, int wavelets, int min_disparity, int levels,
-                                                         float* __restrict__ dsi) {
+                                                         int height, std::size_t wavelet_pitch, int wavelets,
+                                                         int min_disparity, int levels, float* __restrict__ dsi) {
   __shared__ float2 left_s[KC][BX];
   __shared__ float2 right_s[KC][RIGHT_PAD];
   const int tx = int(threadIdx.x) % TX;
@@ -66,7 +70,7 @@ __global__ void __launch_bounds__(THREADS) energy_kernel(const float2* __restric
 #pragma unroll
     for (int j = 0; j < PD; ++j) num_s[i][j] = den_s[i][j] = num_a[i][j] = den_a[i][j] = 0.0f;
 
-  const std::size_t row_stride = std::size_t(height) * std::size_t(width);  // one wavelet to the next
+  const std::size_t row_stride = wavelet_pitch;  // one wavelet's image to the next
   const std::size_t row = std::size_t(y) * std::size_t(width);
   for (int w0 = 0; w0 < wavelets; w0 += KC) {
     const int kc = min(KC, wavelets - w0);
@@ -126,16 +130,18 @@ __global__ void __launch_bounds__(THREADS) energy_kernel(const float2* __restric
 
 }  // namespace
 
-void energy(const cufftComplex* left, const cufftComplex* right_mirrored, int width, int height, int wavelets,
-            DisparityRange range, float* dsi, cudaStream_t stream) {
+void energy(const cufftComplex* left, const cufftComplex* right_mirrored, int width, int height,
+            std::size_t wavelet_pitch, int wavelets, DisparityRange range, float* dsi, cudaStream_t stream) {
   require(width >= 1 && height >= 1 && range.count >= 1 && wavelets >= 1 && wavelets <= MAX_WAVELETS,
           "symstereo/cuda: energy: bad sizes " + std::to_string(width) + " x " + std::to_string(height) + ", " +
               std::to_string(range.count) + " levels, " + std::to_string(wavelets) + " wavelets");
   require(height <= 65535, "symstereo/cuda: energy: height " + std::to_string(height) + " exceeds the grid's 65535");
+  require(wavelet_pitch >= std::size_t(width) * std::size_t(height),
+          "symstereo/cuda: energy: wavelet pitch " + std::to_string(wavelet_pitch) + " is less than one image");
   const dim3 grid(unsigned(div_up(width, BX)), unsigned(div_up(range.count, BD)), unsigned(height));
   energy_kernel<<<grid, THREADS, 0, stream>>>(reinterpret_cast<const float2*>(left),
                                               reinterpret_cast<const float2*>(right_mirrored), width, height,
-                                              wavelets, range.min, range.count, dsi);
+                                              wavelet_pitch, wavelets, range.min, range.count, dsi);
   CUDA_CHECK_LAUNCH();
 }
 

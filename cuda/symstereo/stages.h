@@ -13,7 +13,9 @@
 ///
 /// Layouts (float2 = cufftComplex = (re, im)):
 ///   spectrum   H rows of W/2 + 1 bins (cuFFT R2C output)
-///   responses  N x H rows of W complex, row k * H + y (the filter's output, transformed in place)
+///   responses  N x H rows of W complex, row k * H + y (the filter's output, transformed in place);
+///              the matcher runs both views as one image of 2H rows (left rows, then the
+///              mirrored right rows), so each FFT and the filter are one launch for both
 ///   DSI        float, index (level * H + y) * W + x, as reference::Dsi and `run --dsi`
 /// The right view's responses stay mirrored on the device: energy() reads them at W-1-(x-d),
 /// which is Algorithm 1's "flip back" without a pass over N complex images.
@@ -60,9 +62,11 @@ void inverse(const CufftPlan& plan, cufftComplex* responses);
 
 /// Eq. 3-7: dsi[(k H + y) W + x] = E_A x E_S of left(x) and right(x - d), d = range.min + k,
 /// where right(q) is `right_mirrored` at W-1-q (the flip back); SYMSTEREO_OUT_OF_IMAGE where
-/// q is outside the row. Sums over the N wavelets in fp32.
-void energy(const cufftComplex* left, const cufftComplex* right_mirrored, int width, int height, int wavelets,
-            DisparityRange range, float* dsi, cudaStream_t stream);
+/// q is outside the row. Sums over the N wavelets in fp32. Wavelet w's image of a view starts
+/// w * wavelet_pitch elements after its first: H x W for one view's responses alone, 2 H x W
+/// in the matcher, whose two views share one buffer (wavelet-major, then view, then row).
+void energy(const cufftComplex* left, const cufftComplex* right_mirrored, int width, int height,
+            std::size_t wavelet_pitch, int wavelets, DisparityRange range, float* dsi, cudaStream_t stream);
 
 /// Disparity of every pixel: range.min + the level of the largest energy (the first on ties).
 void wta(const float* dsi, int width, int height, DisparityRange range, float* disparity, cudaStream_t stream);

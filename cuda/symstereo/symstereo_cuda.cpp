@@ -26,7 +26,7 @@ namespace cs = cu::symstereo;
 using cu::CufftPlan;
 
 constexpr std::size_t ALLOCATION_SLACK = std::size_t(2) << 20;  // cudaMalloc rounds each buffer up
-constexpr int BUFFERS = 12;
+constexpr int BUFFERS = 10;  // device buffers + cuFFT work areas of a Workspace
 
 std::string mib(std::size_t bytes) {
   std::ostringstream s;
@@ -35,32 +35,33 @@ std::string mib(std::size_t bytes) {
   return s.str();
 }
 
-/// Every device buffer and plan of one problem size (W, H, channels, N, levels).
+/// Every device buffer and plan of one problem size (W, H, channels, N, levels). The two views
+/// share each buffer as one image of 2H rows (left rows, then the mirrored right rows), so the
+/// forward FFT, the filter and the inverse FFT are one launch each for both views.
 struct Workspace {
   int width = 0, height = 0, channels = 0, wavelets = 0, levels = 0;
   cu::DeviceBuffer<std::uint8_t> raw_left, raw_right;
-  cu::DeviceBuffer<float> grey_left, grey_right, bank, dsi, disparity;
-  cu::DeviceBuffer<cufftComplex> spectrum_left, spectrum_right, responses_left, responses_right;
+  cu::DeviceBuffer<float> grey, bank, dsi, disparity;     // grey: 2H x W
+  cu::DeviceBuffer<cufftComplex> spectrum, responses;     // 2H x (W/2 + 1); N x 2H x W
   std::unique_ptr<CufftPlan> forward, backward;
 
-  /// The bytes of the buffers (without the cuFFT work areas), by what they hold. At
-  /// 1024x768, N = 45, 170 levels: responses 2 x 45 x 768 x 1024 x 8 B = 566.2 MB (the N
-  /// complex images per view of Sec. 3.2), DSI 1024 x 768 x 170 x 4 B = 534.8 MB, the rest
-  /// 20 MB: 1.12 GB.
+  /// The bytes of the buffers (without the cuFFT work areas). At 1024x768, N = 45, 170
+  /// levels: responses 2 x 45 x 768 x 1024 x 8 B = 566.2 MB (the N complex images per view of
+  /// Sec. 3.2), DSI 1024 x 768 x 170 x 4 B = 534.8 MB, the rest 20 MB: 1.12 GB.
   static std::size_t buffer_bytes(int w, int h, int c, int n, int levels) {
     const std::size_t px = std::size_t(w) * std::size_t(h);
     const std::size_t bins = std::size_t(w / 2 + 1);
-    return 2 * px * std::size_t(c)                          // raw uploads
-           + 2 * px * sizeof(float)                         // grey
-           + std::size_t(n) * bins * sizeof(float)          // bank
+    return 2 * px * std::size_t(c)                             // raw uploads
+           + 2 * px * sizeof(float)                            // grey
+           + std::size_t(n) * bins * sizeof(float)             // bank
            + 2 * std::size_t(h) * bins * sizeof(cufftComplex)  // half spectra
            + 2 * std::size_t(n) * px * sizeof(cufftComplex)    // responses
            + px * std::size_t(levels) * sizeof(float)          // DSI
            + px * sizeof(float);                               // disparity
   }
   static std::size_t bytes_needed(int w, int h, int c, int n, int levels) {
-    return buffer_bytes(w, h, c, n, levels) + CufftPlan::estimate_work_bytes(CufftPlan::Kind::r2c, w, h) +
-           CufftPlan::estimate_work_bytes(CufftPlan::Kind::c2c, w, n * h) + BUFFERS * ALLOCATION_SLACK;
+    return buffer_bytes(w, h, c, n, levels) + CufftPlan::estimate_work_bytes(CufftPlan::Kind::r2c, w, 2 * h) +
+           CufftPlan::estimate_work_bytes(CufftPlan::Kind::c2c, w, 2 * n * h) + BUFFERS * ALLOCATION_SLACK;
   }
 
   Workspace(int w, int h, int c, int n, int l, cudaStream_t stream)
@@ -69,19 +70,15 @@ struct Workspace {
     const std::size_t bins = std::size_t(w / 2 + 1);
     raw_left = cu::make_device_buffer<std::uint8_t>(px * std::size_t(c), COMPONENT, "the left image");
     raw_right = cu::make_device_buffer<std::uint8_t>(px * std::size_t(c), COMPONENT, "the right image");
-    grey_left = cu::make_device_buffer<float>(px, COMPONENT, "the left grey image");
-    grey_right = cu::make_device_buffer<float>(px, COMPONENT, "the mirrored right grey image");
+    grey = cu::make_device_buffer<float>(2 * px, COMPONENT, "the grey images");
     bank = cu::make_device_buffer<float>(std::size_t(n) * bins, COMPONENT, "the log-Gabor bank");
-    spectrum_left = cu::make_device_buffer<cufftComplex>(std::size_t(h) * bins, COMPONENT, "the left spectra");
-    spectrum_right = cu::make_device_buffer<cufftComplex>(std::size_t(h) * bins, COMPONENT, "the right spectra");
-    responses_left =
-        cu::make_device_buffer<cufftComplex>(std::size_t(n) * px, COMPONENT, "the left view's N filtered images");
-    responses_right =
-        cu::make_device_buffer<cufftComplex>(std::size_t(n) * px, COMPONENT, "the right view's N filtered images");
+    spectrum = cu::make_device_buffer<cufftComplex>(2 * std::size_t(h) * bins, COMPONENT, "the row spectra");
+    responses = cu::make_device_buffer<cufftComplex>(2 * std::size_t(n) * px, COMPONENT,
+                                                     "the N filtered complex images of both views");
     dsi = cu::make_device_buffer<float>(px * std::size_t(l), COMPONENT, "the DSI");
     disparity = cu::make_device_buffer<float>(px, COMPONENT, "the disparity map");
-    forward = std::make_unique<CufftPlan>(CufftPlan::Kind::r2c, w, h, stream, COMPONENT);
-    backward = std::make_unique<CufftPlan>(CufftPlan::Kind::c2c, w, n * h, stream, COMPONENT);
+    forward = std::make_unique<CufftPlan>(CufftPlan::Kind::r2c, w, 2 * h, stream, COMPONENT);
+    backward = std::make_unique<CufftPlan>(CufftPlan::Kind::c2c, w, 2 * n * h, stream, COMPONENT);
   }
 };
 
@@ -107,8 +104,8 @@ class SymStereoCudaMatcher final : public Matcher {
     require(left.channels == 1 || left.channels == 3 || left.channels == 4,
             std::string(COMPONENT) + ": images must have 1, 3 or 4 channels, got " + std::to_string(left.channels));
     require(left.width >= 2, std::string(COMPONENT) + ": rows must have >= 2 pixels for the FFT");
-    require(left.height <= 65535, std::string(COMPONENT) + ": height " + std::to_string(left.height) +
-                                      " exceeds the kernels' grid limit 65535");
+    require(left.height <= 32767, std::string(COMPONENT) + ": height " + std::to_string(left.height) +
+                                      " exceeds 32767 (both views' 2H rows are one grid dimension of <= 65535)");
     prepare(left.width, left.height, left.channels, range.count);
     Workspace& w = *work_;
     cudaStream_t s = stream_.get();
@@ -120,19 +117,18 @@ class SymStereoCudaMatcher final : public Matcher {
     CUDA_CHECK(cudaMemcpyAsync(w.raw_right.get(), right.data.data(), right.data.size(), cudaMemcpyHostToDevice, s));
     mark("transfers: upload");
 
-    cs::flip_rows(w.raw_left.get(), w.width, w.height, w.channels, false, w.grey_left.get(), s);
-    cs::flip_rows(w.raw_right.get(), w.width, w.height, w.channels, true, w.grey_right.get(), s);
+    const std::size_t px = std::size_t(w.width) * std::size_t(w.height);
+    cs::flip_rows(w.raw_left.get(), w.width, w.height, w.channels, false, w.grey.get(), s);
+    cs::flip_rows(w.raw_right.get(), w.width, w.height, w.channels, true, w.grey.get() + px, s);
     mark("flip + grey");
-    cs::row_fft(*w.forward, w.grey_left.get(), w.spectrum_left.get());
-    cs::row_fft(*w.forward, w.grey_right.get(), w.spectrum_right.get());
+    cs::row_fft(*w.forward, w.grey.get(), w.spectrum.get());
     mark("fft forward");
-    cs::filter(w.spectrum_left.get(), w.bank.get(), w.width, w.height, n, w.responses_left.get(), s);
-    cs::filter(w.spectrum_right.get(), w.bank.get(), w.width, w.height, n, w.responses_right.get(), s);
+    cs::filter(w.spectrum.get(), w.bank.get(), w.width, 2 * w.height, n, w.responses.get(), s);
     mark("filtering");
-    cs::inverse(*w.backward, w.responses_left.get());
-    cs::inverse(*w.backward, w.responses_right.get());
+    cs::inverse(*w.backward, w.responses.get());
     mark("fft inverse");
-    cs::energy(w.responses_left.get(), w.responses_right.get(), w.width, w.height, n, range, w.dsi.get(), s);
+    // Wavelet k's left image is row block k * 2H, its mirrored right image the next H rows.
+    cs::energy(w.responses.get(), w.responses.get() + px, w.width, w.height, 2 * px, n, range, w.dsi.get(), s);
     mark("energy");
     cs::wta(w.dsi.get(), w.width, w.height, range, w.disparity.get(), s);
     mark("wta");
