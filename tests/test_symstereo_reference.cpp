@@ -130,7 +130,7 @@ ImageF wta_min(const ref::Dsi& dsi) {
 
 TEST(SymStereoReference, ConstantShiftRecoveredByTheMaximum) {
   const int shift = 5;
-  const ImageU8 left = test::random_texture(120, 24, 11);
+  const ImageU8 left = test::random_texture(160, 24, 11);
   const ImageU8 right = test::shifted(left, shift);
   SymStereoParams params;
   const ref::Dsi dsi = ref::symstereo_dsi(left, right, DisparityRange{0, 16}, params);
@@ -141,7 +141,7 @@ TEST(SymStereoReference, ConstantShiftRecoveredByTheMaximum) {
   // image is edge-clamped there) by the longest filters' reach.
   int total = 0, right_max = 0, right_min = 0;
   for (int y = 0; y < left.height; ++y)
-    for (int x = 24; x < left.width - 24; ++x) {
+    for (int x = 32; x < left.width - 32; ++x) {
       ++total;
       right_max += by_max.at(x, y) == float(shift);
       right_min += by_min.at(x, y) == float(shift);

@@ -196,19 +196,13 @@ class SymStereoCudaMatcher final : public Matcher {
         work_->wavelets == n && work_->levels == levels)
       return;
     const std::size_t needed = Workspace::bytes_needed(width, height, channels, n, levels);
-    const std::size_t held =
-        work_ ? Workspace::bytes_needed(work_->width, work_->height, work_->channels, work_->wavelets, work_->levels)
-              : 0;
-    std::size_t free_bytes = 0, total_bytes = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const std::string what = std::to_string(width) + "x" + std::to_string(height) + " with N = " + std::to_string(n) +
-                             " wavelets and " + std::to_string(levels) + " levels (N complex images per view: " +
+                             " wavelets and " + std::to_string(levels) + " levels (N complex images per view, both views: " +
                              mib(2 * std::size_t(n) * std::size_t(width) * std::size_t(height) * 8) +
                              " MiB; DSI: " + mib(std::size_t(width) * std::size_t(height) * std::size_t(levels) * 4) +
                              " MiB)";
-    if (needed > free_bytes + held)
-      cu::require_free_memory(needed - held, COMPONENT, what);  // throws with the GPU's free memory
     work_.reset();  // release the old size first, so the new one can use its memory
+    cu::require_free_memory(needed, COMPONENT, what);  // throws with the GPU's free memory
     auto fresh = std::make_unique<Workspace>(width, height, channels, n, levels, stream_.get());
     cs::log_gabor_bank(width, params_, fresh->bank.get(), stream_.get());
     CUDA_CHECK(cudaStreamSynchronize(stream_.get()));

@@ -111,9 +111,12 @@ json method_json(const MethodInfo& m) {
                         {"disc", optional_json(a.disc)}, {"when", when}});
   }
   json speed = json::array();
-  for (const PaperSpeed& s : m.speed)
+  for (const PaperSpeed& s : m.speed) {
+    json set = json::object();
+    for (const auto& [key, value] : s.set) set[key] = value;
     speed.push_back({{"width", s.width}, {"height", s.height}, {"levels", s.levels}, {"ms", optional_json(s.ms)},
-                     {"mdes", optional_json(s.mdes)}, {"note", s.note}});
+                     {"mdes", optional_json(s.mdes)}, {"note", s.note}, {"set", set}});
+  }
   return {{"name", m.name},
           {"title", m.title},
           {"citation", m.citation},
@@ -197,16 +200,19 @@ void check_output_folder(const std::string& path) {
 // The DSI as raw little-endian float32 (DisparitySpaceImage's layout) and a JSON sidecar
 // PATH.json with its dimensions and meaning, so a reader needs no header parser.
 void write_dsi(const std::string& path, const DisparitySpaceImage& dsi) {
-  std::ofstream out(path, std::ios::binary);
-  require(bool(out), "cannot write " + path);
-  out.write(reinterpret_cast<const char*>(dsi.data.data()), std::streamsize(dsi.data.size() * sizeof(float)));
-  require(bool(out), "cannot write " + path + " (disk full?)");
+  write_atomically(path, [&](const fs::path& tmp) {
+    std::ofstream out(tmp, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(dsi.data.data()), std::streamsize(dsi.data.size() * sizeof(float)));
+    require(bool(out), "cannot write " + path + " (disk full?)");
+  });
   const json side = {{"format", "raw float32, little-endian, index (level * height + y) * width + x"},
                      {"width", dsi.width}, {"height", dsi.height}, {"levels", dsi.range.count},
                      {"min_disparity", dsi.range.min}, {"meaning", dsi.meaning}, {"better", dsi.better}};
-  std::ofstream meta(path + ".json");
-  meta << side.dump(2) << "\n";
-  require(bool(meta), "cannot write " + path + ".json");
+  write_atomically(path + ".json", [&](const fs::path& tmp) {
+    std::ofstream meta(tmp);
+    meta << side.dump(2) << "\n";
+    require(bool(meta), "cannot write " + path + ".json");
+  });
 }
 
 void cmd_run(const RunArgs& a) {
