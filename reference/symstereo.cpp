@@ -5,6 +5,7 @@
 
 #include <fftw3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <string>
@@ -124,10 +125,32 @@ ImageF flip_rows(const ImageF& image) {
   return out;
 }
 
-Responses flip_rows(const Responses& responses) {
-  Responses out(responses.length, responses.count);
+Responses flip_rows(const Responses& responses, int width) {
+  require(width >= 1 && width <= responses.length, "symstereo: flip_rows: width " + std::to_string(width) +
+                                                       " outside rows of " + std::to_string(responses.length));
+  Responses out = responses;
   for (int r = 0; r < responses.count; ++r)
-    for (int x = 0; x < responses.length; ++x) out.row(r)[x] = responses.row(r)[responses.length - 1 - x];
+    for (int x = 0; x < width; ++x) out.row(r)[x] = responses.row(r)[width - 1 - x];
+  return out;
+}
+
+ImageF pad_rows(const ImageF& image, int padded_width) {
+  require(image.channels == 1 && padded_width >= image.width,
+          "symstereo: pad_rows: cannot pad rows of " + std::to_string(image.width) + " to " +
+              std::to_string(padded_width));
+  const int w = image.width, pad = padded_width - w;
+  ImageF out(padded_width, image.height, 1);
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 0; x < padded_width; ++x) {
+      int source = x;
+      if (x >= w) {
+        const int t = x - w;
+        // First half: the end mirrored; second half: the start mirrored, ending at x = 0's neighbour.
+        source = t < pad / 2 ? w - 1 - t : padded_width - 1 - x;
+        source = std::clamp(source, 0, w - 1);
+      }
+      out.at(x, y) = image.at(source, y);
+    }
   return out;
 }
 
@@ -170,7 +193,7 @@ Responses inverse(const ComplexRows& filtered, FftwPlan& plan) {
 }
 
 Dsi energy(const Responses& left, const Responses& right, int width, int height, DisparityRange range) {
-  require(left.length == width && right.length == width && left.count == right.count && left.count % height == 0,
+  require(left.length >= width && right.length == left.length && left.count == right.count && left.count % height == 0,
           "symstereo: energy: responses do not match a " + std::to_string(width) + " x " + std::to_string(height) +
               " image");
   const int wavelets = left.count / height;
@@ -224,11 +247,12 @@ ImageF wta(const Dsi& dsi) {
 }
 
 Dsi symstereo_dsi(const ImageU8& left, const ImageU8& right, DisparityRange range, const SymStereoParams& params) {
-  const int w = left.width, h = left.height;
-  FftwPlan plan(w, h);
-  const FilterBank bank = log_gabor_bank(w, params);
-  const Responses rl = inverse(filter(row_fft(grey_float(left), plan), bank), plan);
-  const Responses rr = flip_rows(inverse(filter(row_fft(flip_rows(grey_float(right)), plan), bank), plan));
+  const int w = left.width, h = left.height, wp = symstereo_padded_length(w, params);
+  FftwPlan plan(wp, h);
+  const FilterBank bank = log_gabor_bank(wp, params);
+  const Responses rl = inverse(filter(row_fft(pad_rows(grey_float(left), wp), plan), bank), plan);
+  const Responses rr =
+      flip_rows(inverse(filter(row_fft(pad_rows(flip_rows(grey_float(right)), wp), plan), bank), plan), w);
   return energy(rl, rr, w, h, range);
 }
 

@@ -5,9 +5,10 @@
 /// Algorithm 1; FFTs by FFTW in single precision (fftwf), the energies in double.
 ///
 /// Pipeline (W x H images, N wavelets, the DSI over `range`):
-///   G        = log_gabor_bank(W, params)           N analytic filters over the W/2+1 bins 0..W/2
+///   G        = log_gabor_bank(Wp, params)          N analytic filters over the Wp/2+1 bins 0..Wp/2
 ///   g, g'    = grey of I; flip_rows(grey of I')    I' mirrored left-right (Algorithm 1, step 4)
-///   F, F'    = row_fft(g), row_fft(g')             real-to-complex, bins 0..W/2 of every row
+///   pad_rows(g), pad_rows(g')                      to Wp = symstereo_padded_length (not in the paper)
+///   F, F'    = row_fft(g), row_fft(g')             real-to-complex, bins 0..Wp/2 of every row
 ///   P_k      = filter(F, G)                        F x G_k, full length W, zero at negative f
 ///   s_k+ia_k = inverse(P_k)                        eq. 2 (the 1/W of the inverse is in G)
 ///   s'_k+ia'_k: the same for the mirrored row, then flip_rows back (step 8)
@@ -126,8 +127,14 @@ ImageF grey_float(const ImageU8& image);
 
 /// Mirrors every row left-right: out(x, y) = in(W - 1 - x, y).
 ImageF flip_rows(const ImageF& image);
-/// The same on responses: every row of `responses` mirrored (Algorithm 1, step 8).
-Responses flip_rows(const Responses& responses);
+/// The same on responses (Algorithm 1, step 8): the first `width` values of every row (the
+/// image; any padding after them stays where it is) mirrored.
+Responses flip_rows(const Responses& responses, int width);
+
+/// Rows extended to `padded_width` (symstereo_padded_length) so that the circular FFT sees a
+/// continuous signal: the first half of the extension mirrors the row's end (W-1, W-2, ...),
+/// the second half its start (..., 1, 0), which the circular transform joins to x = 0.
+ImageF pad_rows(const ImageF& image, int padded_width);
 
 /// Real-to-complex FFT of every row: H rows of W/2 + 1 bins. `plan` must be made for
 /// (image.width, image.height).
@@ -142,7 +149,8 @@ Responses inverse(const ComplexRows& filtered, FftwPlan& plan);
 
 /// Eq. 3-7 for every pixel and level: E = E_A x E_S with the left view's responses at p and
 /// the (flipped-back) right view's at p - d. A match outside the right image (x - d < 0 or
-/// x - d >= W) gets SYMSTEREO_OUT_OF_IMAGE.
+/// x - d >= W) gets SYMSTEREO_OUT_OF_IMAGE. Response rows may be longer than `width` (padded):
+/// only their first `width` values are read.
 Dsi energy(const Responses& left, const Responses& right_flipped_back, int width, int height, DisparityRange range);
 
 /// Disparity of every pixel: range.min + the level of the largest energy (the first on ties).

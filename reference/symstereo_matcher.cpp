@@ -35,13 +35,13 @@ class SymStereoCpu final : public Matcher {
       result.timing.stages.emplace_back(name, std::chrono::duration<double, std::milli>(now - last).count());
       last = now;
     };
-    const int w = left.width, h = left.height;
-    if (!plan_ || plan_->width() != w || plan_->rows() != h) {
-      plan_ = std::make_unique<ref::FftwPlan>(w, h);
-      bank_ = ref::log_gabor_bank(w, params_);
+    const int w = left.width, h = left.height, wp = symstereo_padded_length(w, params_);
+    if (!plan_ || plan_->width() != wp || plan_->rows() != h) {
+      plan_ = std::make_unique<ref::FftwPlan>(wp, h);
+      bank_ = ref::log_gabor_bank(wp, params_);
     }
-    const ImageF grey_left = ref::grey_float(left);
-    const ImageF grey_right_flipped = ref::flip_rows(ref::grey_float(right));
+    const ImageF grey_left = ref::pad_rows(ref::grey_float(left), wp);
+    const ImageF grey_right_flipped = ref::pad_rows(ref::flip_rows(ref::grey_float(right)), wp);
     lap("flip");
     const ref::ComplexRows spec_left = ref::row_fft(grey_left, *plan_);
     const ref::ComplexRows spec_right = ref::row_fft(grey_right_flipped, *plan_);
@@ -51,7 +51,7 @@ class SymStereoCpu final : public Matcher {
     lap("filter");
     const ref::Responses resp_left = ref::inverse(filt_left, *plan_);
     filt_left = {};
-    const ref::Responses resp_right = ref::flip_rows(ref::inverse(filt_right, *plan_));
+    const ref::Responses resp_right = ref::flip_rows(ref::inverse(filt_right, *plan_), w);
     filt_right = {};
     lap("inverse fft + flip back");
     ref::Dsi dsi = ref::energy(resp_left, resp_right, w, h, range);

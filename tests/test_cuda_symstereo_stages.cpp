@@ -90,14 +90,17 @@ TEST(CudaSymStereoStages, FlipRowsIsGreyAndMirrorBitExact) {
   STEREO_REQUIRE_CUDA();
   for (int channels : {1, 3, 4}) {
     const ImageU8 img = cuda_test::random_u8(131, 37, channels, 7);
+    const int padded = symstereo_padded_length(img.width, SymStereoParams{});
+    ASSERT_GT(padded, img.width);
+    const std::size_t count = std::size_t(padded) * std::size_t(img.height);
     auto raw = to_device(img.data);
-    auto d = cu::make_device_buffer<float>(img.pixel_count(), "test", "grey");
+    auto d = cu::make_device_buffer<float>(count, "test", "grey");
     for (bool mirror : {false, true}) {
-      cs::flip_rows(raw.get(), img.width, img.height, channels, mirror, d.get(), nullptr);
+      cs::flip_rows(raw.get(), img.width, img.height, channels, mirror, padded, d.get(), nullptr);
       CUDA_CHECK(cudaDeviceSynchronize());
       const ImageF grey = ref::grey_float(channels == 4 ? to_rgb(img) : img);
-      const ImageF expect = mirror ? ref::flip_rows(grey) : grey;
-      EXPECT_EQ(to_host(d, img.pixel_count()), expect.data) << channels << " channels, mirror " << mirror;
+      const ImageF expect = ref::pad_rows(mirror ? ref::flip_rows(grey) : grey, padded);
+      EXPECT_EQ(to_host(d, count), expect.data) << channels << " channels, mirror " << mirror;
     }
   }
 }
@@ -151,19 +154,22 @@ TEST(CudaSymStereoStages, EnergyAndWta) {
   const int width = 131, height = 9, n = 21;
   const ImageU8 left = test::random_texture(width, height, 4);
   const ImageU8 right = test::shifted(left, 3);
-  ref::FftwPlan plan(width, height);
-  const ref::FilterBank bank = ref::log_gabor_bank(width, small_params(n));
-  const ref::Responses rl = ref::inverse(ref::filter(ref::row_fft(ref::grey_float(left), plan), bank), plan);
-  const ref::Responses rr_mirrored =
-      ref::inverse(ref::filter(ref::row_fft(ref::flip_rows(ref::grey_float(right)), plan), bank), plan);
-  const ref::Responses rr = ref::flip_rows(rr_mirrored);
+  // Rows padded as the matcher pads them, so the energy reads with a row pitch > W.
+  const int wp = symstereo_padded_length(width, small_params(n));
+  ref::FftwPlan plan(wp, height);
+  const ref::FilterBank bank = ref::log_gabor_bank(wp, small_params(n));
+  const ref::Responses rl =
+      ref::inverse(ref::filter(ref::row_fft(ref::pad_rows(ref::grey_float(left), wp), plan), bank), plan);
+  const ref::Responses rr_mirrored = ref::inverse(
+      ref::filter(ref::row_fft(ref::pad_rows(ref::flip_rows(ref::grey_float(right)), wp), plan), bank), plan);
+  const ref::Responses rr = ref::flip_rows(rr_mirrored, width);
   auto d_left = complex_to_device(rl.data);
   auto d_right = complex_to_device(rr_mirrored.data);
   for (const DisparityRange range : {DisparityRange{0, 37}, DisparityRange{-5, 70}, DisparityRange{0, 7}}) {
     const ref::Dsi expect = ref::energy(rl, rr, width, height, range);
     auto d_dsi = cu::make_device_buffer<float>(expect.data.size(), "test", "dsi");
     CUDA_CHECK(cudaMemset(d_dsi.get(), 0xFF, expect.data.size() * sizeof(float)));
-    cs::energy(d_left.get(), d_right.get(), width, height, std::size_t(width) * std::size_t(height), n, range,
+    cs::energy(d_left.get(), d_right.get(), width, height, wp, std::size_t(wp) * std::size_t(height), n, range,
                d_dsi.get(), nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
     const std::vector<float> got = to_host(d_dsi, expect.data.size());

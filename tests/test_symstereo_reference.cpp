@@ -69,13 +69,33 @@ TEST(SymStereoReference, FlipFilterFlipBackIsConjugate) {
   ref::FftwPlan plan(grey.width, grey.height);
   const ref::Responses plain = ref::inverse(ref::filter(ref::row_fft(grey, plan), bank), plan);
   const ref::Responses mirrored =
-      ref::flip_rows(ref::inverse(ref::filter(ref::row_fft(ref::flip_rows(grey), plan), bank), plan));
+      ref::flip_rows(ref::inverse(ref::filter(ref::row_fft(ref::flip_rows(grey), plan), bank), plan), grey.width);
   double err = 0, norm = 0;
   for (std::size_t i = 0; i < plain.data.size(); ++i) {
     err += std::norm(mirrored.data[i] - std::conj(plain.data[i]));
     norm += std::norm(plain.data[i]);
   }
   EXPECT_LT(std::sqrt(err / norm), 1e-5);
+}
+
+// The FFT rows: at least twice the longest wavelength past the image, 7-smooth, and the
+// extension mirrors the row's end and then its start, so the circular row is continuous.
+TEST(SymStereoReference, PaddedRowsAreContinuousAndLongEnough) {
+  const SymStereoParams params;
+  for (int width : {71, 384, 450, 1024}) {
+    const int wp = symstereo_padded_length(width, params);
+    const double longest = params.min_wavelength * std::pow(double(params.ratio), params.wavelets - 1);
+    EXPECT_GE(wp, width + 2.0 * longest) << width;
+    int r = wp;
+    for (int p : {2, 3, 5, 7})
+      while (r % p == 0) r /= p;
+    EXPECT_EQ(r, 1) << wp << " has a prime factor above 7";
+  }
+  ImageF row(10, 1, 1);
+  for (int x = 0; x < 10; ++x) row.at(x, 0) = float(x);
+  const ImageF padded = ref::pad_rows(row, 16);  // 6 extra: 9 8 7 | 2 1 0
+  const std::vector<float> expect = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 8, 7, 2, 1, 0};
+  EXPECT_EQ(padded.data, expect);
 }
 
 TEST(SymStereoReference, FftRoundTrip) {

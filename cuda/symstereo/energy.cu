@@ -52,7 +52,8 @@ __device__ __forceinline__ float magnitude(float re, float im) {
 
 __global__ void __launch_bounds__(THREADS) energy_kernel(const float2* __restrict__ left,
                                                          const float2* __restrict__ right_mirrored, int width,
-                                                         int height, std::size_t wavelet_pitch, int wavelets,
+                                                         int height, int row_pitch, std::size_t wavelet_pitch,
+                                                         int wavelets,
                                                          int min_disparity, int levels, float* __restrict__ dsi) {
   __shared__ float2 left_s[KC][BX];
   __shared__ float2 right_s[KC][RIGHT_PAD];
@@ -71,7 +72,7 @@ __global__ void __launch_bounds__(THREADS) energy_kernel(const float2* __restric
     for (int j = 0; j < PD; ++j) num_s[i][j] = den_s[i][j] = num_a[i][j] = den_a[i][j] = 0.0f;
 
   const std::size_t row_stride = wavelet_pitch;  // one wavelet's image to the next
-  const std::size_t row = std::size_t(y) * std::size_t(width);
+  const std::size_t row = std::size_t(y) * std::size_t(row_pitch);
   for (int w0 = 0; w0 < wavelets; w0 += KC) {
     const int kc = min(KC, wavelets - w0);
     __syncthreads();  // the previous chunk is consumed
@@ -123,25 +124,25 @@ __global__ void __launch_bounds__(THREADS) energy_kernel(const float2* __restric
       float e = SYMSTEREO_OUT_OF_IMAGE;
       if (q >= 0 && q < width)
         e = (num_a[i][j] / (den_a[i][j] + SYMSTEREO_EPSILON)) * (num_s[i][j] / (den_s[i][j] + SYMSTEREO_EPSILON));
-      dsi[std::size_t(k) * plane + row + std::size_t(x)] = e;  // eq. 7
+      dsi[std::size_t(k) * plane + std::size_t(y) * std::size_t(width) + std::size_t(x)] = e;  // eq. 7
     }
   }
 }
 
 }  // namespace
 
-void energy(const cufftComplex* left, const cufftComplex* right_mirrored, int width, int height,
+void energy(const cufftComplex* left, const cufftComplex* right_mirrored, int width, int height, int row_pitch,
             std::size_t wavelet_pitch, int wavelets, DisparityRange range, float* dsi, cudaStream_t stream) {
   require(width >= 1 && height >= 1 && range.count >= 1 && wavelets >= 1 && wavelets <= MAX_WAVELETS,
           "symstereo/cuda: energy: bad sizes " + std::to_string(width) + " x " + std::to_string(height) + ", " +
               std::to_string(range.count) + " levels, " + std::to_string(wavelets) + " wavelets");
   require(height <= 65535, "symstereo/cuda: energy: height " + std::to_string(height) + " exceeds the grid's 65535");
-  require(wavelet_pitch >= std::size_t(width) * std::size_t(height),
+  require(row_pitch >= width && wavelet_pitch >= std::size_t(row_pitch) * std::size_t(height),
           "symstereo/cuda: energy: wavelet pitch " + std::to_string(wavelet_pitch) + " is less than one image");
   const dim3 grid(unsigned(div_up(width, BX)), unsigned(div_up(range.count, BD)), unsigned(height));
   energy_kernel<<<grid, THREADS, 0, stream>>>(reinterpret_cast<const float2*>(left),
                                               reinterpret_cast<const float2*>(right_mirrored), width, height,
-                                              wavelet_pitch, wavelets, range.min, range.count, dsi);
+                                              row_pitch, wavelet_pitch, wavelets, range.min, range.count, dsi);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -11,9 +11,9 @@
 ///   wta.cu      wta               arg max over the levels
 ///   symstereo_cuda.cpp            the matcher ("symstereo", "cuda")
 ///
-/// Layouts (float2 = cufftComplex = (re, im)):
-///   spectrum   H rows of W/2 + 1 bins (cuFFT R2C output)
-///   responses  N x H rows of W complex, row k * H + y (the filter's output, transformed in place);
+/// Layouts (float2 = cufftComplex = (re, im)); rows are Wp = symstereo_padded_length(W) long:
+///   spectrum   H rows of Wp/2 + 1 bins (cuFFT R2C output)
+///   responses  N x H rows of Wp complex, row k * H + y (the filter's output, transformed in place);
 ///              the matcher runs both views as one image of 2H rows (left rows, then the
 ///              mirrored right rows), so each FFT and the filter are one launch for both
 ///   DSI        float, index (level * H + y) * W + x, as reference::Dsi and `run --dsi`
@@ -43,11 +43,12 @@ constexpr int MAX_WAVELETS = 256;
 /// the formula of reference::log_gabor_bank. `bank` holds params.wavelets * (W/2 + 1) floats.
 void log_gabor_bank(int width, const SymStereoParams& params, float* bank, cudaStream_t stream);
 
-/// Step 4 and the grey conversion in one pass: raw interleaved pixels (1, 3 or 4 channels,
-/// W x H) -> float grey (integer BT.601 luma for colour, as reference::grey_float), mirrored
-/// left-right when `mirror`. `grey` holds W x H floats.
-void flip_rows(const std::uint8_t* raw, int width, int height, int channels, bool mirror, float* grey,
-               cudaStream_t stream);
+/// Step 4, the grey conversion and the row extension in one pass: raw interleaved pixels (1, 3
+/// or 4 channels, W x H) -> float grey (integer BT.601 luma for colour, as
+/// reference::grey_float), mirrored left-right when `mirror`, each row extended to
+/// `padded_width` as reference::pad_rows does. `grey` holds padded_width x H floats.
+void flip_rows(const std::uint8_t* raw, int width, int height, int channels, bool mirror, int padded_width,
+               float* grey, cudaStream_t stream);
 
 /// Step 5: R2C FFT of every row of `grey` (H rows of W) into `spectrum` (H rows of W/2 + 1).
 void row_fft(const CufftPlan& plan, const float* grey, cufftComplex* spectrum);
@@ -65,7 +66,8 @@ void inverse(const CufftPlan& plan, cufftComplex* responses);
 /// q is outside the row. Sums over the N wavelets in fp32. Wavelet w's image of a view starts
 /// w * wavelet_pitch elements after its first: H x W for one view's responses alone, 2 H x W
 /// in the matcher, whose two views share one buffer (wavelet-major, then view, then row).
-void energy(const cufftComplex* left, const cufftComplex* right_mirrored, int width, int height,
+/// Rows are `row_pitch` >= W values apart (the padded FFT length); only x < W is read.
+void energy(const cufftComplex* left, const cufftComplex* right_mirrored, int width, int height, int row_pitch,
             std::size_t wavelet_pitch, int wavelets, DisparityRange range, float* dsi, cudaStream_t stream);
 
 /// Disparity of every pixel: range.min + the level of the largest energy (the first on ties).

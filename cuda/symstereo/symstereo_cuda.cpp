@@ -40,45 +40,49 @@ std::string mib(std::size_t bytes) {
 /// forward FFT, the filter and the inverse FFT are one launch each for both views.
 struct Workspace {
   int width = 0, height = 0, channels = 0, wavelets = 0, levels = 0;
+  int padded = 0;  // Wp, the FFT row length (symstereo_padded_length)
   cu::DeviceBuffer<std::uint8_t> raw_left, raw_right;
   cu::DeviceBuffer<float> grey, bank, dsi, disparity;     // grey: 2H x W
   cu::DeviceBuffer<cufftComplex> spectrum, responses;     // 2H x (W/2 + 1); N x 2H x W
   std::unique_ptr<CufftPlan> forward, backward;
 
   /// The bytes of the buffers (without the cuFFT work areas). At 1024x768, N = 45, 170
-  /// levels: responses 2 x 45 x 768 x 1024 x 8 B = 566.2 MB (the N complex images per view of
-  /// Sec. 3.2), DSI 1024 x 768 x 170 x 4 B = 534.8 MB, the rest 20 MB: 1.12 GB.
-  static std::size_t buffer_bytes(int w, int h, int c, int n, int levels) {
+  /// levels: responses 2 x 45 x 768 x 1134 x 8 B = 627.0 MB (the N complex images per view of
+  /// Sec. 3.2, rows padded to Wp = 1134), DSI 1024 x 768 x 170 x 4 B = 534.8 MB, the rest
+  /// 22 MB: 1.18 GB.
+  static std::size_t buffer_bytes(int w, int wp, int h, int c, int n, int levels) {
     const std::size_t px = std::size_t(w) * std::size_t(h);
-    const std::size_t bins = std::size_t(w / 2 + 1);
+    const std::size_t ppx = std::size_t(wp) * std::size_t(h);  // padded rows
+    const std::size_t bins = std::size_t(wp / 2 + 1);
     return 2 * px * std::size_t(c)                             // raw uploads
-           + 2 * px * sizeof(float)                            // grey
+           + 2 * ppx * sizeof(float)                           // grey
            + std::size_t(n) * bins * sizeof(float)             // bank
            + 2 * std::size_t(h) * bins * sizeof(cufftComplex)  // half spectra
-           + 2 * std::size_t(n) * px * sizeof(cufftComplex)    // responses
+           + 2 * std::size_t(n) * ppx * sizeof(cufftComplex)   // responses
            + px * std::size_t(levels) * sizeof(float)          // DSI
            + px * sizeof(float);                               // disparity
   }
-  static std::size_t bytes_needed(int w, int h, int c, int n, int levels) {
-    return buffer_bytes(w, h, c, n, levels) + CufftPlan::estimate_work_bytes(CufftPlan::Kind::r2c, w, 2 * h) +
-           CufftPlan::estimate_work_bytes(CufftPlan::Kind::c2c, w, 2 * n * h) + BUFFERS * ALLOCATION_SLACK;
+  static std::size_t bytes_needed(int w, int wp, int h, int c, int n, int levels) {
+    return buffer_bytes(w, wp, h, c, n, levels) + CufftPlan::estimate_work_bytes(CufftPlan::Kind::r2c, wp, 2 * h) +
+           CufftPlan::estimate_work_bytes(CufftPlan::Kind::c2c, wp, 2 * n * h) + BUFFERS * ALLOCATION_SLACK;
   }
 
-  Workspace(int w, int h, int c, int n, int l, cudaStream_t stream)
-      : width(w), height(h), channels(c), wavelets(n), levels(l) {
+  Workspace(int w, int wp, int h, int c, int n, int l, cudaStream_t stream)
+      : width(w), height(h), channels(c), wavelets(n), levels(l), padded(wp) {
     const std::size_t px = std::size_t(w) * std::size_t(h);
-    const std::size_t bins = std::size_t(w / 2 + 1);
+    const std::size_t ppx = std::size_t(wp) * std::size_t(h);
+    const std::size_t bins = std::size_t(wp / 2 + 1);
     raw_left = cu::make_device_buffer<std::uint8_t>(px * std::size_t(c), COMPONENT, "the left image");
     raw_right = cu::make_device_buffer<std::uint8_t>(px * std::size_t(c), COMPONENT, "the right image");
-    grey = cu::make_device_buffer<float>(2 * px, COMPONENT, "the grey images");
+    grey = cu::make_device_buffer<float>(2 * ppx, COMPONENT, "the grey images");
     bank = cu::make_device_buffer<float>(std::size_t(n) * bins, COMPONENT, "the log-Gabor bank");
     spectrum = cu::make_device_buffer<cufftComplex>(2 * std::size_t(h) * bins, COMPONENT, "the row spectra");
-    responses = cu::make_device_buffer<cufftComplex>(2 * std::size_t(n) * px, COMPONENT,
+    responses = cu::make_device_buffer<cufftComplex>(2 * std::size_t(n) * ppx, COMPONENT,
                                                      "the N filtered complex images of both views");
     dsi = cu::make_device_buffer<float>(px * std::size_t(l), COMPONENT, "the DSI");
     disparity = cu::make_device_buffer<float>(px, COMPONENT, "the disparity map");
-    forward = std::make_unique<CufftPlan>(CufftPlan::Kind::r2c, w, 2 * h, stream, COMPONENT);
-    backward = std::make_unique<CufftPlan>(CufftPlan::Kind::c2c, w, 2 * n * h, stream, COMPONENT);
+    forward = std::make_unique<CufftPlan>(CufftPlan::Kind::r2c, wp, 2 * h, stream, COMPONENT);
+    backward = std::make_unique<CufftPlan>(CufftPlan::Kind::c2c, wp, 2 * n * h, stream, COMPONENT);
   }
 };
 
@@ -117,18 +121,19 @@ class SymStereoCudaMatcher final : public Matcher {
     CUDA_CHECK(cudaMemcpyAsync(w.raw_right.get(), right.data.data(), right.data.size(), cudaMemcpyHostToDevice, s));
     mark("transfers: upload");
 
-    const std::size_t px = std::size_t(w.width) * std::size_t(w.height);
-    cs::flip_rows(w.raw_left.get(), w.width, w.height, w.channels, false, w.grey.get(), s);
-    cs::flip_rows(w.raw_right.get(), w.width, w.height, w.channels, true, w.grey.get() + px, s);
+    const std::size_t ppx = std::size_t(w.padded) * std::size_t(w.height);
+    cs::flip_rows(w.raw_left.get(), w.width, w.height, w.channels, false, w.padded, w.grey.get(), s);
+    cs::flip_rows(w.raw_right.get(), w.width, w.height, w.channels, true, w.padded, w.grey.get() + ppx, s);
     mark("flip + grey");
     cs::row_fft(*w.forward, w.grey.get(), w.spectrum.get());
     mark("fft forward");
-    cs::filter(w.spectrum.get(), w.bank.get(), w.width, 2 * w.height, n, w.responses.get(), s);
+    cs::filter(w.spectrum.get(), w.bank.get(), w.padded, 2 * w.height, n, w.responses.get(), s);
     mark("filtering");
     cs::inverse(*w.backward, w.responses.get());
     mark("fft inverse");
     // Wavelet k's left image is row block k * 2H, its mirrored right image the next H rows.
-    cs::energy(w.responses.get(), w.responses.get() + px, w.width, w.height, 2 * px, n, range, w.dsi.get(), s);
+    cs::energy(w.responses.get(), w.responses.get() + ppx, w.width, w.height, w.padded, 2 * ppx, n, range,
+               w.dsi.get(), s);
     mark("energy");
     cs::wta(w.dsi.get(), w.width, w.height, range, w.disparity.get(), s);
     mark("wta");
@@ -167,14 +172,16 @@ class SymStereoCudaMatcher final : public Matcher {
   std::optional<MemoryStats> memory_stats(int width, int height, DisparityRange range) override {
     const cu::DeviceScope device_scope(ordinal_);
     const double px = double(width) * double(height);
+    const int padded = symstereo_padded_length(width, params_);
+    const double ppx = double(padded) * double(height);
     const double n = double(params_.wavelets);
-    const double bins = double(width / 2 + 1) * double(height);
+    const double bins = double(padded / 2 + 1) * double(height);
     MemoryStats m;
     m.stage_bytes = {
-        {"flip + grey", 2.0 * px * (3.0 + 4.0)},
-        {"fft forward", 2.0 * (px * 4.0 + bins * 8.0)},
-        {"filtering", 2.0 * (bins * 8.0 + n * px * 8.0)},
-        {"fft inverse", 2.0 * 2.0 * n * px * 8.0},  // in place: read + write
+        {"flip + grey", 2.0 * (px * 3.0 + ppx * 4.0)},
+        {"fft forward", 2.0 * (ppx * 4.0 + bins * 8.0)},
+        {"filtering", 2.0 * (bins * 8.0 + n * ppx * 8.0)},
+        {"fft inverse", 2.0 * 2.0 * n * ppx * 8.0},  // in place: read + write
         {"energy", 2.0 * n * px * 8.0 + px * double(range.count) * 4.0},
         {"wta", px * double(range.count) * 4.0 + px * 4.0},
     };
@@ -195,7 +202,8 @@ class SymStereoCudaMatcher final : public Matcher {
     if (work_ && work_->width == width && work_->height == height && work_->channels == channels &&
         work_->wavelets == n && work_->levels == levels)
       return;
-    const std::size_t needed = Workspace::bytes_needed(width, height, channels, n, levels);
+    const int padded = symstereo_padded_length(width, params_);
+    const std::size_t needed = Workspace::bytes_needed(width, padded, height, channels, n, levels);
     const std::string what = std::to_string(width) + "x" + std::to_string(height) + " with N = " + std::to_string(n) +
                              " wavelets and " + std::to_string(levels) + " levels (N complex images per view, both views: " +
                              mib(2 * std::size_t(n) * std::size_t(width) * std::size_t(height) * 8) +
@@ -203,8 +211,8 @@ class SymStereoCudaMatcher final : public Matcher {
                              " MiB)";
     work_.reset();  // release the old size first, so the new one can use its memory
     cu::require_free_memory(needed, COMPONENT, what);  // throws with the GPU's free memory
-    auto fresh = std::make_unique<Workspace>(width, height, channels, n, levels, stream_.get());
-    cs::log_gabor_bank(width, params_, fresh->bank.get(), stream_.get());
+    auto fresh = std::make_unique<Workspace>(width, padded, height, channels, n, levels, stream_.get());
+    cs::log_gabor_bank(padded, params_, fresh->bank.get(), stream_.get());
     CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
     work_ = std::move(fresh);
   }

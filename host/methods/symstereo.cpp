@@ -4,12 +4,28 @@
 
 #include "host/methods/symstereo.h"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "host/matcher.h"
 #include "host/params.h"
 
 namespace stereo {
+
+int symstereo_padded_length(int width, const SymStereoParams& params) {
+  const double longest = double(params.min_wavelength) * std::pow(double(params.ratio), double(params.wavelets - 1));
+  const long minimum = long(width) + std::max(2L, long(std::ceil(2.0 * longest)));
+  for (long n = minimum;; ++n) {
+    long r = n;
+    for (long p : {2L, 3L, 5L, 7L})
+      while (r % p == 0) r /= p;
+    if (r == 1) {
+      require(n <= 1L << 24, "symstereo: padded row length " + std::to_string(n) + " is too long");
+      return int(n);
+    }
+  }
+}
 
 MethodInfo symstereo_method_info() {
   MethodInfo info;
