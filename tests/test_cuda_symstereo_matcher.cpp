@@ -81,7 +81,8 @@ TEST(CudaSymStereoMatcher, ReusesPlansAcrossRunsAndSizes) {
 
 TEST(CudaSymStereoMatcher, RefusesWhatDoesNotFit) {
   STEREO_REQUIRE_CUDA();
-  // 8192 x 4096 with N = 256: the responses alone are 2 x 256 x 8192 x 4096 x 8 B = 137 GB.
+  // 8192 x 4096 with N = 256: the responses alone are over 2 x 256 x 8192 x 4096 x 8 B = 137 GB
+  // (and the rows pad to millions of samples: lambda_256 = 6 x 1.05^255 px).
   auto gpu = create_matcher("symstereo", "cuda", {{"wavelets", "256"}});
   const ImageU8 big(8192, 4096, 1, 0);
   try {

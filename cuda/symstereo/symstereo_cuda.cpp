@@ -203,14 +203,17 @@ class SymStereoCudaMatcher final : public Matcher {
         work_->wavelets == n && work_->levels == levels)
       return;
     const int padded = symstereo_padded_length(width, params_);
-    const std::size_t needed = Workspace::bytes_needed(width, padded, height, channels, n, levels);
     const std::string what = std::to_string(width) + "x" + std::to_string(height) + " with N = " + std::to_string(n) +
-                             " wavelets and " + std::to_string(levels) + " levels (N complex images per view, both views: " +
-                             mib(2 * std::size_t(n) * std::size_t(width) * std::size_t(height) * 8) +
+                             " wavelets and " + std::to_string(levels) + " levels (N complex images per view, rows " +
+                             "padded to " + std::to_string(padded) + ", both views: " +
+                             mib(2 * std::size_t(n) * std::size_t(padded) * std::size_t(height) * 8) +
                              " MiB; DSI: " + mib(std::size_t(width) * std::size_t(height) * std::size_t(levels) * 4) +
                              " MiB)";
     work_.reset();  // release the old size first, so the new one can use its memory
-    cu::require_free_memory(needed, COMPONENT, what);  // throws with the GPU's free memory
+    // The buffers alone first: cuFFT's estimate refuses absurd sizes with an error of its own,
+    // and a problem that cannot fit should be told so in the suite's words.
+    cu::require_free_memory(Workspace::buffer_bytes(width, padded, height, channels, n, levels), COMPONENT, what);
+    cu::require_free_memory(Workspace::bytes_needed(width, padded, height, channels, n, levels), COMPONENT, what);
     auto fresh = std::make_unique<Workspace>(width, padded, height, channels, n, levels, stream_.get());
     cs::log_gabor_bank(padded, params_, fresh->bank.get(), stream_.get());
     CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
