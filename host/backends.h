@@ -23,6 +23,7 @@ namespace stereo {
 void register_salap(Registry& registry);
 void register_adcensus(Registry& registry);
 void register_crossrt(Registry& registry);
+void register_symstereo(Registry& registry);
 
 // ---- backends ---------------------------------------------------------------------------
 void register_salap_cpu(Registry& registry);        // reference/salap_matcher.cpp
@@ -33,5 +34,7 @@ void register_adcensus_cpu(Registry& registry);     // reference/adcensus_matche
 void register_adcensus_cuda(Registry& registry);    // cuda/adcensus/adcensus_cuda.cpp
 void register_crossrt_cpu(Registry& registry);      // reference/crossrt_matcher.cpp
 void register_crossrt_cuda(Registry& registry);     // cuda/crossrt/crossrt_cuda.cpp
+void register_symstereo_cpu(Registry& registry);    // reference/symstereo_matcher.cpp (needs FFTW)
+void register_symstereo_cuda(Registry& registry);   // cuda/symstereo/symstereo_cuda.cpp (cuFFT)
 
 }  // namespace stereo

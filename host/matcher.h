@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "host/disparity_range.h"
+#include "host/error.h"
 #include "host/image.h"
 #include "host/params.h"
 
@@ -28,9 +29,23 @@ struct Timing {
   [[nodiscard]] double total_ms() const { return upload_ms + algorithm_ms + readback_ms; }
 };
 
+/// A method's cost volume (disparity space image), for users who want it rather than the map
+/// (`stereo run --dsi`). Raw layout: float32, x fastest, then y, then level; level k is
+/// disparity range.min + k. `better` says which way a value is a better match.
+struct DisparitySpaceImage {
+  int width = 0;
+  int height = 0;
+  DisparityRange range;
+  std::string meaning;  ///< what a value is ("joint energy E = E_A x E_S, eq. 7")
+  std::string better;   ///< "higher" or "lower"
+  std::vector<float> data;  ///< index (k * height + y) * width + x
+};
+
 struct StereoResult {
   ImageF disparity;  ///< pixels; +inf where the method gives none
   Timing timing;
+  /// The cost volume, only after Matcher::request_cost_volume(true) on a backend that has one.
+  std::optional<DisparitySpaceImage> dsi;
 };
 
 /// Texture-fetch accounting of a shader backend, for the bench's fetch-rate ceiling.
@@ -71,6 +86,11 @@ class Matcher {
   virtual std::optional<FetchStats> fetch_stats(int /*width*/, int /*height*/, int /*levels*/) {
     return std::nullopt;
   }
+  /// Asks every later compute() to return its cost volume in StereoResult::dsi (not timed:
+  /// the read-back is outside Timing). Backends without one throw, naming themselves.
+  virtual void request_cost_volume(bool keep) {
+    if (keep) throw Error(component() + ": this backend exposes no cost volume (--dsi)");
+  }
   /// GPU backends that account their stages' bytes return them with a copy rate measured now.
   virtual std::optional<MemoryStats> memory_stats(int /*width*/, int /*height*/, DisparityRange /*range*/) {
     return std::nullopt;
@@ -100,6 +120,9 @@ struct PaperSpeed {
   std::optional<double> ms;    ///< the paper's time, where it gives one
   std::optional<double> mdes;  ///< the paper's Mde/s, where it gives one
   std::string note;            ///< what the paper's time includes, or other context
+  /// Parameter overrides of this setting (key, value), applied by `bench` on top of the
+  /// user's --set; empty = the defaults. SymStereo's grid carries {"wavelets", "30"}.
+  std::vector<std::pair<std::string, std::string>> set{};  // {} : older rows need not name it (-Wextra)
 };
 
 /// Everything the driver knows of a method, registered once with it (host/methods/<name>.h):

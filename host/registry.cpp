@@ -7,6 +7,7 @@
 #include "host/methods/adcensus.h"
 #include "host/methods/crossrt.h"
 #include "host/methods/salap.h"
+#include "host/methods/symstereo.h"
 
 namespace stereo {
 
@@ -58,12 +59,27 @@ void register_crossrt(Registry& r) {
 #endif
 }
 
+// The cpu backend needs FFTW (fftw3f); a build without it has the CUDA backend alone, and a
+// build with neither has no symstereo at all (CMake says why at configure time).
+void register_symstereo(Registry& r) {
+#if defined(STEREO_WITH_FFTW) || defined(STEREO_WITH_CUDA)
+  r.add_method(symstereo_method_info());
+#endif
+#ifdef STEREO_WITH_FFTW
+  register_symstereo_cpu(r);
+#endif
+#ifdef STEREO_WITH_CUDA
+  register_symstereo_cuda(r);
+#endif
+}
+
 const Registry& Registry::builtin() {
   static const Registry registry = [] {
     Registry r;
     register_salap(r);
     register_adcensus(r);
     register_crossrt(r);
+    register_symstereo(r);
     check_complete(r);
     return r;
   }();

@@ -59,7 +59,7 @@ if has device; then
 fi
 
 if has eval; then
-  for m in ${EVAL_METHODS:-salap adcensus}; do
+  for m in ${EVAL_METHODS:-salap adcensus symstereo}; do
     for b in cuda; do
       $bin/stereo eval shared-data/middlebury-v2 -m $m -b $b --out "/tmp/eval_${m}_$b" >"$OUT/eval_${m}_$b.txt" 2>&1
       echo "== eval $m/$b v2"; tail -8 "$OUT/eval_${m}_$b.txt"
@@ -68,7 +68,7 @@ if has eval; then
 fi
 
 if has bench; then
-  for m in ${BENCH_METHODS:-salap adcensus}; do
+  for m in ${BENCH_METHODS:-salap adcensus symstereo}; do
     $bin/stereo bench -m $m ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench_$m.txt"
   done
 fi

@@ -11,6 +11,9 @@ add_executable(stereo_cuda_tests
   ${CMAKE_CURRENT_LIST_DIR}/test_cuda_adcensus_matcher.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_cuda_crossrt_stages.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_cuda_crossrt_matcher.cpp
+  # SymStereo's CUDA tests compare with the FFTW reference, so they need it too.
+  $<$<BOOL:${STEREO_FFTW_ENABLED}>:${CMAKE_CURRENT_LIST_DIR}/test_cuda_symstereo_stages.cpp>
+  $<$<BOOL:${STEREO_FFTW_ENABLED}>:${CMAKE_CURRENT_LIST_DIR}/test_cuda_symstereo_matcher.cpp>
 )
 target_link_libraries(stereo_cuda_tests PRIVATE stereo_methods stereo_reference stereo_cuda GTest::gtest_main)
 stereo_warnings(stereo_cuda_tests)

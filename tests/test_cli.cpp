@@ -93,6 +93,22 @@ TEST_F(Cli, RunJsonCarriesParamsAndTiming) {
   EXPECT_GT(j["mdes"].get<double>(), 0.0);
 }
 
+// --dsi writes the cost volume where a backend has one (symstereo/cpu: W x H x levels float32
+// and a JSON description), and is one clear error where it has none.
+TEST_F(Cli, RunWritesTheDsiWhereTheBackendHasOne) {
+  const Outcome o = stereo("run " + p("l.png") + " " + p("r.png") + " -m symstereo -b cpu -d 8 --set wavelets=6 -o " +
+                           p("out.pfm") + " --dsi " + p("out.dsi"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(fs::file_size(p("out.dsi")), std::uintmax_t(64 * 40 * 8 * 4));
+  const std::string meta = slurp(p("out.dsi.json"));
+  EXPECT_NE(meta.find("\"levels\": 8"), std::string::npos) << meta;
+  EXPECT_NE(meta.find("\"better\": \"higher\""), std::string::npos) << meta;
+  fs::remove(p("out.pfm"));  // expect_user_error checks that a failed run leaves no out.pfm
+  expect_user_error(stereo("run " + p("l.png") + " " + p("r.png") + " -m adcensus -b cpu -d 8 -o " + p("out2.pfm") +
+                           " --dsi " + p("out2.dsi")),
+                    "exposes no cost volume");
+}
+
 TEST_F(Cli, MissingFile) { expect_user_error(stereo("run " + p("nope.png") + " " + p("r.png") + " -m salap -o " + p("out.pfm")), "nope.png"); }
 
 TEST_F(Cli, CorruptFile) {

@@ -111,9 +111,12 @@ json method_json(const MethodInfo& m) {
                         {"disc", optional_json(a.disc)}, {"when", when}});
   }
   json speed = json::array();
-  for (const PaperSpeed& s : m.speed)
+  for (const PaperSpeed& s : m.speed) {
+    json set = json::object();
+    for (const auto& [key, value] : s.set) set[key] = value;
     speed.push_back({{"width", s.width}, {"height", s.height}, {"levels", s.levels}, {"ms", optional_json(s.ms)},
-                     {"mdes", optional_json(s.mdes)}, {"note", s.note}});
+                     {"mdes", optional_json(s.mdes)}, {"note", s.note}, {"set", set}});
+  }
   return {{"name", m.name},
           {"title", m.title},
           {"citation", m.citation},
@@ -180,7 +183,7 @@ void cmd_params(const std::string& method) {
 // ---- run -------------------------------------------------------------------------------
 
 struct RunArgs {
-  std::string left, right, out, png16, color;
+  std::string left, right, out, png16, color, dsi;
   int levels = 64;
   int min_disparity = 0;
   bool json_out = false;
@@ -194,16 +197,39 @@ void check_output_folder(const std::string& path) {
   require(parent.empty() || fs::is_directory(parent, ec), "cannot write " + path + ": folder " + parent.string() + " does not exist");
 }
 
+// The DSI as raw little-endian float32 (DisparitySpaceImage's layout) and a JSON sidecar
+// PATH.json with its dimensions and meaning, so a reader needs no header parser.
+void write_dsi(const std::string& path, const DisparitySpaceImage& dsi) {
+  write_atomically(path, [&](const fs::path& tmp) {
+    std::ofstream out(tmp, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(dsi.data.data()), std::streamsize(dsi.data.size() * sizeof(float)));
+    require(bool(out), "cannot write " + path + " (disk full?)");
+  });
+  const json side = {{"format", "raw float32, little-endian, index (level * height + y) * width + x"},
+                     {"width", dsi.width}, {"height", dsi.height}, {"levels", dsi.range.count},
+                     {"min_disparity", dsi.range.min}, {"meaning", dsi.meaning}, {"better", dsi.better}};
+  write_atomically(path + ".json", [&](const fs::path& tmp) {
+    std::ofstream meta(tmp);
+    meta << side.dump(2) << "\n";
+    require(bool(meta), "cannot write " + path + ".json");
+  });
+}
+
 void cmd_run(const RunArgs& a) {
-  for (const auto& p : {a.out, a.png16, a.color}) check_output_folder(p);
+  for (const auto& p : {a.out, a.png16, a.color, a.dsi}) check_output_folder(p);
   const DisparityRange range{a.min_disparity, a.levels};
   const ImageU8 left = to_rgb(read_image(a.left));
   const ImageU8 right = to_rgb(read_image(a.right));
   validate_pair(left, right, range, "run");
   auto matcher = create_matcher(a.choice.method, a.choice.backend, a.choice.overrides());
+  if (!a.dsi.empty()) matcher->request_cost_volume(true);
   if (!a.json_out) print_params(a.choice.method, a.choice.backend, *matcher);
   const StereoResult r = matcher->compute(left, right, range);
   write_pfm(a.out, r.disparity);
+  if (!a.dsi.empty()) {
+    require(r.dsi.has_value(), "run: " + matcher->component() + " returned no cost volume for --dsi");
+    write_dsi(a.dsi, *r.dsi);
+  }
   if (!a.png16.empty()) write_disparity_png16(a.png16, r.disparity);
   if (!a.color.empty()) write_png(a.color, colorize_range(r.disparity, range));
   const double total = r.timing.total_ms();
@@ -227,6 +253,10 @@ void cmd_run(const RunArgs& a) {
             << "disparity: " << a.out << "\n";
   if (!a.png16.empty()) std::cout << "16-bit PNG: " << a.png16 << "\n";
   if (!a.color.empty()) std::cout << "colour map: " << a.color << " (ramp over " << range_text(range) << ")\n";
+  if (!a.dsi.empty())
+    std::cout << "DSI: " << a.dsi << " (raw float32 " << left.width << " x " << left.height << " x " << range.count
+              << ", x fastest, then y, then level = disparity - " << range.min << "; " << r.dsi->meaning << ", "
+              << r.dsi->better << " is better; described in " << a.dsi << ".json)\n";
 }
 
 // ---- eval ------------------------------------------------------------------------------
@@ -604,6 +634,13 @@ void print_bench_row(const json& j) {
               << ", " << fmt(100.0 * j["fetch_share"].get<double>(), 0) << "%)";
   if (paper.is_object() && !paper["mdes"].is_number() && !paper["note"].get<std::string>().empty())
     std::cout << "   (" << paper["note"].get<std::string>() << ")";
+  if (j.contains("set"))
+    for (const auto& [key, value] : j["set"].items()) std::cout << "   " << key << "=" << value.get<std::string>();
+  if (paper.is_object() && paper["ms"].is_number() && j["total_ms"].get<double>() > 0) {
+    const double speedup = paper["ms"].get<double>() / j["total_ms"].get<double>();
+    std::cout << "   paper " << fmt(paper["ms"].get<double>(), 2) << " ms (paper / ours = "
+              << fmt(speedup, speedup < 10.0 ? 2 : 0) << ")";
+  }
   std::cout << std::endl;
   // One indented line per named stage; GB/s and the share of the copy rate where accounted.
   if (j.contains("stages") && j["stages"].size() > 1)
@@ -636,9 +673,15 @@ void cmd_bench(const BenchArgs& a) {
     require(!backends.empty(), "bench: no GPU backend of " + a.choice.method + " is available here; pass -b cpu");
   }
   // The paper's setting of a size and count, so a --size run that matches one is compared too.
+  // A setting that carries parameter overrides matches only when the user's --set has them.
+  const Overrides user = a.choice.overrides();
   const auto paper_setting = [&](int w, int h, int levels) -> std::optional<PaperSpeed> {
-    for (const PaperSpeed& s : info.speed)
-      if (s.width == w && s.height == h && s.levels == levels) return s;
+    for (const PaperSpeed& s : info.speed) {
+      const bool set_holds = std::all_of(s.set.begin(), s.set.end(), [&](const auto& kv) {
+        return std::find(user.begin(), user.end(), kv) != user.end();
+      });
+      if (s.width == w && s.height == h && s.levels == levels && set_holds) return s;
+    }
     return std::nullopt;
   };
   std::vector<BenchConfig> configs;
@@ -668,7 +711,20 @@ void cmd_bench(const BenchArgs& a) {
   }
   for (const BenchConfig& c : configs)
     for (std::size_t i = 0; i < backends.size(); ++i) {
-      json j = bench_one(*matchers[i], info, backends[i], c, a.repeat);
+      // A paper setting with its own parameters (SymStereo's N per cell) runs on a matcher made
+      // for it: the user's --set, then the setting's overrides, which are the paper's cell.
+      std::unique_ptr<Matcher> own;
+      if (c.paper && !c.paper->set.empty() && a.size.empty()) {
+        Overrides o = user;
+        o.insert(o.end(), c.paper->set.begin(), c.paper->set.end());
+        own = create_matcher(a.choice.method, backends[i], o);
+      }
+      json j = bench_one(own ? *own : *matchers[i], info, backends[i], c, a.repeat);
+      if (c.paper && !c.paper->set.empty()) {
+        json set = json::object();
+        for (const auto& [key, value] : c.paper->set) set[key] = value;
+        j["set"] = set;
+      }
       if (!a.json_out && !header) {
         print_bench_header(matchers[i]->device(), matchers[i]->params(), info, j, any_paper);
         header = true;
@@ -703,6 +759,8 @@ void add_core_commands(CLI::App& app) {
   r->add_option("-o,--out", run->out, "disparity map, PFM (inf = none)")->required();
   r->add_option("--png", run->png16, "also a 16-bit PNG, disparity x 256 (KITTI convention)");
   r->add_option("--color", run->color, "also a colour-mapped PNG for people (ramp over the searched range)");
+  r->add_option("--dsi", run->dsi,
+                "also the cost volume (DSI), raw float32 x-y-level with a PATH.json description (methods that have one)");
   r->add_flag("--json", run->json_out, "print JSON");
   r->callback([run] { cmd_run(*run); });
 

@@ -1,0 +1,149 @@
+// Eq. 3-7 into the DSI: for every pixel p = (x, y) and level k (d = range.min + k),
+//   S = L_w(x) + R_w(x - d), A = L_w(x) - R_w(x - d) for each wavelet w (complex s + i a),
+//   E_S = sum(|Re S| - |Im S|) / sum |S|,   E_A = sum(|Im A| - |Re A|) / sum |A|,   E = E_A E_S.
+//
+// The paper's Fig. 1 mapping, carried one step further. A block covers 64 pixels x 32 levels of
+// one row. The left view's responses of those 64 pixels are what every level of the block reads
+// (the paper keeps them in shared memory); here the right view's 64 + 31 responses the block's
+// levels reach are staged in shared memory too, a chunk of 16 wavelets at a time, because each
+// is read by up to 32 (x, d) pairs with the same x - d. Each thread then holds a 4 x 4 tile of
+// (x, d) pairs in registers (x = x0 + tx + 16 i, k = k0 + td + 8 j): 4 left and 10 right values
+// per wavelet feed 16 pairs, so shared-memory traffic is 14 loads per 16 pairs instead of 2 per
+// pair. The x spacing of 16 keeps each half-warp's 64-bit loads on consecutive addresses (no
+// bank conflicts).
+//
+// The work per (pair, wavelet) is ~14 fp32 operations and 2 square roots; the square roots go to
+// the SFU (16 per clock per SM against 128 fp32 lanes): about 16 issued instructions and 2 SFU
+// operations per (pair, wavelet), so issue and SFU limits are about equal (NOTES.md). Sums are
+// fp32 over <= 256 terms.
+//
+// The right view's responses are mirrored (computed on the flipped image): R(q) is read at
+// W-1-q, which is Algorithm 1's step 8 without a pass over N complex images.
+
+#include <string>
+
+#include "cuda/symstereo/stages.h"
+#include "host/methods/symstereo.h"
+
+namespace stereo::cu::symstereo {
+namespace {
+
+constexpr int TX = 16;               // threads along x
+constexpr int TD = 8;                // threads along the levels
+constexpr int PX = 4;                // pixels per thread (stride TX)
+constexpr int PD = 4;                // levels per thread (stride TD)
+constexpr int BX = TX * PX;          // 64 pixels per block
+constexpr int BD = TD * PD;          // 32 levels per block
+constexpr int RIGHT = BX + BD - 1;   // 95 right-view responses a block reaches
+constexpr int RIGHT_PAD = BX + BD;   // row pitch in shared memory
+constexpr int KC = 16;               // wavelets staged per chunk
+constexpr int THREADS = TX * TD;     // 128
+// Right values one thread reads per wavelet: offsets 16 i - 8 j = 8 m, m = 2i - j in -3..6.
+constexpr int RM = 2 * (PX - 1) + (PD - 1) + 1;  // 10
+
+// |re + i im| with one SFU instruction: sqrt.approx is MUFU.SQRT on sm_75 and later (relative
+// error about 2^-23, zero at zero), where sqrtf would be the IEEE-rounded multi-instruction
+// sequence and v * rsqrt(v) two instructions and a clamp away from zero.
+__device__ __forceinline__ float magnitude(float re, float im) {
+  float r;
+  asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(fmaf(re, re, im * im)));
+  return r;
+}
+
+__global__ void __launch_bounds__(THREADS) energy_kernel(const float2* __restrict__ left,
+                                                         const float2* __restrict__ right_mirrored, int width,
+                                                         int height, int row_pitch, std::size_t wavelet_pitch,
+                                                         int wavelets,
+                                                         int min_disparity, int levels, float* __restrict__ dsi) {
+  __shared__ float2 left_s[KC][BX];
+  __shared__ float2 right_s[KC][RIGHT_PAD];
+  const int tx = int(threadIdx.x) % TX;
+  const int td = int(threadIdx.x) / TX;
+  const int x0 = int(blockIdx.x) * BX;
+  const int k0 = int(blockIdx.y) * BD;
+  const int y = int(blockIdx.z);
+  // q of right_s[.][0]: the smallest x - d of the block, x0 - (range.min + k0 + BD - 1).
+  const int q_base = x0 - (min_disparity + k0 + BD - 1);
+
+  float num_s[PX][PD], den_s[PX][PD], num_a[PX][PD], den_a[PX][PD];
+#pragma unroll
+  for (int i = 0; i < PX; ++i)
+#pragma unroll
+    for (int j = 0; j < PD; ++j) num_s[i][j] = den_s[i][j] = num_a[i][j] = den_a[i][j] = 0.0f;
+
+  const std::size_t row_stride = wavelet_pitch;  // one wavelet's image to the next
+  const std::size_t row = std::size_t(y) * std::size_t(row_pitch);
+  for (int w0 = 0; w0 < wavelets; w0 += KC) {
+    const int kc = min(KC, wavelets - w0);
+    __syncthreads();  // the previous chunk is consumed
+    for (int idx = int(threadIdx.x); idx < kc * BX; idx += THREADS) {
+      const int kk = idx / BX, xx = idx % BX, x = x0 + xx;
+      left_s[kk][xx] = x < width ? left[std::size_t(w0 + kk) * row_stride + row + std::size_t(x)] : float2{0, 0};
+    }
+    for (int idx = int(threadIdx.x); idx < kc * RIGHT_PAD; idx += THREADS) {
+      const int kk = idx / RIGHT_PAD, rr = idx % RIGHT_PAD, q = q_base + rr;
+      float2 v{0, 0};
+      if (rr < RIGHT && q >= 0 && q < width)
+        v = right_mirrored[std::size_t(w0 + kk) * row_stride + row + std::size_t(width - 1 - q)];
+      right_s[kk][rr] = v;
+    }
+    __syncthreads();
+#pragma unroll 2
+    for (int kk = 0; kk < kc; ++kk) {
+      float2 l[PX], r[RM];
+#pragma unroll
+      for (int i = 0; i < PX; ++i) l[i] = left_s[kk][tx + TX * i];
+      // x - d = x0 + tx + 16 i - (min + k0 + td + 8 j); its index in right_s is
+      // tx - td + (BD - 1) + 8 (2i - j).
+#pragma unroll
+      for (int m = 0; m < RM; ++m) r[m] = right_s[kk][tx - td + (BD - 1) + TD * (m - (PD - 1))];
+#pragma unroll
+      for (int i = 0; i < PX; ++i)
+#pragma unroll
+        for (int j = 0; j < PD; ++j) {
+          const float2 rv = r[2 * i - j + (PD - 1)];
+          const float s_sym = l[i].x + rv.x, a_sym = l[i].y + rv.y;    // eq. 3
+          const float s_anti = l[i].x - rv.x, a_anti = l[i].y - rv.y;  // eq. 4
+          num_s[i][j] += fabsf(s_sym) - fabsf(a_sym);                  // eq. 5
+          den_s[i][j] += magnitude(s_sym, a_sym);
+          num_a[i][j] += fabsf(a_anti) - fabsf(s_anti);  // eq. 6
+          den_a[i][j] += magnitude(s_anti, a_anti);
+        }
+    }
+  }
+  const std::size_t plane = std::size_t(width) * std::size_t(height);
+#pragma unroll
+  for (int j = 0; j < PD; ++j) {
+    const int k = k0 + td + TD * j;
+    if (k >= levels) continue;
+#pragma unroll
+    for (int i = 0; i < PX; ++i) {
+      const int x = x0 + tx + TX * i;
+      if (x >= width) continue;
+      const int q = x - (min_disparity + k);
+      float e = SYMSTEREO_OUT_OF_IMAGE;
+      if (q >= 0 && q < width)
+        e = (num_a[i][j] / (den_a[i][j] + SYMSTEREO_EPSILON)) * (num_s[i][j] / (den_s[i][j] + SYMSTEREO_EPSILON));
+      dsi[std::size_t(k) * plane + std::size_t(y) * std::size_t(width) + std::size_t(x)] = e;  // eq. 7
+    }
+  }
+}
+
+}  // namespace
+
+void energy(const cufftComplex* left, const cufftComplex* right_mirrored, int width, int height, int row_pitch,
+            std::size_t wavelet_pitch, int wavelets, DisparityRange range, float* dsi, cudaStream_t stream) {
+  require(width >= 1 && height >= 1 && range.count >= 1 && wavelets >= 1 && wavelets <= MAX_WAVELETS,
+          "symstereo/cuda: energy: bad sizes " + std::to_string(width) + " x " + std::to_string(height) + ", " +
+              std::to_string(range.count) + " levels, " + std::to_string(wavelets) + " wavelets");
+  require(height <= 65535, "symstereo/cuda: energy: height " + std::to_string(height) + " exceeds the grid's 65535");
+  require(row_pitch >= width && wavelet_pitch >= std::size_t(row_pitch) * std::size_t(height),
+          "symstereo/cuda: energy: wavelet pitch " + std::to_string(wavelet_pitch) + " is less than one image");
+  const dim3 grid(unsigned(div_up(width, BX)), unsigned(div_up(range.count, BD)), unsigned(height));
+  energy_kernel<<<grid, THREADS, 0, stream>>>(reinterpret_cast<const float2*>(left),
+                                              reinterpret_cast<const float2*>(right_mirrored), width, height,
+                                              row_pitch, wavelet_pitch, wavelets, range.min, range.count, dsi);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace stereo::cu::symstereo

@@ -1,0 +1,89 @@
+// The `cpu` backend of SymStereo: the reference stages of reference/symstereo.h behind the
+// Matcher interface, timed stage by stage with the host clock. The FFTW plan and the filter
+// bank are made on the first pair of a size and reused for every later pair of that size.
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "host/backends.h"
+#include "host/methods/symstereo.h"
+#include "reference/symstereo.h"
+
+namespace stereo {
+namespace {
+
+class SymStereoCpu final : public Matcher {
+ public:
+  explicit SymStereoCpu(const Overrides& overrides) {
+    params_json_ = bind_params("symstereo/cpu", overrides, params_);
+    params_.validate("symstereo/cpu");
+  }
+
+  void request_cost_volume(bool keep) override { keep_dsi_ = keep; }
+
+  StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
+    namespace ref = reference;
+    StereoResult result;
+    result.timing.clock = "host clock";
+    const auto start = std::chrono::steady_clock::now();
+    auto last = start;
+    const auto lap = [&](const std::string& name) {
+      const auto now = std::chrono::steady_clock::now();
+      result.timing.stages.emplace_back(name, std::chrono::duration<double, std::milli>(now - last).count());
+      last = now;
+    };
+    const int w = left.width, h = left.height, wp = symstereo_padded_length(w, params_);
+    if (!plan_ || plan_->width() != wp || plan_->rows() != h) {
+      plan_ = std::make_unique<ref::FftwPlan>(wp, h);
+      bank_ = ref::log_gabor_bank(wp, params_);
+    }
+    const ImageF grey_left = ref::pad_rows(ref::grey_float(left), wp);
+    const ImageF grey_right_flipped = ref::pad_rows(ref::flip_rows(ref::grey_float(right)), wp);
+    lap("flip");
+    const ref::ComplexRows spec_left = ref::row_fft(grey_left, *plan_);
+    const ref::ComplexRows spec_right = ref::row_fft(grey_right_flipped, *plan_);
+    lap("fft");
+    ref::ComplexRows filt_left = ref::filter(spec_left, bank_);
+    ref::ComplexRows filt_right = ref::filter(spec_right, bank_);
+    lap("filter");
+    const ref::Responses resp_left = ref::inverse(filt_left, *plan_);
+    filt_left = {};
+    const ref::Responses resp_right = ref::flip_rows(ref::inverse(filt_right, *plan_), w);
+    filt_right = {};
+    lap("inverse fft + flip back");
+    ref::Dsi dsi = ref::energy(resp_left, resp_right, w, h, range);
+    lap("energy");
+    result.disparity = ref::wta(dsi);
+    lap("wta");
+    result.timing.algorithm_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (keep_dsi_)
+      result.dsi = DisparitySpaceImage{w, h, range, "joint energy E = E_A x E_S (Mota et al. eq. 7)", "higher",
+                                       std::move(dsi.data)};
+    return result;
+  }
+
+  [[nodiscard]] nlohmann::json params() const override { return params_json_; }
+  [[nodiscard]] std::string component() const override { return "symstereo/cpu"; }
+  [[nodiscard]] std::string device() const override { return cpu_name(); }
+
+ private:
+  SymStereoParams params_;
+  nlohmann::json params_json_;
+  bool keep_dsi_ = false;
+  std::unique_ptr<reference::FftwPlan> plan_;
+  reference::FilterBank bank_;
+};
+
+}  // namespace
+
+void register_symstereo_cpu(Registry& registry) {
+  registry.add({"symstereo", "cpu", "SymStereo logN, log-Gabor bank by FFTW (float), energies in double (Mota et al. ICASSP 2014)",
+                [] { return std::optional<std::string>{}; },
+                [](const Overrides& o) -> std::unique_ptr<Matcher> { return std::make_unique<SymStereoCpu>(o); }});
+}
+
+}  // namespace stereo
