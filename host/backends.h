@@ -22,6 +22,7 @@ namespace stereo {
 // ---- methods: the MethodInfo and every backend of it this build has (host/registry.cpp) ----
 void register_salap(Registry& registry);
 void register_adcensus(Registry& registry);
+void register_esaw(Registry& registry);  // esaw and esmp
 
 // ---- backends ---------------------------------------------------------------------------
 void register_salap_cpu(Registry& registry);        // reference/salap_matcher.cpp
@@ -30,5 +31,7 @@ void register_salap_glcompute(Registry& registry);  // gl/salap_glcompute.cpp (c
 void register_salap_cuda(Registry& registry);       // cuda/salap/salap_cuda.cpp
 void register_adcensus_cpu(Registry& registry);     // reference/adcensus_matcher.cpp
 void register_adcensus_cuda(Registry& registry);    // cuda/adcensus/adcensus_cuda.cpp
+void register_esaw_cpu(Registry& registry);         // reference/esaw_matcher.cpp
+void register_esmp_cpu(Registry& registry);         // reference/esaw_matcher.cpp
 
 }  // namespace stereo

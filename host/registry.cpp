@@ -5,6 +5,7 @@
 #include "host/dataset.h"
 #include "host/error.h"
 #include "host/methods/adcensus.h"
+#include "host/methods/esaw.h"
 #include "host/methods/salap.h"
 
 namespace stereo {
@@ -49,11 +50,20 @@ void register_adcensus(Registry& r) {
 #endif
 }
 
+// ESAW and ESMP share one paper, one reference and one CUDA directory: one hook for both.
+void register_esaw(Registry& r) {
+  r.add_method(esaw_method_info());
+  r.add_method(esmp_method_info());
+  register_esaw_cpu(r);
+  register_esmp_cpu(r);
+}
+
 const Registry& Registry::builtin() {
   static const Registry registry = [] {
     Registry r;
     register_salap(r);
     register_adcensus(r);
+    register_esaw(r);
     check_complete(r);
     return r;
   }();
