@@ -37,7 +37,7 @@ int colour_distance(const ImageU8& rgb, int x0, int y0, int x1, int y1) {
 // One three-sample pass along (dx, dy); the weights depend on the pixel only, so they are
 // computed once per pixel and applied to every disparity.
 CostVolume aggregate(const CostVolume& centre, const CostVolume& side, const ImageU8& rgb, int dx, int dy, int step,
-                     float gamma_c, float gamma_p, Storage storage, const char* stage) {
+                     float gamma_c, float gamma_p, Border border, Storage storage, const char* stage) {
   require_same_shape(centre, side, stage);
   require(rgb.width == centre.width && rgb.height == centre.height,
           std::string("esaw/cpu: ") + stage + ": reference image " + std::to_string(rgb.width) + "x" +
@@ -49,10 +49,13 @@ CostVolume aggregate(const CostVolume& centre, const CostVolume& side, const Ima
   parallel_for(std::size_t(centre.height), 0, [&](std::size_t row) {
     const int y = int(row);
     for (int x = 0; x < centre.width; ++x) {
-      const SampleWeights w = sample_weights(rgb, x, y, dx, dy, step, gamma_c, gamma_p);
+      const SampleWeights w = sample_weights(rgb, x, y, dx, dy, step, gamma_c, gamma_p, border);
       const float* c = &centre.at(x, y, 0);
-      const float* m = w.minus > 0.0f ? &side.at(x - dx * step, y - dy * step, 0) : nullptr;
-      const float* p = w.plus > 0.0f ? &side.at(x + dx * step, y + dy * step, 0) : nullptr;
+      // Clamped coordinates: with Border::drop a sample outside has weight 0 and is not read.
+      const int xm = std::clamp(x - dx * step, 0, centre.width - 1), ym = std::clamp(y - dy * step, 0, centre.height - 1);
+      const int xp = std::clamp(x + dx * step, 0, centre.width - 1), yp = std::clamp(y + dy * step, 0, centre.height - 1);
+      const float* m = w.minus > 0.0f ? &side.at(xm, ym, 0) : nullptr;
+      const float* p = w.plus > 0.0f ? &side.at(xp, yp, 0) : nullptr;
       float* o = &out.at(x, y, 0);
       for (int k = 0; k < levels; ++k) {
         // The order of the sum is the CUDA kernels' (centre, minus, plus).
@@ -103,10 +106,13 @@ CostVolume init_cost(const ImageU8& grey_left, const ImageU8& grey_right, Dispar
 }
 
 SampleWeights sample_weights(const ImageU8& rgb, int x, int y, int dx, int dy, int step, float gamma_c,
-                             float gamma_p) {
+                             float gamma_p, Border border) {
   const float spatial = std::exp(-float(step) / gamma_p);
   const auto side = [&](int sx, int sy) {
-    if (sx < 0 || sy < 0 || sx >= rgb.width || sy >= rgb.height) return 0.0f;
+    const bool outside = sx < 0 || sy < 0 || sx >= rgb.width || sy >= rgb.height;
+    if (outside && border == Border::drop) return 0.0f;
+    sx = std::clamp(sx, 0, rgb.width - 1);
+    sy = std::clamp(sy, 0, rgb.height - 1);
     return std::exp(-float(colour_distance(rgb, x, y, sx, sy)) / gamma_c) * spatial;
   };
   const float minus = side(x - dx * step, y - dy * step);
@@ -116,13 +122,13 @@ SampleWeights sample_weights(const ImageU8& rgb, int x, int y, int dx, int dy, i
 }
 
 CostVolume aggr_H(const CostVolume& centre, const CostVolume& side, const ImageU8& rgb, int step, float gamma_c,
-                  float gamma_p, Storage storage) {
-  return aggregate(centre, side, rgb, 1, 0, step, gamma_c, gamma_p, storage, "aggr_H");
+                  float gamma_p, Border border, Storage storage) {
+  return aggregate(centre, side, rgb, 1, 0, step, gamma_c, gamma_p, border, storage, "aggr_H");
 }
 
 CostVolume aggr_V(const CostVolume& centre, const CostVolume& side, const ImageU8& rgb, int step, float gamma_c,
-                  float gamma_p, Storage storage) {
-  return aggregate(centre, side, rgb, 0, 1, step, gamma_c, gamma_p, storage, "aggr_V");
+                  float gamma_p, Border border, Storage storage) {
+  return aggregate(centre, side, rgb, 0, 1, step, gamma_c, gamma_p, border, storage, "aggr_V");
 }
 
 CostVolume cost2msg(const CostVolume& cost, float c, float eta, Storage storage) {

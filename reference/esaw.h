@@ -30,6 +30,11 @@ namespace stereo::reference {
 /// What the cost volume is rounded to between stages.
 enum class Storage { fp32, fp16 };
 
+/// What a pass does with a sample p +- s outside the image: drop it (weight 0, the others
+/// renormalised) or read the nearest edge pixel (a clamp-addressed texture, as the paper's
+/// first GPU version reads the costs, Sec. IV).
+enum class Border { drop, clamp };
+
 /// x rounded to the nearest IEEE half-precision value (ties to even, subnormals kept), returned
 /// as float; what CUDA's __float2half_rn followed by __half2float gives. |x| < 65520 assumed.
 float round_to_half(float x);
@@ -53,16 +58,18 @@ struct SampleWeights {
 /// a side sample q inside the image weighs exp(-Delta_c(p, q)/gamma_c - step/gamma_p), with
 /// Delta_c the largest absolute RGB channel difference of `reference_rgb`; the centre weighs 1;
 /// a sample outside the image weighs 0; the three are divided by their sum.
+/// With Border::clamp a sample outside reads the edge pixel (its colour in Delta_c, the nominal
+/// step in the spatial factor).
 SampleWeights sample_weights(const ImageU8& reference_rgb, int x, int y, int dx, int dy, int step, float gamma_c,
-                             float gamma_p);
+                             float gamma_p, Border border);
 
 /// Eq. 5: out(p) = w_c centre(p) + w_l side(p - s) + w_r side(p + s), horizontal. ESAW passes the
 /// same volume as centre and side; ESMP's readings pass costs or messages (esmp_variant).
 CostVolume aggr_H(const CostVolume& centre, const CostVolume& side, const ImageU8& reference_rgb, int step,
-                  float gamma_c, float gamma_p, Storage storage);
+                  float gamma_c, float gamma_p, Border border, Storage storage);
 /// Eq. 6: as aggr_H, vertical.
 CostVolume aggr_V(const CostVolume& centre, const CostVolume& side, const ImageU8& reference_rgb, int step,
-                  float gamma_c, float gamma_p, Storage storage);
+                  float gamma_c, float gamma_p, Border border, Storage storage);
 
 /// Eq. 13 with V(x) = min(c|x|, eta) by the O(L) min-sum of eq. 17-21 (forward pass, backward
 /// pass, truncation at min + eta), per pixel over the disparity axis.

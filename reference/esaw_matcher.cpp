@@ -37,6 +37,8 @@ class StageClock {
   std::chrono::steady_clock::time_point last_;
 };
 
+ref::Border border_of(const std::string& name) { return name == "clamp" ? ref::Border::clamp : ref::Border::drop; }
+
 ref::Storage storage_of(const std::string& name) { return name == "fp16" ? ref::Storage::fp16 : ref::Storage::fp32; }
 
 class EsawCpu final : public Matcher {
@@ -62,9 +64,9 @@ class EsawCpu final : public Matcher {
     clock.lap("init_cost");
     for (int t = 1; t <= p.iterations; ++t) {
       const int step = esaw_step(p.base, t);
-      cost = ref::aggr_H(cost, cost, left, step, p.gamma_c, p.gamma_p, storage);
+      cost = ref::aggr_H(cost, cost, left, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);
       clock.lap("aggr_H");
-      cost = ref::aggr_V(cost, cost, left, step, p.gamma_c, p.gamma_p, storage);
+      cost = ref::aggr_V(cost, cost, left, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);
       clock.lap("aggr_V");
     }
     result.disparity = ref::select_disparity(cost);
@@ -125,13 +127,13 @@ class EsmpCpu final : public Matcher {
         const char* name = pass == 0 ? "aggr_H" : "aggr_V";
         if (p.esmp_variant == "literal") {
           const ref::CostVolume m = msg(cost);  // eq. 13 / 15
-          cost = aggr(m, m, left, step, p.gamma_c, p.gamma_p, storage);  // eq. 14 / 16
+          cost = aggr(m, m, left, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);  // eq. 14 / 16
         } else if (p.esmp_variant == "centre") {
           const ref::CostVolume m = msg(cost);
-          cost = aggr(cost, m, left, step, p.gamma_c, p.gamma_p, storage);
+          cost = aggr(cost, m, left, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);
         } else {  // data
           const ref::CostVolume m = msg(ref::add_volumes(c0, cost, storage));
-          cost = aggr(cost, m, left, step, p.gamma_c, p.gamma_p, storage);
+          cost = aggr(cost, m, left, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);
         }
         clock.lap(name);
       }

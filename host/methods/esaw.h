@@ -42,6 +42,7 @@ struct EsawParams {
   // the CUDA backend stores, to halve its memory traffic), "fp32" keeps single precision. The
   // CPU reference models the same rounding so that the two backends can be compared exactly.
   std::string storage = "fp16";
+  std::string border = "drop";  // a sample p +- s outside the image: a choice, see the file comment
   bool median = true;      // step 4: 3x3 median of the disparity map
 
   template <class B>
@@ -54,6 +55,8 @@ struct EsawParams {
     b.field("lambda", lambda, "cost scale of eq. 3 (not in Table III for ESAW; no effect on the result)");
     b.choice("storage", storage, {"fp16", "fp32"},
              "precision of the cost volume between passes (a choice: fp16 halves the CUDA traffic)");
+    b.choice("border", border, {"drop", "clamp"},
+             "a sample outside the image: drop it (weight 0) or read the edge pixel (clamp, a texture's addressing)");
     b.field("median", median, "3x3 median of the disparity map (step 4)");
   }
 
@@ -88,6 +91,7 @@ struct EsmpParams {
   //           the centre's A, and the belief C0 + A is what the WTA reads.
   std::string esmp_variant = "centre";
   std::string storage = "fp16";  // as EsawParams::storage
+  std::string border = "drop";   // as EsawParams::border
   bool median = true;
 
   template <class B>
@@ -104,6 +108,8 @@ struct EsmpParams {
              "reading of eq. 13-16 (literal = as written; see README: centre is the one that beats ESAW)");
     b.choice("storage", storage, {"fp16", "fp32"},
              "precision of the cost volume between passes (a choice: fp16 halves the CUDA traffic)");
+    b.choice("border", border, {"drop", "clamp"},
+             "a sample outside the image: drop it (weight 0) or read the edge pixel (clamp, a texture's addressing)");
     b.field("median", median, "3x3 median of the disparity map (step 4)");
   }
 
