@@ -33,5 +33,7 @@ void register_adcensus_cpu(Registry& registry);     // reference/adcensus_matche
 void register_adcensus_cuda(Registry& registry);    // cuda/adcensus/adcensus_cuda.cpp
 void register_esaw_cpu(Registry& registry);         // reference/esaw_matcher.cpp
 void register_esmp_cpu(Registry& registry);         // reference/esaw_matcher.cpp
+void register_esaw_cuda(Registry& registry);        // cuda/esaw/esaw_cuda.cpp
+void register_esmp_cuda(Registry& registry);        // cuda/esaw/esaw_cuda.cpp
 
 }  // namespace stereo

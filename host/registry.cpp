@@ -56,6 +56,10 @@ void register_esaw(Registry& r) {
   r.add_method(esmp_method_info());
   register_esaw_cpu(r);
   register_esmp_cpu(r);
+#ifdef STEREO_WITH_CUDA
+  register_esaw_cuda(r);
+  register_esmp_cuda(r);
+#endif
 }
 
 const Registry& Registry::builtin() {
