@@ -146,8 +146,10 @@ CostVolume cost2msg(const CostVolume& cost, float c, float eta, Storage storage)
         lowest = std::min(lowest, in[k]);
       }
       const float h = lowest + eta;
-      // Eq. 19: forward pass, the cones rising to the right.
-      for (int k = 1; k < levels; ++k) m[std::size_t(k)] = std::min(m[std::size_t(k - 1)] + c, m[std::size_t(k)]);
+      // Eq. 19: forward pass, the cones rising to the right. Its values are stored (rounded)
+      // as the CUDA backend stores them between aggr_H+/aggr_V+ and cost2msg- (Sec. IV).
+      for (int k = 1; k < levels; ++k)
+        m[std::size_t(k)] = store(std::min(m[std::size_t(k - 1)] + c, m[std::size_t(k)]), storage);
       // Eq. 20-21: backward pass and the truncation.
       m[std::size_t(levels - 1)] = std::min(m[std::size_t(levels - 1)], h);
       for (int k = levels - 2; k >= 0; --k)

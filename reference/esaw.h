@@ -72,7 +72,9 @@ CostVolume aggr_V(const CostVolume& centre, const CostVolume& side, const ImageU
                   float gamma_c, float gamma_p, Border border, Storage storage);
 
 /// Eq. 13 with V(x) = min(c|x|, eta) by the O(L) min-sum of eq. 17-21 (forward pass, backward
-/// pass, truncation at min + eta), per pixel over the disparity axis.
+/// pass, truncation at min + eta), per pixel over the disparity axis. With Storage::fp16 the
+/// forward values are rounded too (the GPU stores them between the paper's aggr_H+/aggr_V+ and
+/// cost2msg-); the backward pass runs in fp32 and only its result is rounded.
 CostVolume cost2msg(const CostVolume& cost, float c, float eta, Storage storage);
 
 /// a + b element by element (ESMP's "data" reading: the belief C0 + A), rounded to storage.

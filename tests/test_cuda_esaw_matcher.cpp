@@ -107,15 +107,15 @@ TEST(CudaEsawMatcher, OutOfMemoryIsAClearError) {
   STEREO_REQUIRE_CUDA();
   const ImageU8 img = test::random_texture(64, 32, 7);
   for (const std::string method : {"esaw", "esmp"}) {
-    // 4000 x 4000 x 1024: ESMP's three volumes would be ~98 GB and more.
+    // 8000 x 8000 x 1024: ESMP's two fp16 volumes alone would be 262 GB.
     if (method == "esmp") {
       auto matcher = create_matcher(method, "cuda", {});
-      const ImageU8 big(4000, 4000, 1, 128);
+      const ImageU8 big(8000, 8000, 1, 128);
       try {
         (void)matcher->compute(big, big, 1024);
-        FAIL() << "a ~98 GB problem ran";
+        FAIL() << "a 262 GB problem ran";
       } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("esmp/cuda: 4000x4000 with 1024 levels needs"), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find("esmp/cuda: 8000x8000 with 1024 levels needs"), std::string::npos)
             << e.what();
       }
       EXPECT_EQ(matcher->compute(img, img, 8).disparity.width, 64);  // still usable

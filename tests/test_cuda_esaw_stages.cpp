@@ -169,6 +169,44 @@ TEST(CudaEsawStages, Cost2MsgMatchesReference) {
   }
 }
 
+TEST(CudaEsawStages, FusedForwardAndCost2MsgBackwardMatchReference) {
+  STEREO_REQUIRE_CUDA();
+  // ESMP's aggr_H+ / aggr_V+ then cost2msg- against reference cost2msg(aggr_*(...)).
+  const int levels = 37;
+  const DisparityRange range{0, levels};
+  const ImageU8 rgb = random_rgb(W, H, 71);
+  cu::DeviceImage<uchar4> rgba(W, H, "test", "rgba");
+  {
+    auto d_raw = cu::make_device_buffer<std::uint8_t>(rgb.data.size(), "test", "raw");
+    CUDA_CHECK(cudaMemcpy(d_raw.get(), rgb.data.data(), rgb.data.size(), cudaMemcpyHostToDevice));
+    cu::DeviceImage<std::uint8_t> grey(W, H, "test", "grey");
+    ce::rgb2grey(d_raw.get(), 3, rgba, grey, nullptr);
+  }
+  const ref::CostVolume msg = random_half_volume(W, H, range, 72, 2.5f);
+  const ce::DeviceVolume d_msg = ce::upload_volume(msg);
+  cu::DeviceImage<float> truncation(W, H, "test", "truncation");
+  const float c = 1.0f, eta = 0.0375f * float(levels - 1);
+  const ce::ForwardMinSum forward{c, eta, &truncation};
+  for (const int step : {1, 6}) {
+    const ce::WeightTable table = ce::weight_table(18.0f, 29.0f, step);
+    ce::DeviceVolume fwd(W, H, levels, "test", "forward"), out(W, H, levels, "test", "messages");
+    ce::aggr_H(rgba, d_msg.plane(0), d_msg.plane(0), levels, step, table, ref::Border::drop, fwd.plane(0), nullptr,
+               &forward);
+    ce::cost2msg_backward(fwd.plane(0), truncation, levels, c, out.plane(0), nullptr);
+    const ref::CostVolume want_h = ref::cost2msg(
+        ref::aggr_H(msg, msg, rgb, step, 18.0f, 29.0f, ref::Border::drop, ref::Storage::fp16), c, eta,
+        ref::Storage::fp16);
+    expect_same_volume(ce::download_volume(out, range), want_h, "aggr_H+ / cost2msg- step " + std::to_string(step));
+    ce::aggr_V(rgba, d_msg.plane(0), d_msg.plane(0), levels, step, table, ref::Border::drop, fwd.plane(0), nullptr, 0,
+               nullptr, &forward);
+    ce::cost2msg_backward(fwd.plane(0), truncation, levels, c, out.plane(0), nullptr);
+    const ref::CostVolume want_v = ref::cost2msg(
+        ref::aggr_V(msg, msg, rgb, step, 18.0f, 29.0f, ref::Border::drop, ref::Storage::fp16), c, eta,
+        ref::Storage::fp16);
+    expect_same_volume(ce::download_volume(out, range), want_v, "aggr_V+ / cost2msg- step " + std::to_string(step));
+  }
+}
+
 TEST(CudaEsawStages, MisuseIsAClearError) {
   STEREO_REQUIRE_CUDA();
   const DisparityRange range{0, 4};

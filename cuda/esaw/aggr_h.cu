@@ -17,7 +17,8 @@ constexpr int DY = 0;
 
 __global__ void aggr_h_kernel(const uchar4* rgba, int width, int height, const __half* centre,
                                   const __half* side, int planes, int step, WeightTable table, bool clamp_border,
-                                  __half* out, float* winner_cost, float* winner_disparity, int first_disparity) {
+                                  __half* out, float* winner_cost, float* winner_disparity, int first_disparity,
+                                  float c, float eta, float* truncation) {
   __shared__ WeightTable shared_table;  // dynamic indexing into kernel parameters would go to local memory
   for (int i = threadIdx.y * BLOCK_X + threadIdx.x; i < 256; i += BLOCK_X * BLOCK_Y)
     shared_table.colour[i] = table.colour[i];
@@ -40,13 +41,23 @@ __global__ void aggr_h_kernel(const uchar4* rgba, int width, int height, const _
   const std::size_t plane = w * std::size_t(height);
   float best = winner_cost ? winner_cost[i] : 0.0f;
   float best_d = winner_cost ? winner_disparity[i] : 0.0f;
+  float lowest = 0.0f, forward = 0.0f;  // aggr_H+ (ESMP): the min-sum's forward pass, eq. 17-19
   for (int k = 0; k < planes; ++k) {
     const std::size_t o = std::size_t(k) * plane;
     const float c = __half2float(centre[o + i]);
     const float m = wt.minus > 0.0f ? __half2float(side[o + im]) : 0.0f;
     const float p = wt.plus > 0.0f ? __half2float(side[o + ip]) : 0.0f;
     const __half v = detail::weighted_sum(wt, c, m, p);
-    if (out) out[o + i] = v;
+    if (truncation) {
+      // Eq. 18's minimum over the stored outputs; eq. 19 on them, each forward value rounded
+      // as reference::cost2msg rounds it.
+      const float value = __half2float(v);
+      lowest = k == 0 ? value : fminf(lowest, value);
+      forward = k == 0 ? value : __half2float(__float2half_rn(fminf(__fadd_rn(forward, c), value)));
+      out[o + i] = __float2half_rn(forward);
+    } else if (out) {
+      out[o + i] = v;
+    }
     if (winner_cost) {
       const float stored = __half2float(v);
       if (stored < best) {
@@ -59,13 +70,14 @@ __global__ void aggr_h_kernel(const uchar4* rgba, int width, int height, const _
     winner_cost[i] = best;
     winner_disparity[i] = best_d;
   }
+  if (truncation) truncation[i] = __fadd_rn(lowest, eta);  // eq. 18's h
 }
 
 }  // namespace
 
 void aggr_H(const DeviceImage<uchar4>& rgba, const std::uint16_t* centre, const std::uint16_t* side, int planes,
             int step, const WeightTable& table, reference::Border border, std::uint16_t* out,
-            cudaStream_t stream) {
+            cudaStream_t stream, const ForwardMinSum* forward) {
   Winner* winner = nullptr;
   const int first_disparity = 0;
   require(step >= 1, "esaw/cuda: aggr_H: step must be >= 1, got " + std::to_string(step));
@@ -75,13 +87,20 @@ void aggr_H(const DeviceImage<uchar4>& rgba, const std::uint16_t* centre, const 
   if (winner)
     require(winner->cost.width == rgba.width && winner->cost.height == rgba.height,
             "esaw/cuda: aggr_H: winner map size differs from the image");
+  if (forward) {
+    require(out && !winner, "esaw/cuda: aggr_H+: the forward min-sum needs an output volume and no fused WTA");
+    require(forward->truncation && forward->truncation->width == rgba.width &&
+                forward->truncation->height == rgba.height,
+            "esaw/cuda: aggr_H+: the truncation map is missing or differs in size from the image");
+  }
   const dim3 block(BLOCK_X, BLOCK_Y);
   const dim3 grid(unsigned(div_up(rgba.width, BLOCK_X)), unsigned(div_up(rgba.height, BLOCK_Y)));
   aggr_h_kernel<<<grid, block, 0, stream>>>(
       rgba.get(), rgba.width, rgba.height, reinterpret_cast<const __half*>(centre),
       reinterpret_cast<const __half*>(side), planes, step, table, border == reference::Border::clamp,
       reinterpret_cast<__half*>(out), winner ? winner->cost.get() : nullptr,
-      winner ? winner->disparity.get() : nullptr, first_disparity);
+      winner ? winner->disparity.get() : nullptr, first_disparity, forward ? forward->c : 0.0f,
+      forward ? forward->eta : 0.0f, forward ? forward->truncation->get() : nullptr);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -23,7 +23,8 @@ __global__ void cost2msg_kernel(const __half* in, std::size_t pixels, int levels
   for (int k = 1; k < levels; ++k) {  // eq. 17-19, with the minimum of eq. 18 on the way
     const float v = __half2float(in[std::size_t(k) * pixels + i]);
     lowest = fminf(lowest, v);
-    m[k * THREADS + t] = fminf(__fadd_rn(m[(k - 1) * THREADS + t], c), v);
+    // Rounded as the reference rounds it (the fused path stores these values in fp16).
+    m[k * THREADS + t] = __half2float(__float2half_rn(fminf(__fadd_rn(m[(k - 1) * THREADS + t], c), v)));
   }
   const float h = __fadd_rn(lowest, eta);
   float next = fminf(m[(levels - 1) * THREADS + t], h);  // eq. 20
@@ -34,7 +35,34 @@ __global__ void cost2msg_kernel(const __half* in, std::size_t pixels, int levels
   }
 }
 
+// cost2msg-: eq. 20-21 over stored forward values; the running value stays fp32.
+__global__ void cost2msg_backward_kernel(const __half* forward, const float* truncation, std::size_t pixels,
+                                         int levels, float c, __half* out) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= pixels) return;
+  const float h = truncation[i];
+  float next = fminf(__half2float(forward[std::size_t(levels - 1) * pixels + i]), h);
+  out[std::size_t(levels - 1) * pixels + i] = __float2half_rn(next);
+  for (int k = levels - 2; k >= 0; --k) {
+    next = fminf(fminf(__fadd_rn(next, c), __half2float(forward[std::size_t(k) * pixels + i])), h);
+    out[std::size_t(k) * pixels + i] = __float2half_rn(next);
+  }
+}
+
+constexpr int BACKWARD_THREADS = 256;
+
 }  // namespace
+
+void cost2msg_backward(const std::uint16_t* forward, const DeviceImage<float>& truncation, int levels, float c,
+                       std::uint16_t* out, cudaStream_t stream) {
+  require(forward != out, "esaw/cuda: cost2msg-: the output may not alias the input");
+  require(levels >= 1, "esaw/cuda: cost2msg-: needs at least one level");
+  const std::size_t pixels = truncation.count();
+  cost2msg_backward_kernel<<<blocks_1d(pixels, BACKWARD_THREADS, "esaw/cuda cost2msg-"), BACKWARD_THREADS, 0,
+                             stream>>>(reinterpret_cast<const __half*>(forward), truncation.get(), pixels, levels, c,
+                                       reinterpret_cast<__half*>(out));
+  CUDA_CHECK_LAUNCH();
+}
 
 void cost2msg(const std::uint16_t* in, int width, int height, int levels, float c, float eta, std::uint16_t* out,
               cudaStream_t stream) {

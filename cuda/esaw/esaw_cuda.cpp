@@ -44,11 +44,12 @@ struct Workspace {
   cu::DeviceImage<std::uint8_t> grey_left, grey_right;
   ce::Winner winner;
   cu::DeviceImage<float> disparity;  // after the median
+  cu::DeviceImage<float> truncation;  // ESMP's min + eta per pixel, from aggr_H+/aggr_V+
   ce::DeviceVolume a, b, c;          // ESAW: two slabs (a, b); ESMP: three whole volumes
 
   static std::size_t bytes_needed(int w, int h, int channels, int planes, int volumes) {
     const std::size_t px = std::size_t(w) * std::size_t(h);
-    return px * (2 * std::size_t(channels) + 2 * 4 + 2 + 3 * 4) +
+    return px * (2 * std::size_t(channels) + 2 * 4 + 2 + 4 * 4) +
            std::size_t(volumes) * ce::DeviceVolume::cells(w, h, planes) * 2;
   }
 
@@ -64,7 +65,8 @@ struct Workspace {
     winner.cost = {w, h, component, "the winning costs"};
     winner.disparity = {w, h, component, "the winning disparities"};
     disparity = {w, h, component, "the disparity map"};
-    const char* what = volumes == 2 ? "a slab of cost planes" : "a cost volume";
+    truncation = {w, h, component, "the min-sum truncation map"};
+    const char* what = planes < lv ? "a slab of cost planes" : "a cost volume";
     a = {w, h, planes, component, what};
     b = {w, h, planes, component, what};
     if (volumes == 3) c = {w, h, planes, component, what};
@@ -186,9 +188,36 @@ class EsawFamilyCuda final : public Matcher {
       clock_.time("init_cost", [&] {
         ce::init_cost(w.grey_left, w.grey_right, range.min, levels, p.lambda, p.tau, w.a.plane(0), s);
       });
-      for (std::size_t t = 0; t < steps.size(); ++t) {
+      if (literal) {
+        // The paper's reorganisation (Sec. IV): every aggregation but the last stores the
+        // forward min-sum of its output (aggr_H+, aggr_V+) and cost2msg- finishes the messages,
+        // so the min-sum needs no shared memory. a: C0, then forward values; b: messages.
+        const ce::ForwardMinSum forward{p.c, eta, &w.truncation};
+        clock_.time("cost2msg", [&] { ce::cost2msg(w.a.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s); });
+        for (std::size_t t = 0; t < steps.size(); ++t) {
+          const bool last = t + 1 == steps.size();
+          clock_.time("aggr_H+", [&] {
+            ce::aggr_H(w.rgba_left, w.b.plane(0), w.b.plane(0), levels, steps[t], tables[t], border, w.a.plane(0), s,
+                       &forward);
+          });
+          clock_.time("cost2msg-", [&] { ce::cost2msg_backward(w.a.plane(0), w.truncation, levels, p.c, w.b.plane(0), s); });
+          if (last) {
+            clock_.time("aggr_V+select_disparity", [&] {
+              ce::aggr_V(w.rgba_left, w.b.plane(0), w.b.plane(0), levels, steps[t], tables[t], border, nullptr,
+                         &w.winner, range.min, s);
+            });
+          } else {
+            clock_.time("aggr_V+", [&] {
+              ce::aggr_V(w.rgba_left, w.b.plane(0), w.b.plane(0), levels, steps[t], tables[t], border, w.a.plane(0),
+                         nullptr, 0, s, &forward);
+            });
+            clock_.time("cost2msg-", [&] { ce::cost2msg_backward(w.a.plane(0), w.truncation, levels, p.c, w.b.plane(0), s); });
+          }
+        }
+      }
+      for (std::size_t t = 0; !literal && t < steps.size(); ++t) {
         const bool last = t + 1 == steps.size();
-        // a: the costs, b: their messages, c: the horizontal result.
+        // centre: a: the costs, b: their messages, c: the horizontal result.
         clock_.time("cost2msg", [&] { ce::cost2msg(w.a.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s); });
         clock_.time("aggr_H", [&] {
           ce::aggr_H(w.rgba_left, literal ? w.b.plane(0) : w.a.plane(0), w.b.plane(0), levels, steps[t], tables[t],
@@ -247,15 +276,27 @@ class EsawFamilyCuda final : public Matcher {
           {"median_filter", px * 8.0},
       };
     } else {
-      m.stage_bytes = {
-          {"rgb2grey", px * 2.0 * (3.0 + 4.0 + 1.0)},
-          {"init_cost", cells * 2.0},
-          {"cost2msg", cells * 4.0 * 2.0 * T},
-          {"aggr_H", cells * (params_.esmp_variant == "literal" ? 4.0 : 6.0) * T},
-          {"aggr_V", cells * (params_.esmp_variant == "literal" ? 4.0 : 6.0) * (T - 1.0)},
-          {"aggr_V+select_disparity", cells * (params_.esmp_variant == "literal" ? 2.0 : 4.0) + px * 8.0},
-          {"median_filter", px * 8.0},
-      };
+      if (params_.esmp_variant == "literal")
+        m.stage_bytes = {
+            {"rgb2grey", px * 2.0 * (3.0 + 4.0 + 1.0)},
+            {"init_cost", cells * 2.0},
+            {"cost2msg", cells * 4.0},                          // once, on C0
+            {"aggr_H+", cells * 4.0 * T + px * 4.0 * T},        // messages in, forward values + h out
+            {"cost2msg-", cells * 4.0 * (2.0 * T - 1.0) + px * 4.0 * (2.0 * T - 1.0)},
+            {"aggr_V+", cells * 4.0 * (T - 1.0) + px * 4.0 * (T - 1.0)},
+            {"aggr_V+select_disparity", cells * 2.0 + px * 8.0},  // the last pass writes no volume
+            {"median_filter", px * 8.0},
+        };
+      else
+        m.stage_bytes = {
+            {"rgb2grey", px * 2.0 * (3.0 + 4.0 + 1.0)},
+            {"init_cost", cells * 2.0},
+            {"cost2msg", cells * 4.0 * 2.0 * T},
+            {"aggr_H", cells * 6.0 * T},
+            {"aggr_V", cells * 6.0 * (T - 1.0)},
+            {"aggr_V+select_disparity", cells * 4.0 + px * 8.0},
+            {"median_filter", px * 8.0},
+        };
     }
     m.copy_gb_s = cu::measure_copy_gb_s(std::size_t(512) << 20, 9, stream_.get());
     return m;
@@ -271,14 +312,20 @@ class EsawFamilyCuda final : public Matcher {
     return int(std::clamp<std::size_t>(fit, 1, std::size_t(levels)));
   }
 
+  // ESAW: two slabs; ESMP literal: costs/forward values and messages; centre also the H result.
+  int volume_count() const {
+    if constexpr (ESMP) return params_.esmp_variant == "literal" ? 2 : 3;
+    return 2;
+  }
+
   void prepare(int width, int height, int channels, int levels) {
     if (work_ && work_->width == width && work_->height == height && work_->channels == channels &&
         work_->levels == levels)
       return;
     const int planes = slab_planes(width, height, levels);
-    const int volumes = ESMP ? 3 : 2;
+    const int volumes = volume_count();
     const std::size_t held = work_ ? Workspace::bytes_needed(work_->width, work_->height, work_->channels,
-                                                             work_->slab, ESMP ? 3 : 2)
+                                                             work_->slab, volumes)
                                    : 0;
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));

@@ -5,10 +5,12 @@
 ///
 ///   rgb2grey.cu          rgb2grey           RGBA for the weights + integer BT.601 luma
 ///   init_cost.cu         init_cost          eq. 3 on a slab of disparity planes
-///   aggr_h.cu            aggr_H             eq. 5 (ESMP: eq. 14), a slab of planes per launch
-///   aggr_v.cu            aggr_V             eq. 6 (eq. 16); optionally the WTA fused in
+///   aggr_h.cu            aggr_H (+)         eq. 5 (ESMP: eq. 14), a slab of planes per launch;
+///                                           aggr_H+ also runs the min-sum's forward pass
+///   aggr_v.cu            aggr_V (+)         eq. 6 (eq. 16); optionally the WTA fused in
 ///   select_disparity.cu  wta_reset, select_disparity   eq. 7 as a running arg-min over slabs
 ///   cost2msg.cu          cost2msg           eq. 17-21, one thread per pixel over all levels
+///                        cost2msg_backward  the paper's cost2msg-: eq. 20-21 after aggr_H+/aggr_V+
 ///   memory.cu            upload_volume, download_volume (tests)
 ///   esaw_cuda.cpp        the matchers ("esaw", "cuda") and ("esmp", "cuda")
 ///
@@ -75,18 +77,30 @@ void rgb2grey(const std::uint8_t* raw, int channels, DeviceImage<uchar4>& rgba, 
 void init_cost(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
                int first_disparity, int planes, float lambda, float tau, std::uint16_t* out, cudaStream_t stream);
 
+/// ESMP's reorganisation (Sec. IV, aggr_H+ / aggr_V+): with it, an aggregation kernel stores
+/// the forward pass of the min-sum of its output (eq. 17-19, each forward value rounded, as
+/// reference::cost2msg does) instead of the output, and min + eta of the output per pixel in
+/// `truncation`; cost2msg_backward (cost2msg-) finishes the messages. Needs all levels in one
+/// launch (planes = the disparity count).
+struct ForwardMinSum {
+  float c = 1.0f;
+  float eta = 0.0f;
+  DeviceImage<float>* truncation = nullptr;
+};
+
 /// Eq. 5 on `planes` planes: out = w_c centre(p) + w_l side(p - s) + w_r side(p + s) along x,
 /// weights from `rgba` (reference::aggr_H). centre and side may be the same pointer; out
 /// must differ from both.
 void aggr_H(const DeviceImage<uchar4>& rgba, const std::uint16_t* centre, const std::uint16_t* side, int planes,
-            int step, const WeightTable& table, reference::Border border, std::uint16_t* out, cudaStream_t stream);
+            int step, const WeightTable& table, reference::Border border, std::uint16_t* out, cudaStream_t stream,
+            const ForwardMinSum* forward = nullptr);
 
 /// Eq. 6, along y (reference::aggr_V). With `winner`, the stored (rounded) value of every plane
 /// also updates the running arg-min, plane 0 being disparity first_disparity; out may then be
 /// null (the WTA fused into the last pass, so the last volume is never written).
 void aggr_V(const DeviceImage<uchar4>& rgba, const std::uint16_t* centre, const std::uint16_t* side, int planes,
             int step, const WeightTable& table, reference::Border border, std::uint16_t* out, Winner* winner,
-            int first_disparity, cudaStream_t stream);
+            int first_disparity, cudaStream_t stream, const ForwardMinSum* forward = nullptr);
 
 /// Sets winner.cost to +inf (and the disparity to +inf) before the first slab.
 void wta_reset(Winner& winner, cudaStream_t stream);
@@ -99,6 +113,11 @@ void select_disparity(const std::uint16_t* volume, int width, int height, int pl
 /// forward values stay in fp32 shared memory, so only the result is rounded.
 void cost2msg(const std::uint16_t* in, int width, int height, int levels, float c, float eta, std::uint16_t* out,
               cudaStream_t stream);
+
+/// cost2msg- (Sec. IV): the backward pass and truncation (eq. 20-21) over forward values an
+/// aggr_H+/aggr_V+ stored, with their min + eta; one thread per pixel, no shared memory.
+void cost2msg_backward(const std::uint16_t* forward, const DeviceImage<float>& truncation, int levels, float c,
+                       std::uint16_t* out, cudaStream_t stream);
 
 // ---- tests and set-up (synchronous) ----
 /// A reference volume (disparity fastest, fp16-representable values) as planes.
