@@ -103,8 +103,10 @@ class EsmpCpu final : public Matcher {
     StageClock clock(result.timing);
     const EsmpParams& p = params_;
     const ref::Storage storage = storage_of(p.storage);
-    // eta = 0.0375 d_m, d_m "the maximum disparity value" (Sec. III-B).
-    const float eta = p.eta_factor * float(range.min + range.count - 1);
+    // eta = 0.0375 d_m, d_m "the maximum disparity value" (Sec. III-B), read as the span of
+    // the range (levels - 1): the same for the paper's ranges, which start at 0, and never
+    // negative (a range below zero would otherwise truncate every message under its minimum).
+    const float eta = p.eta_factor * float(range.count - 1);
     const auto msg = [&](const ref::CostVolume& v) {
       ref::CostVolume m = ref::cost2msg(v, p.c, eta, storage);
       clock.lap("cost2msg");

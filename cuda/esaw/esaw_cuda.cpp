@@ -182,7 +182,7 @@ class EsawFamilyCuda final : public Matcher {
         }
       });
     } else {
-      const float eta = p.eta_factor * float(range.min + range.count - 1);  // eta = 0.0375 d_max
+      const float eta = p.eta_factor * float(range.count - 1);  // eta = 0.0375 d_max, as the cpu backend reads it
       const bool literal = p.esmp_variant == "literal";
       const int levels = range.count;
       clock_.time("init_cost", [&] {

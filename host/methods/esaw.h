@@ -81,7 +81,7 @@ struct EsmpParams {
   float tau = 17.0f;       // Table III
   float lambda = 0.15f;    // eq. 3 scale, Table III
   float c = 1.0f;          // slope of V(x) = min(c|x|, eta), eq. 10, Table III
-  float eta_factor = 0.0375f;  // eta = eta_factor * d_max, Table III
+  float eta_factor = 0.0375f;  // eta = eta_factor * d_max, Table III (d_max read as levels - 1)
   // How eq. 13-16 are read (README "ESMP readings", measured avg of 12 on Middlebury v2):
   //  literal: every sample of every pass is a message, as eq. 14/16 are written (8.82 at
   //           Table III's settings, 7.71 with base 2.0). Min-sum with a truncated linear V is
