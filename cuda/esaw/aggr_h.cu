@@ -1,6 +1,9 @@
-// aggr_H: eq. 5 (ESMP eq. 14), the three-sample pass along x over a slab of disparity planes.
-// The weights depend on the pixel only: each thread computes them once and applies them to
-// every plane of the slab, so the exp() work is per pixel, not per cell. A warp's 32 threads read 32 consecutive halves of a row at p - s, p and p + s: three 64-byte runs, misaligned by s but served by L1/L2 sectors, which is what the paper's shared-memory staging (Fig. 11) bought on a GPU without caches.
+// aggr_H: eq. 5 (ESMP eq. 14), the three-sample pass along x over a slab of disparity planes. The
+// weights depend on the pixel only: each thread computes them once and applies them to every plane
+// of the slab, so the exp() work is per pixel, not per cell. A warp's 32 threads read 32
+// consecutive halves of a row at p - s, p and p + s: three 64-byte runs, misaligned by s but served
+// by L1/L2 sectors, which is what the paper's shared-memory staging (Fig. 11) bought on a GPU
+// without caches.
 
 #include <cuda_fp16.h>
 
@@ -44,10 +47,11 @@ __global__ void aggr_h_kernel(const uchar4* rgba, int width, int height, const _
   float lowest = 0.0f, forward = 0.0f;  // aggr_H+ (ESMP): the min-sum's forward pass, eq. 17-19
   for (int k = 0; k < planes; ++k) {
     const std::size_t o = std::size_t(k) * plane;
-    const float c = __half2float(centre[o + i]);
-    const float m = wt.minus > 0.0f ? __half2float(side[o + im]) : 0.0f;
-    const float p = wt.plus > 0.0f ? __half2float(side[o + ip]) : 0.0f;
-    const __half v = detail::weighted_sum(wt, c, m, p);
+    // (Not named c: that is eq. 10's slope, a parameter of this kernel.)
+    const float at_centre = __half2float(centre[o + i]);
+    const float at_minus = wt.minus > 0.0f ? __half2float(side[o + im]) : 0.0f;
+    const float at_plus = wt.plus > 0.0f ? __half2float(side[o + ip]) : 0.0f;
+    const __half v = detail::weighted_sum(wt, at_centre, at_minus, at_plus);
     if (truncation) {
       // Eq. 18's minimum over the stored outputs; eq. 19 on them, each forward value rounded
       // as reference::cost2msg rounds it.

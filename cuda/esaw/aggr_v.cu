@@ -1,6 +1,8 @@
-// aggr_V: eq. 6 (ESMP eq. 16), the three-sample pass along y over a slab of disparity planes.
-// The weights depend on the pixel only: each thread computes them once and applies them to
-// every plane of the slab, so the exp() work is per pixel, not per cell. The rows y - s and y + s are read as whole coalesced rows; with the WTA fused, the last pass of an iteration never writes its volume (the paper's select_disparity folded in).
+// aggr_V: eq. 6 (ESMP eq. 16), the three-sample pass along y over a slab of disparity planes. The
+// weights depend on the pixel only: each thread computes them once and applies them to every plane
+// of the slab, so the exp() work is per pixel, not per cell. The rows y - s and y + s are read as
+// whole coalesced rows; with the WTA fused, the last pass of an iteration never writes its volume
+// (the paper's select_disparity folded in).
 
 #include <cuda_fp16.h>
 
@@ -44,10 +46,11 @@ __global__ void aggr_v_kernel(const uchar4* rgba, int width, int height, const _
   float lowest = 0.0f, forward = 0.0f;  // aggr_V+ (ESMP): the min-sum's forward pass, eq. 17-19
   for (int k = 0; k < planes; ++k) {
     const std::size_t o = std::size_t(k) * plane;
-    const float c = __half2float(centre[o + i]);
-    const float m = wt.minus > 0.0f ? __half2float(side[o + im]) : 0.0f;
-    const float p = wt.plus > 0.0f ? __half2float(side[o + ip]) : 0.0f;
-    const __half v = detail::weighted_sum(wt, c, m, p);
+    // (Not named c: that is eq. 10's slope, a parameter of this kernel.)
+    const float at_centre = __half2float(centre[o + i]);
+    const float at_minus = wt.minus > 0.0f ? __half2float(side[o + im]) : 0.0f;
+    const float at_plus = wt.plus > 0.0f ? __half2float(side[o + ip]) : 0.0f;
+    const __half v = detail::weighted_sum(wt, at_centre, at_minus, at_plus);
     if (truncation) {
       // Eq. 18's minimum over the stored outputs; eq. 19 on them, each forward value rounded
       // as reference::cost2msg rounds it.
