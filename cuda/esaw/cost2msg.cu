@@ -1,8 +1,9 @@
 // cost2msg: eq. 17-21, the O(L) min-sum with V(x) = min(c|x|, eta), one thread per pixel over
-// all disparity planes. The forward pass keeps its values in fp32 shared memory ([k][thread],
-// so the 32 threads of a warp hit 32 banks) and the backward pass reads them back: only the
-// result is rounded to half, as in the reference, and the volume is read once and written
-// once. A block is one warp, so 256 levels take 32 KB of shared memory.
+// all disparity planes. The forward values are rounded to half (as the reference rounds them,
+// since the fused aggr_H+/aggr_V+ path stores them), so shared memory holds them as halves,
+// [k][thread]: a warp reads 64 consecutive bytes, no bank conflict. The backward pass reads them
+// back in fp32 arithmetic; the volume is read once and written once. 64 threads a block: 256
+// levels take 32 KB of shared memory.
 
 #include <cuda_fp16.h>
 
@@ -11,26 +12,26 @@
 namespace stereo::cu::esaw {
 namespace {
 
-constexpr int THREADS = 32;
+constexpr int THREADS = 64;
 
 __global__ void cost2msg_kernel(const __half* in, std::size_t pixels, int levels, float c, float eta, __half* out) {
-  extern __shared__ float m[];  // m[k * THREADS + t]
+  extern __shared__ __half m[];  // m[k * THREADS + t]
   const int t = threadIdx.x;
   const std::size_t i = std::size_t(blockIdx.x) * THREADS + t;
   if (i >= pixels) return;  // no barrier below: each thread owns its column of m
   float lowest = __half2float(in[i]);
-  m[t] = lowest;
+  m[t] = in[i];
   for (int k = 1; k < levels; ++k) {  // eq. 17-19, with the minimum of eq. 18 on the way
     const float v = __half2float(in[std::size_t(k) * pixels + i]);
     lowest = fminf(lowest, v);
     // Rounded as the reference rounds it (the fused path stores these values in fp16).
-    m[k * THREADS + t] = __half2float(__float2half_rn(fminf(__fadd_rn(m[(k - 1) * THREADS + t], c), v)));
+    m[k * THREADS + t] = __float2half_rn(fminf(__fadd_rn(__half2float(m[(k - 1) * THREADS + t]), c), v));
   }
   const float h = __fadd_rn(lowest, eta);
-  float next = fminf(m[(levels - 1) * THREADS + t], h);  // eq. 20
+  float next = fminf(__half2float(m[(levels - 1) * THREADS + t]), h);  // eq. 20
   out[std::size_t(levels - 1) * pixels + i] = __float2half_rn(next);
   for (int k = levels - 2; k >= 0; --k) {  // eq. 21
-    next = fminf(fminf(__fadd_rn(next, c), m[k * THREADS + t]), h);
+    next = fminf(fminf(__fadd_rn(next, c), __half2float(m[k * THREADS + t])), h);
     out[std::size_t(k) * pixels + i] = __float2half_rn(next);
   }
 }
@@ -70,7 +71,7 @@ void cost2msg(const std::uint16_t* in, int width, int height, int levels, float 
   require(levels >= 1, "esaw/cuda: cost2msg: needs at least one level");
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
-  const std::size_t smem = std::size_t(levels) * THREADS * sizeof(float);
+  const std::size_t smem = std::size_t(levels) * THREADS * sizeof(__half);
   const std::size_t limit = shared_memory_optin_limit(device);
   require(smem <= limit, "esaw/cuda: cost2msg: " + std::to_string(levels) + " levels need " + std::to_string(smem) +
                              " B of shared memory per block, the device allows " + std::to_string(limit));

@@ -110,7 +110,7 @@ void select_disparity(const std::uint16_t* volume, int width, int height, int pl
                       Winner& winner, cudaStream_t stream);
 
 /// Eq. 17-21 for every pixel over all `levels` planes of `in` (reference::cost2msg); the
-/// forward values stay in fp32 shared memory, so only the result is rounded.
+/// forward values (rounded to half, as the reference rounds them) stay in shared memory.
 void cost2msg(const std::uint16_t* in, int width, int height, int levels, float c, float eta, std::uint16_t* out,
               cudaStream_t stream);
 
