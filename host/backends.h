@@ -24,6 +24,7 @@ void register_salap(Registry& registry);
 void register_adcensus(Registry& registry);
 void register_crossrt(Registry& registry);
 void register_symstereo(Registry& registry);
+void register_esaw(Registry& registry);  // esaw and esmp
 
 // ---- backends ---------------------------------------------------------------------------
 void register_salap_cpu(Registry& registry);        // reference/salap_matcher.cpp
@@ -36,5 +37,9 @@ void register_crossrt_cpu(Registry& registry);      // reference/crossrt_matcher
 void register_crossrt_cuda(Registry& registry);     // cuda/crossrt/crossrt_cuda.cpp
 void register_symstereo_cpu(Registry& registry);    // reference/symstereo_matcher.cpp (needs FFTW)
 void register_symstereo_cuda(Registry& registry);   // cuda/symstereo/symstereo_cuda.cpp (cuFFT)
+void register_esaw_cpu(Registry& registry);         // reference/esaw_matcher.cpp
+void register_esmp_cpu(Registry& registry);         // reference/esaw_matcher.cpp
+void register_esaw_cuda(Registry& registry);        // cuda/esaw/esaw_cuda.cpp
+void register_esmp_cuda(Registry& registry);        // cuda/esaw/esaw_cuda.cpp
 
 }  // namespace stereo

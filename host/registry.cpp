@@ -6,6 +6,7 @@
 #include "host/error.h"
 #include "host/methods/adcensus.h"
 #include "host/methods/crossrt.h"
+#include "host/methods/esaw.h"
 #include "host/methods/salap.h"
 #include "host/methods/symstereo.h"
 
@@ -73,6 +74,18 @@ void register_symstereo(Registry& r) {
 #endif
 }
 
+// ESAW and ESMP share one paper, one reference and one CUDA directory: one hook for both.
+void register_esaw(Registry& r) {
+  r.add_method(esaw_method_info());
+  r.add_method(esmp_method_info());
+  register_esaw_cpu(r);
+  register_esmp_cpu(r);
+#ifdef STEREO_WITH_CUDA
+  register_esaw_cuda(r);
+  register_esmp_cuda(r);
+#endif
+}
+
 const Registry& Registry::builtin() {
   static const Registry registry = [] {
     Registry r;
@@ -80,6 +93,7 @@ const Registry& Registry::builtin() {
     register_adcensus(r);
     register_crossrt(r);
     register_symstereo(r);
+    register_esaw(r);
     check_complete(r);
     return r;
   }();

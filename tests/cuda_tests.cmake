@@ -14,6 +14,8 @@ add_executable(stereo_cuda_tests
   # SymStereo's CUDA tests compare with the FFTW reference, so they need it too.
   $<$<BOOL:${STEREO_FFTW_ENABLED}>:${CMAKE_CURRENT_LIST_DIR}/test_cuda_symstereo_stages.cpp>
   $<$<BOOL:${STEREO_FFTW_ENABLED}>:${CMAKE_CURRENT_LIST_DIR}/test_cuda_symstereo_matcher.cpp>
+  ${CMAKE_CURRENT_LIST_DIR}/test_cuda_esaw_stages.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_cuda_esaw_matcher.cpp
 )
 target_link_libraries(stereo_cuda_tests PRIVATE stereo_methods stereo_reference stereo_cuda GTest::gtest_main)
 stereo_warnings(stereo_cuda_tests)

@@ -1,0 +1,86 @@
+// cost2msg: eq. 17-21, the O(L) min-sum with V(x) = min(c|x|, eta), one thread per pixel over
+// all disparity planes. The forward values are rounded to half (as the reference rounds them,
+// since the fused aggr_H+/aggr_V+ path stores them), so shared memory holds them as halves,
+// [k][thread]: a warp reads 64 consecutive bytes, no bank conflict. The backward pass reads them
+// back in fp32 arithmetic; the volume is read once and written once. 64 threads a block: 256
+// levels take 32 KB of shared memory.
+
+#include <cuda_fp16.h>
+
+#include "cuda/esaw/stages.h"
+
+namespace stereo::cu::esaw {
+namespace {
+
+constexpr int THREADS = 64;
+
+__global__ void cost2msg_kernel(const __half* in, std::size_t pixels, int levels, float c, float eta, __half* out) {
+  extern __shared__ __half m[];  // m[k * THREADS + t]
+  const int t = threadIdx.x;
+  const std::size_t i = std::size_t(blockIdx.x) * THREADS + t;
+  if (i >= pixels) return;  // no barrier below: each thread owns its column of m
+  float lowest = __half2float(in[i]);
+  m[t] = in[i];
+  for (int k = 1; k < levels; ++k) {  // eq. 17-19, with the minimum of eq. 18 on the way
+    const float v = __half2float(in[std::size_t(k) * pixels + i]);
+    lowest = fminf(lowest, v);
+    // Rounded as the reference rounds it (the fused path stores these values in fp16).
+    m[k * THREADS + t] = __float2half_rn(fminf(__fadd_rn(__half2float(m[(k - 1) * THREADS + t]), c), v));
+  }
+  const float h = __fadd_rn(lowest, eta);
+  float next = fminf(__half2float(m[(levels - 1) * THREADS + t]), h);  // eq. 20
+  out[std::size_t(levels - 1) * pixels + i] = __float2half_rn(next);
+  for (int k = levels - 2; k >= 0; --k) {  // eq. 21
+    next = fminf(fminf(__fadd_rn(next, c), __half2float(m[k * THREADS + t])), h);
+    out[std::size_t(k) * pixels + i] = __float2half_rn(next);
+  }
+}
+
+// cost2msg-: eq. 20-21 over stored forward values; the running value stays fp32.
+__global__ void cost2msg_backward_kernel(const __half* forward, const float* truncation, std::size_t pixels,
+                                         int levels, float c, __half* out) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= pixels) return;
+  const float h = truncation[i];
+  float next = fminf(__half2float(forward[std::size_t(levels - 1) * pixels + i]), h);
+  out[std::size_t(levels - 1) * pixels + i] = __float2half_rn(next);
+  for (int k = levels - 2; k >= 0; --k) {
+    next = fminf(fminf(__fadd_rn(next, c), __half2float(forward[std::size_t(k) * pixels + i])), h);
+    out[std::size_t(k) * pixels + i] = __float2half_rn(next);
+  }
+}
+
+constexpr int BACKWARD_THREADS = 256;
+
+}  // namespace
+
+void cost2msg_backward(const std::uint16_t* forward, const DeviceImage<float>& truncation, int levels, float c,
+                       std::uint16_t* out, cudaStream_t stream) {
+  require(forward != out, "esaw/cuda: cost2msg-: the output may not alias the input");
+  require(levels >= 1, "esaw/cuda: cost2msg-: needs at least one level");
+  const std::size_t pixels = truncation.count();
+  cost2msg_backward_kernel<<<blocks_1d(pixels, BACKWARD_THREADS, "esaw/cuda cost2msg-"), BACKWARD_THREADS, 0,
+                             stream>>>(reinterpret_cast<const __half*>(forward), truncation.get(), pixels, levels, c,
+                                       reinterpret_cast<__half*>(out));
+  CUDA_CHECK_LAUNCH();
+}
+
+void cost2msg(const std::uint16_t* in, int width, int height, int levels, float c, float eta, std::uint16_t* out,
+              cudaStream_t stream) {
+  require(in != out, "esaw/cuda: cost2msg: the output may not alias the input");
+  require(levels >= 1, "esaw/cuda: cost2msg: needs at least one level");
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const std::size_t smem = std::size_t(levels) * THREADS * sizeof(__half);
+  const std::size_t limit = shared_memory_optin_limit(device);
+  require(smem <= limit, "esaw/cuda: cost2msg: " + std::to_string(levels) + " levels need " + std::to_string(smem) +
+                             " B of shared memory per block, the device allows " + std::to_string(limit));
+  if (smem > 48 * 1024)
+    CUDA_CHECK(cudaFuncSetAttribute(cost2msg_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  const std::size_t pixels = std::size_t(width) * std::size_t(height);
+  cost2msg_kernel<<<blocks_1d(pixels, THREADS, "esaw/cuda cost2msg"), THREADS, smem, stream>>>(
+      reinterpret_cast<const __half*>(in), pixels, levels, c, eta, reinterpret_cast<__half*>(out));
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace stereo::cu::esaw

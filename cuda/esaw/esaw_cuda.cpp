@@ -1,0 +1,371 @@
+// The `cuda` backends of ESAW and ESMP (cuda/esaw/stages.h). ESAW runs slab by slab: a run of
+// disparity planes small enough that two copies stay in the L2 cache goes through init_cost
+// and all 2T passes of all iterations, the last pass updating the running arg-min, before the
+// next slab starts (the passes are independent across disparities; only the weights, one
+// image, are shared). ESMP's cost2msg needs every disparity of a pixel, so it runs pass by pass
+// over the whole volume. NOTES.md gives the bytes and the expected bound of every kernel.
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cuda/common.h"
+#include "cuda/copy_ceiling.h"
+#include "cuda/esaw/stages.h"
+#include "cuda/shared/median.h"
+#include "host/backends.h"
+#include "host/methods/esaw.h"
+
+namespace stereo {
+namespace {
+
+namespace ce = cu::esaw;
+namespace ref = reference;
+
+std::string mib(std::size_t bytes) {
+  std::ostringstream s;
+  s.precision(1);
+  s << std::fixed << double(bytes) / (1024.0 * 1024.0);
+  return s.str();
+}
+
+// Every buffer of one image size; made whole or not at all (the matcher commits it only when
+// every allocation succeeded).
+struct Workspace {
+  int width = 0, height = 0, channels = 0, levels = 0, slab = 0;
+  cu::DeviceBuffer<std::uint8_t> raw_left, raw_right;
+  cu::DeviceImage<uchar4> rgba_left, rgba_right;
+  cu::DeviceImage<std::uint8_t> grey_left, grey_right;
+  ce::Winner winner;
+  cu::DeviceImage<float> disparity;  // after the median
+  cu::DeviceImage<float> truncation;  // ESMP's min + eta per pixel, from aggr_H+/aggr_V+
+  ce::DeviceVolume a, b, c;          // ESAW: two slabs (a, b); ESMP: three whole volumes
+
+  static std::size_t bytes_needed(int w, int h, int channels, int planes, int volumes) {
+    const std::size_t px = std::size_t(w) * std::size_t(h);
+    return px * (2 * std::size_t(channels) + 2 * 4 + 2 + 4 * 4) +
+           std::size_t(volumes) * ce::DeviceVolume::cells(w, h, planes) * 2;
+  }
+
+  Workspace(const std::string& component, int w, int h, int ch, int lv, int planes, int volumes)
+      : width(w), height(h), channels(ch), levels(lv), slab(planes) {
+    const std::size_t px = std::size_t(w) * std::size_t(h);
+    raw_left = cu::make_device_buffer<std::uint8_t>(px * std::size_t(ch), component, "the left image");
+    raw_right = cu::make_device_buffer<std::uint8_t>(px * std::size_t(ch), component, "the right image");
+    rgba_left = {w, h, component, "the left RGBA image"};
+    rgba_right = {w, h, component, "the right RGBA image"};
+    grey_left = {w, h, component, "the left grey image"};
+    grey_right = {w, h, component, "the right grey image"};
+    winner.cost = {w, h, component, "the winning costs"};
+    winner.disparity = {w, h, component, "the winning disparities"};
+    disparity = {w, h, component, "the disparity map"};
+    truncation = {w, h, component, "the min-sum truncation map"};
+    const char* what = planes < lv ? "a slab of cost planes" : "a cost volume";
+    a = {w, h, planes, component, what};
+    b = {w, h, planes, component, what};
+    if (volumes == 3) c = {w, h, planes, component, what};
+  }
+};
+
+// Accumulated CUDA-event time per named kernel: a pair of events around every launch group,
+// read after the stream has finished.
+class KernelClock {
+ public:
+  void begin(cudaStream_t s) {
+    stream_ = s;
+    used_ = 0;
+    names_.clear();
+  }
+  template <class F>
+  void time(const std::string& name, F&& launch) {
+    cudaEvent_t start = event(), stop = event();
+    CUDA_CHECK(cudaEventRecord(start, stream_));
+    launch();
+    CUDA_CHECK(cudaEventRecord(stop, stream_));
+    names_.push_back(name);
+  }
+  // After synchronisation: the per-name totals in first-seen order.
+  std::vector<std::pair<std::string, double>> totals() {
+    std::vector<std::pair<std::string, double>> out;
+    for (std::size_t i = 0; i < names_.size(); ++i) {
+      float ms = 0.0f;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, events_[2 * i].get(), events_[2 * i + 1].get()));
+      auto it = std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == names_[i]; });
+      if (it == out.end()) out.emplace_back(names_[i], double(ms));
+      else it->second += double(ms);
+    }
+    return out;
+  }
+
+ private:
+  cudaEvent_t event() {
+    if (used_ == events_.size()) events_.push_back(cu::make_event());
+    return events_[used_++].get();
+  }
+  cudaStream_t stream_ = nullptr;
+  std::vector<cu::Event> events_;
+  std::size_t used_ = 0;
+  std::vector<std::string> names_;
+};
+
+template <class Params>
+class EsawFamilyCuda final : public Matcher {
+ public:
+  static constexpr bool ESMP = std::is_same_v<Params, EsmpParams>;
+
+  explicit EsawFamilyCuda(const Overrides& overrides) : component_(ESMP ? "esmp/cuda" : "esaw/cuda") {
+    json_ = bind_params(component_, overrides, params_);
+    params_.validate(component_);
+    require(params_.storage == "fp16", component_ + ": storage=" + params_.storage +
+                                           " is for the cpu backend; the CUDA volumes hold fp16 (NOTES.md)");
+    if constexpr (ESMP)
+      require(params_.esmp_variant != "data", component_ + ": esmp_variant=data runs on the cpu backend only "
+                                                           "(the reading measured worst; README \"ESMP readings\")");
+    ordinal_ = cu::select_device(component_);
+    device_info_ = cu::device_info_json(ordinal_);
+    device_ = device_info_.at("name").get<std::string>();
+    stream_ = cu::make_stream();
+    for (auto& e : events_) e = cu::make_event();
+    int l2 = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, ordinal_));
+    l2_bytes_ = std::size_t(l2);
+  }
+
+  StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
+    const cu::DeviceScope device_scope(ordinal_);
+    require(left.channels == right.channels, component_ + ": left has " + std::to_string(left.channels) +
+                                                 " channels, right " + std::to_string(right.channels));
+    require(left.channels == 1 || left.channels == 3 || left.channels == 4,
+            component_ + ": images must have 1, 3 or 4 channels, got " + std::to_string(left.channels));
+    prepare(left.width, left.height, left.channels, range.count);
+    Workspace& w = *work_;
+    cudaStream_t s = stream_.get();
+    const Params& p = params_;
+    const ref::Border border = p.border == "clamp" ? ref::Border::clamp : ref::Border::drop;
+    std::vector<ce::WeightTable> tables;
+    std::vector<int> steps;
+    for (int t = 1; t <= p.iterations; ++t) {
+      steps.push_back(esaw_step(p.base, t));
+      tables.push_back(ce::weight_table(p.gamma_c, p.gamma_p, steps.back()));
+    }
+
+    CUDA_CHECK(cudaEventRecord(events_[0].get(), s));
+    CUDA_CHECK(cudaMemcpyAsync(w.raw_left.get(), left.data.data(), left.data.size(), cudaMemcpyHostToDevice, s));
+    CUDA_CHECK(cudaMemcpyAsync(w.raw_right.get(), right.data.data(), right.data.size(), cudaMemcpyHostToDevice, s));
+    CUDA_CHECK(cudaEventRecord(events_[1].get(), s));
+    clock_.begin(s);
+    clock_.time("rgb2grey", [&] {
+      ce::rgb2grey(w.raw_left.get(), w.channels, w.rgba_left, w.grey_left, s);
+      ce::rgb2grey(w.raw_right.get(), w.channels, w.rgba_right, w.grey_right, s);
+    });
+    ce::wta_reset(w.winner, s);
+
+    if constexpr (!ESMP) {
+      // Slab by slab: the kernels of one slab are timed together (events per launch would cost
+      // more than the launches); NOTES.md splits the time by the bytes each kernel moves.
+      clock_.time("init_cost+aggr_H+aggr_V+select_disparity (L2 slabs)", [&] {
+        for (int k0 = 0; k0 < range.count; k0 += w.slab) {
+          const int n = std::min(w.slab, range.count - k0);
+          ce::init_cost(w.grey_left, w.grey_right, range.min + k0, n, p.lambda, p.tau, w.a.plane(0), s);
+          for (std::size_t t = 0; t < steps.size(); ++t) {
+            const bool last = t + 1 == steps.size();
+            ce::aggr_H(w.rgba_left, w.a.plane(0), w.a.plane(0), n, steps[t], tables[t], border, w.b.plane(0), s);
+            ce::aggr_V(w.rgba_left, w.b.plane(0), w.b.plane(0), n, steps[t], tables[t], border,
+                       last ? nullptr : w.a.plane(0), last ? &w.winner : nullptr, range.min + k0, s);
+          }
+        }
+      });
+    } else {
+      const float eta = p.eta_factor * float(range.count - 1);  // eta = 0.0375 d_max, as the cpu backend reads it
+      const bool literal = p.esmp_variant == "literal";
+      const int levels = range.count;
+      clock_.time("init_cost", [&] {
+        ce::init_cost(w.grey_left, w.grey_right, range.min, levels, p.lambda, p.tau, w.a.plane(0), s);
+      });
+      if (literal) {
+        // The paper's reorganisation (Sec. IV): every aggregation but the last stores the
+        // forward min-sum of its output (aggr_H+, aggr_V+) and cost2msg- finishes the messages,
+        // so the min-sum needs no shared memory. a: C0, then forward values; b: messages.
+        const ce::ForwardMinSum forward{p.c, eta, &w.truncation};
+        clock_.time("cost2msg", [&] { ce::cost2msg(w.a.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s); });
+        for (std::size_t t = 0; t < steps.size(); ++t) {
+          const bool last = t + 1 == steps.size();
+          clock_.time("aggr_H+", [&] {
+            ce::aggr_H(w.rgba_left, w.b.plane(0), w.b.plane(0), levels, steps[t], tables[t], border, w.a.plane(0), s,
+                       &forward);
+          });
+          clock_.time("cost2msg-", [&] { ce::cost2msg_backward(w.a.plane(0), w.truncation, levels, p.c, w.b.plane(0), s); });
+          if (last) {
+            clock_.time("aggr_V+select_disparity", [&] {
+              ce::aggr_V(w.rgba_left, w.b.plane(0), w.b.plane(0), levels, steps[t], tables[t], border, nullptr,
+                         &w.winner, range.min, s);
+            });
+          } else {
+            clock_.time("aggr_V+", [&] {
+              ce::aggr_V(w.rgba_left, w.b.plane(0), w.b.plane(0), levels, steps[t], tables[t], border, w.a.plane(0),
+                         nullptr, 0, s, &forward);
+            });
+            clock_.time("cost2msg-", [&] { ce::cost2msg_backward(w.a.plane(0), w.truncation, levels, p.c, w.b.plane(0), s); });
+          }
+        }
+      }
+      for (std::size_t t = 0; !literal && t < steps.size(); ++t) {
+        const bool last = t + 1 == steps.size();
+        // centre: a: the costs, b: their messages, c: the horizontal result.
+        clock_.time("cost2msg", [&] { ce::cost2msg(w.a.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s); });
+        clock_.time("aggr_H", [&] {
+          ce::aggr_H(w.rgba_left, literal ? w.b.plane(0) : w.a.plane(0), w.b.plane(0), levels, steps[t], tables[t],
+                     border, w.c.plane(0), s);
+        });
+        clock_.time("cost2msg", [&] { ce::cost2msg(w.c.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s); });
+        clock_.time(last ? "aggr_V+select_disparity" : "aggr_V", [&] {
+          ce::aggr_V(w.rgba_left, literal ? w.b.plane(0) : w.c.plane(0), w.b.plane(0), levels, steps[t], tables[t],
+                     border, last ? nullptr : w.a.plane(0), last ? &w.winner : nullptr, range.min, s);
+        });
+      }
+    }
+    const cu::DeviceImage<float>* result = &w.winner.disparity;
+    if (p.median) {
+      clock_.time("median_filter", [&] { cu::median_3x3(w.winner.disparity, w.disparity, s); });
+      result = &w.disparity;
+    }
+    CUDA_CHECK(cudaEventRecord(events_[2].get(), s));
+
+    StereoResult out;
+    out.disparity = ImageF(w.width, w.height, 1);
+    CUDA_CHECK(cudaMemcpyAsync(out.disparity.data.data(), result->get(), result->count() * sizeof(float),
+                               cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaEventRecord(events_[3].get(), s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+
+    Timing& timing = out.timing;
+    timing.clock = "cuda events";
+    timing.upload_ms = cu::elapsed_ms(events_[0], events_[1]);
+    timing.algorithm_ms = cu::elapsed_ms(events_[1], events_[2]);
+    timing.readback_ms = cu::elapsed_ms(events_[2], events_[3]);
+    timing.stages = clock_.totals();
+    return out;
+  }
+
+  [[nodiscard]] nlohmann::json params() const override { return json_; }
+  [[nodiscard]] std::string component() const override { return component_; }
+  [[nodiscard]] std::string device() const override { return device_; }
+  [[nodiscard]] nlohmann::json device_info() const override { return device_info_; }
+
+  /// The fewest bytes each timed stage moves (NOTES.md). ESAW's slabs stay in L2, so its
+  /// figure is L2 traffic (each pass reads its slab once and writes it once) and may exceed
+  /// the DRAM copy rate; ESMP's whole-volume passes go to DRAM.
+  std::optional<MemoryStats> memory_stats(int width, int height, DisparityRange range) override {
+    const cu::DeviceScope device_scope(ordinal_);
+    const double px = double(width) * double(height);
+    const double cells = px * double(range.count);
+    const double T = double(params_.iterations);
+    MemoryStats m;
+    if constexpr (!ESMP) {
+      m.stage_bytes = {
+          {"rgb2grey", px * 2.0 * (3.0 + 4.0 + 1.0)},
+          // init_cost writes 2 B a cell; each of the 2T passes reads 2 B and writes 2 B, the last
+          // writes nothing (fused WTA).
+          {"init_cost+aggr_H+aggr_V+select_disparity (L2 slabs)", cells * (2.0 + 2.0 * T * 4.0 - 2.0) + px * 8.0},
+          {"median_filter", px * 8.0},
+      };
+    } else {
+      if (params_.esmp_variant == "literal")
+        m.stage_bytes = {
+            {"rgb2grey", px * 2.0 * (3.0 + 4.0 + 1.0)},
+            {"init_cost", cells * 2.0},
+            {"cost2msg", cells * 4.0},                          // once, on C0
+            {"aggr_H+", cells * 4.0 * T + px * 4.0 * T},        // messages in, forward values + h out
+            {"cost2msg-", cells * 4.0 * (2.0 * T - 1.0) + px * 4.0 * (2.0 * T - 1.0)},
+            {"aggr_V+", cells * 4.0 * (T - 1.0) + px * 4.0 * (T - 1.0)},
+            {"aggr_V+select_disparity", cells * 2.0 + px * 8.0},  // the last pass writes no volume
+            {"median_filter", px * 8.0},
+        };
+      else
+        m.stage_bytes = {
+            {"rgb2grey", px * 2.0 * (3.0 + 4.0 + 1.0)},
+            {"init_cost", cells * 2.0},
+            {"cost2msg", cells * 4.0 * 2.0 * T},
+            {"aggr_H", cells * 6.0 * T},
+            {"aggr_V", cells * 6.0 * (T - 1.0)},
+            {"aggr_V+select_disparity", cells * 4.0 + px * 8.0},
+            {"median_filter", px * 8.0},
+        };
+    }
+    m.copy_gb_s = cu::measure_copy_gb_s(std::size_t(512) << 20, 9, stream_.get());
+    return m;
+  }
+
+ private:
+  // ESAW: the most planes per slab such that the two slab buffers fill half the L2 (the rest
+  // holds the images and other tenants); ESMP: the whole volume, three times.
+  int slab_planes(int width, int height, int levels) const {
+    if constexpr (ESMP) return levels;
+    const std::size_t plane = std::size_t(width) * std::size_t(height) * 2;
+    const std::size_t fit = (l2_bytes_ / 2) / (2 * plane);
+    return int(std::clamp<std::size_t>(fit, 1, std::size_t(levels)));
+  }
+
+  // ESAW: two slabs; ESMP literal: costs/forward values and messages; centre also the H result.
+  int volume_count() const {
+    if constexpr (ESMP) return params_.esmp_variant == "literal" ? 2 : 3;
+    return 2;
+  }
+
+  void prepare(int width, int height, int channels, int levels) {
+    if (work_ && work_->width == width && work_->height == height && work_->channels == channels &&
+        work_->levels == levels)
+      return;
+    const int planes = slab_planes(width, height, levels);
+    const int volumes = volume_count();
+    const std::size_t held = work_ ? Workspace::bytes_needed(work_->width, work_->height, work_->channels,
+                                                             work_->slab, volumes)
+                                   : 0;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const std::size_t needed = Workspace::bytes_needed(width, height, channels, planes, volumes);
+    if (needed > free_bytes + held)
+      throw Error(component_ + ": " + std::to_string(width) + "x" + std::to_string(height) + " with " +
+                  std::to_string(levels) + " levels needs " + mib(needed) + " MiB of GPU memory, " +
+                  mib(free_bytes + held) + " MiB free");
+    work_.reset();  // release the old size first, so the new one can use its memory
+    auto fresh = std::make_unique<Workspace>(component_, width, height, channels, levels, planes, volumes);
+    work_ = std::move(fresh);
+  }
+
+  std::string component_;
+  Params params_;
+  nlohmann::json json_;
+  int ordinal_ = 0;
+  nlohmann::json device_info_;
+  std::string device_;
+  std::size_t l2_bytes_ = 0;
+  cu::Stream stream_;
+  std::array<cu::Event, 4> events_;
+  KernelClock clock_;
+  std::unique_ptr<Workspace> work_;
+};
+
+}  // namespace
+
+void register_esaw_cuda(Registry& registry) {
+  registry.add(BackendEntry{
+      "esaw", "cuda", "ESAW (Yu et al. TCSVT 2010), CUDA: fp16 disparity planes, L2-resident slabs, fused WTA",
+      [] { return cu::device_unavailable(); },
+      [](const Overrides& o) -> std::unique_ptr<Matcher> { return std::make_unique<EsawFamilyCuda<EsawParams>>(o); }});
+}
+
+void register_esmp_cuda(Registry& registry) {
+  registry.add(BackendEntry{
+      "esmp", "cuda", "ESMP (Yu et al. TCSVT 2010), CUDA: fp16 disparity planes, shared-memory min-sum, fused WTA",
+      [] { return cu::device_unavailable(); },
+      [](const Overrides& o) -> std::unique_ptr<Matcher> { return std::make_unique<EsawFamilyCuda<EsmpParams>>(o); }});
+}
+
+}  // namespace stereo

@@ -1,0 +1,52 @@
+// Host-side helpers: the weight tables (from the reference's own expressions) and the
+// synchronous volume transfers the tests use (disparity-fastest <-> planes, float <-> half).
+
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <vector>
+
+#include "cuda/esaw/stages.h"
+
+namespace stereo::cu::esaw {
+
+WeightTable weight_table(float gamma_c, float gamma_p, int step) {
+  WeightTable table{};
+  // The same float expressions as reference/esaw.cpp sample_weights, evaluated by the same libm.
+  for (int dc = 0; dc < 256; ++dc) table.colour[dc] = std::exp(-float(dc) / gamma_c);
+  table.spatial = std::exp(-float(step) / gamma_p);
+  return table;
+}
+
+DeviceVolume upload_volume(const reference::CostVolume& volume) {
+  DeviceVolume out(volume.width, volume.height, volume.range.count, "esaw/cuda", "an uploaded volume");
+  std::vector<__half> host(out.data ? DeviceVolume::cells(volume.width, volume.height, volume.range.count) : 0);
+  const std::size_t plane = out.plane_cells();
+  for (int y = 0; y < volume.height; ++y)
+    for (int x = 0; x < volume.width; ++x)
+      for (int k = 0; k < volume.range.count; ++k) {
+        const float v = volume.at(x, y, k);
+        const __half h = __float2half_rn(v);
+        require(__half2float(h) == v, "esaw/cuda: upload_volume: " + std::to_string(v) + " is not a half value");
+        host[std::size_t(k) * plane + std::size_t(y) * std::size_t(volume.width) + std::size_t(x)] = h;
+      }
+  CUDA_CHECK(cudaMemcpy(out.data.get(), host.data(), host.size() * sizeof(__half), cudaMemcpyHostToDevice));
+  return out;
+}
+
+reference::CostVolume download_volume(const DeviceVolume& volume, DisparityRange range) {
+  require(range.count == volume.planes, "esaw/cuda: download_volume: range has " + std::to_string(range.count) +
+                                            " levels, the volume " + std::to_string(volume.planes) + " planes");
+  std::vector<__half> host(DeviceVolume::cells(volume.width, volume.height, volume.planes));
+  CUDA_CHECK(cudaMemcpy(host.data(), volume.data.get(), host.size() * sizeof(__half), cudaMemcpyDeviceToHost));
+  reference::CostVolume out(volume.width, volume.height, range);
+  const std::size_t plane = volume.plane_cells();
+  for (int y = 0; y < volume.height; ++y)
+    for (int x = 0; x < volume.width; ++x)
+      for (int k = 0; k < volume.planes; ++k)
+        out.at(x, y, k) =
+            __half2float(host[std::size_t(k) * plane + std::size_t(y) * std::size_t(volume.width) + std::size_t(x)]);
+  return out;
+}
+
+}  // namespace stereo::cu::esaw

@@ -1,0 +1,128 @@
+#pragma once
+/// \file cuda/esaw/stages.h
+/// The ESAW and ESMP kernels on the GPU (Yu et al., TCSVT 2010, Sec. IV), one .cu per kernel,
+/// named as in reference/esaw.h so a test can compare each with its CPU twin:
+///
+///   rgb2grey.cu          rgb2grey           RGBA for the weights + integer BT.601 luma
+///   init_cost.cu         init_cost          eq. 3 on a slab of disparity planes
+///   aggr_h.cu            aggr_H (+)         eq. 5 (ESMP: eq. 14), a slab of planes per launch;
+///                                           aggr_H+ also runs the min-sum's forward pass
+///   aggr_v.cu            aggr_V (+)         eq. 6 (eq. 16); optionally the WTA fused in
+///   select_disparity.cu  wta_reset, select_disparity   eq. 7 as a running arg-min over slabs
+///   cost2msg.cu          cost2msg           eq. 17-21, one thread per pixel over all levels
+///                        cost2msg_backward  the paper's cost2msg-: eq. 20-21 after aggr_H+/aggr_V+
+///   memory.cu            upload_volume, download_volume (tests)
+///   esaw_cuda.cpp        the matchers ("esaw", "cuda") and ("esmp", "cuda")
+///
+/// Layout and precision (NOTES.md): a cost volume is a stack of disparity planes, plane k
+/// holding W x H IEEE half values row-major (index k * W * H + y * W + x), so both passes read
+/// coalesced rows and a run of planes (a slab) is contiguous. Every kernel computes in fp32 and
+/// rounds once when it stores, exactly as the reference does with Storage::fp16; the products
+/// and sums are written with __fmul_rn / __fadd_rn so nvcc cannot contract them into FMAs the
+/// reference does not make, and the weights' exp() terms come from tables the host fills with
+/// the reference's own expression. Every stage is therefore bit-exact with the reference.
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda/common.h"
+#include "reference/esaw.h"
+
+namespace stereo::cu::esaw {
+
+/// A stack of disparity planes of fp16 bits (std::uint16_t so host code needs no cuda_fp16.h).
+struct DeviceVolume {
+  int width = 0;
+  int height = 0;
+  int planes = 0;
+  DeviceBuffer<std::uint16_t> data;
+
+  DeviceVolume() = default;
+  DeviceVolume(int w, int h, int n, const std::string& component, const std::string& what)
+      : width(w), height(h), planes(n), data(make_device_buffer<std::uint16_t>(cells(w, h, n), component, what)) {}
+  [[nodiscard]] static std::size_t cells(int w, int h, int n) {
+    return static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * static_cast<std::size_t>(n);
+  }
+  [[nodiscard]] std::size_t plane_cells() const { return cells(width, height, 1); }
+  [[nodiscard]] std::uint16_t* plane(int k) { return data.get() + plane_cells() * static_cast<std::size_t>(k); }
+  [[nodiscard]] const std::uint16_t* plane(int k) const {
+    return data.get() + plane_cells() * static_cast<std::size_t>(k);
+  }
+};
+
+/// The exp() factors of the adaptive weight, filled on the host with the reference's own
+/// expressions (reference/esaw.cpp sample_weights): colour[dc] = exp(-dc / gamma_c) for the
+/// largest channel difference dc, spatial = exp(-step / gamma_p).
+struct WeightTable {
+  float colour[256];
+  float spatial;
+};
+WeightTable weight_table(float gamma_c, float gamma_p, int step);
+
+/// The running arg-min of eq. 7 over the slabs: the smallest stored cost so far and its
+/// disparity (range.min + k). wta_reset starts it at +inf.
+struct Winner {
+  DeviceImage<float> cost;
+  DeviceImage<float> disparity;
+};
+
+/// Packs `raw` (1, 3 or 4 interleaved channels, W x H bytes each) to RGBA and writes its grey
+/// luma (77 R + 150 G + 29 B + 128) >> 8 (a grey input is copied), as reference::rgb2grey.
+void rgb2grey(const std::uint8_t* raw, int channels, DeviceImage<uchar4>& rgba, DeviceImage<std::uint8_t>& grey,
+              cudaStream_t stream);
+
+/// Eq. 3 for the `planes` disparities first_disparity, first_disparity + 1, ... into `out`
+/// (planes x W x H), the match column clamped to the image as in the reference.
+void init_cost(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
+               int first_disparity, int planes, float lambda, float tau, std::uint16_t* out, cudaStream_t stream);
+
+/// ESMP's reorganisation (Sec. IV, aggr_H+ / aggr_V+): with it, an aggregation kernel stores
+/// the forward pass of the min-sum of its output (eq. 17-19, each forward value rounded, as
+/// reference::cost2msg does) instead of the output, and min + eta of the output per pixel in
+/// `truncation`; cost2msg_backward (cost2msg-) finishes the messages. Needs all levels in one
+/// launch (planes = the disparity count).
+struct ForwardMinSum {
+  float c = 1.0f;
+  float eta = 0.0f;
+  DeviceImage<float>* truncation = nullptr;
+};
+
+/// Eq. 5 on `planes` planes: out = w_c centre(p) + w_l side(p - s) + w_r side(p + s) along x,
+/// weights from `rgba` (reference::aggr_H). centre and side may be the same pointer; out
+/// must differ from both.
+void aggr_H(const DeviceImage<uchar4>& rgba, const std::uint16_t* centre, const std::uint16_t* side, int planes,
+            int step, const WeightTable& table, reference::Border border, std::uint16_t* out, cudaStream_t stream,
+            const ForwardMinSum* forward = nullptr);
+
+/// Eq. 6, along y (reference::aggr_V). With `winner`, the stored (rounded) value of every plane
+/// also updates the running arg-min, plane 0 being disparity first_disparity; out may then be
+/// null (the WTA fused into the last pass, so the last volume is never written).
+void aggr_V(const DeviceImage<uchar4>& rgba, const std::uint16_t* centre, const std::uint16_t* side, int planes,
+            int step, const WeightTable& table, reference::Border border, std::uint16_t* out, Winner* winner,
+            int first_disparity, cudaStream_t stream, const ForwardMinSum* forward = nullptr);
+
+/// Sets winner.cost to +inf (and the disparity to +inf) before the first slab.
+void wta_reset(Winner& winner, cudaStream_t stream);
+/// Eq. 7 over `planes` planes starting at disparity first_disparity: a plane's cost replaces
+/// the winner only when strictly smaller, so over increasing disparities the first wins a tie.
+void select_disparity(const std::uint16_t* volume, int width, int height, int planes, int first_disparity,
+                      Winner& winner, cudaStream_t stream);
+
+/// Eq. 17-21 for every pixel over all `levels` planes of `in` (reference::cost2msg); the
+/// forward values (rounded to half, as the reference rounds them) stay in shared memory.
+void cost2msg(const std::uint16_t* in, int width, int height, int levels, float c, float eta, std::uint16_t* out,
+              cudaStream_t stream);
+
+/// cost2msg- (Sec. IV): the backward pass and truncation (eq. 20-21) over forward values an
+/// aggr_H+/aggr_V+ stored, with their min + eta; one thread per pixel, no shared memory.
+void cost2msg_backward(const std::uint16_t* forward, const DeviceImage<float>& truncation, int levels, float c,
+                       std::uint16_t* out, cudaStream_t stream);
+
+// ---- tests and set-up (synchronous) ----
+/// A reference volume (disparity fastest, fp16-representable values) as planes.
+DeviceVolume upload_volume(const reference::CostVolume& volume);
+/// Planes back into a reference volume over `range` (range.count == volume.planes).
+reference::CostVolume download_volume(const DeviceVolume& volume, DisparityRange range);
+
+}  // namespace stereo::cu::esaw

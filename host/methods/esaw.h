@@ -1,0 +1,139 @@
+#pragma once
+/// \file host/methods/esaw.h
+/// ESAW and ESMP: W. Yu, T. Chen, F. Franchetti, J. C. Hoe, "High performance
+/// stereo vision designed for massively data parallel platforms", IEEE TCSVT 2010. ESAW
+/// aggregates the truncated grey-level cost over three samples {p - s, p, p + s} per pass with
+/// adaptive weights, the step s = round(b^(t-1)) growing exponentially (eq. 3-7); ESMP maps
+/// the costs to min-sum messages with V(x) = min(c|x|, eta) before every pass (eq. 13-21).
+/// Parameters of every backend; the defaults are the paper's Table III unless a comment says
+/// why not.
+///
+/// Choices the paper leaves open (measured on Middlebury v2, see README "ESAW and ESMP"):
+///  - Delta_c, the colour distance of the adaptive weight: the largest absolute RGB channel
+///    difference of the reference image (grey-level differences lose about 3 points);
+///  - the weight of a side sample q = p +- s is exp(-Delta_c/gamma_c) exp(-s/gamma_p), the
+///    centre's is 1 (Delta_c = Delta_g = 0), normalised over the samples inside the image; a
+///    sample outside the image is dropped (weight 0), so steps longer than the image leave
+///    the costs as they are;
+///  - weights from the reference (left) image only, as RtAW [4] which ESAW extends;
+///  - a match x - d outside the right image reads the right image's edge column (clamp to
+///    edge); costing it lambda * tau instead, the most eq. 3 gives, loses 1.2 points of the
+///    average (9.48 against 8.33 at 9 iterations: the left band of every scene goes wrong);
+///  - ESAW's lambda: Table III gives none; every pass is linear in the costs and the WTA is
+///    scale-free, so lambda = 1 (any value gives the same disparities).
+
+#include <string>
+
+#include "host/error.h"
+
+namespace stereo {
+
+struct MethodInfo;  // host/matcher.h
+
+/// ESAW (Sec. III-A). Defaults: Table III, 9 iterations.
+struct EsawParams {
+  int iterations = 9;      // T, Table III (9 iterations; the 5-iteration row uses base = 2.6)
+  float base = 1.90f;      // b of eq. 4, Table III at 9 iterations
+  float gamma_c = 17.0f;   // colour fall-off of the weight, Table III
+  float gamma_p = 36.0f;   // spatial fall-off of the weight, Table III
+  float tau = 12.0f;       // truncation of eq. 3, Table III
+  float lambda = 1.0f;     // eq. 3 scale: not in Table III for ESAW, and without effect (see above)
+  // The cost volume between passes: "fp16" rounds every pass's output to half precision (what
+  // the CUDA backend stores, to halve its memory traffic), "fp32" keeps single precision. The
+  // CPU reference models the same rounding so that the two backends can be compared exactly.
+  std::string storage = "fp16";
+  std::string border = "drop";  // a sample p +- s outside the image: a choice, see the file comment
+  bool median = true;      // step 4: 3x3 median of the disparity map
+
+  template <class B>
+  void describe(B& b) {
+    b.field("iterations", iterations, "T, aggregation iterations (Table III: 9; 5 with base 2.6)");
+    b.field("base", base, "b of the step s = round(b^(t-1)), eq. 4 (Table III: 1.90 at 9 iterations, 2.60 at 5)");
+    b.field("gamma_c", gamma_c, "colour fall-off of the adaptive weight (Table III: 17)");
+    b.field("gamma_p", gamma_p, "spatial fall-off of the adaptive weight (Table III: 36)");
+    b.field("tau", tau, "truncation of the grey difference, eq. 3 (Table III: 12)");
+    b.field("lambda", lambda, "cost scale of eq. 3 (not in Table III for ESAW; no effect on the result)");
+    b.choice("storage", storage, {"fp16", "fp32"},
+             "precision of the cost volume between passes (a choice: fp16 halves the CUDA traffic)");
+    b.choice("border", border, {"drop", "clamp"},
+             "a sample outside the image: drop it (weight 0) or read the edge pixel (clamp, a texture's addressing)");
+    b.field("median", median, "3x3 median of the disparity map (step 4)");
+  }
+
+  void validate(const std::string& component) const {
+    require(iterations >= 1 && iterations <= 20,
+            component + ": iterations must be in 1..20, got " + std::to_string(iterations));
+    require(base >= 1.0f && base <= 8.0f, component + ": base must be in [1, 8], got " + std::to_string(base));
+    require(gamma_c > 0.0f && gamma_p > 0.0f, component + ": gamma_c and gamma_p must be > 0");
+    require(tau > 0.0f && tau <= 255.0f, component + ": tau must be in (0, 255], got " + std::to_string(tau));
+    require(lambda > 0.0f, component + ": lambda must be > 0, got " + std::to_string(lambda));
+  }
+};
+
+/// ESMP (Sec. III-B). Defaults: Table III, 8 iterations.
+struct EsmpParams {
+  int iterations = 8;      // T, Table III
+  // b of eq. 4, Table III. Its steps 482 and 1349 (iterations 7, 8) reach past every v2 image,
+  // so those passes do nothing here; base = 2.0 measures 7.71 against 8.82 (README).
+  float base = 2.80f;
+  float gamma_c = 18.0f;   // Table III
+  float gamma_p = 29.0f;   // Table III
+  float tau = 17.0f;       // Table III
+  float lambda = 0.15f;    // eq. 3 scale, Table III
+  float c = 1.0f;          // slope of V(x) = min(c|x|, eta), eq. 10, Table III
+  float eta_factor = 0.0375f;  // eta = eta_factor * d_max, Table III (d_max read as levels - 1)
+  // How eq. 13-16 are read (README "ESMP readings", measured avg of 12 on Middlebury v2):
+  //  literal: every sample of every pass is a message, as eq. 14/16 are written (8.82 at
+  //           Table III's settings, 7.71 with base 2.0). Min-sum with a truncated linear V is
+  //           idempotent and a weighted mean of messages is a fixed point of it, so this is
+  //           ESAW on cost2msg(C0) with ESMP's weights: the later cost2msg passes change nothing.
+  //  centre:  eq. 9 read with q = p: d_q = d_p there and V(0) = 0, so p's own term is its
+  //           cost, not its message; only the two side samples send messages (9.15).
+  //  data:    the data cost kept apart from the propagated messages, as belief propagation
+  //           keeps it: A = w_c A(p) + w_l M(p_l) + w_r M(p_r) with M = cost2msg(C0 + A), the
+  //           WTA on C0 + A (17.3: p's single-pixel cost weighs as much as all it gathered).
+  // The literal reading is the best measured, so it is the default.
+  std::string esmp_variant = "literal";
+  std::string storage = "fp16";  // as EsawParams::storage
+  std::string border = "drop";   // as EsawParams::border
+  bool median = true;
+
+  template <class B>
+  void describe(B& b) {
+    b.field("iterations", iterations, "T, aggregation iterations (Table III: 8)");
+    b.field("base", base, "b of the step s = round(b^(t-1)), eq. 4 (Table III: 2.80)");
+    b.field("gamma_c", gamma_c, "colour fall-off of the adaptive weight (Table III: 18)");
+    b.field("gamma_p", gamma_p, "spatial fall-off of the adaptive weight (Table III: 29)");
+    b.field("tau", tau, "truncation of the grey difference, eq. 3 (Table III: 17)");
+    b.field("lambda", lambda, "cost scale of eq. 3 (Table III: 0.15)");
+    b.field("c", c, "slope of V(x) = min(c|x|, eta), eq. 10 (Table III: 1)");
+    b.field("eta_factor", eta_factor, "eta = eta_factor * d_max, eq. 10 (Table III: 0.0375)");
+    b.choice("esmp_variant", esmp_variant, {"literal", "centre", "data"},
+             "reading of eq. 13-16 (literal = as written, the best measured; README \"ESMP readings\")");
+    b.choice("storage", storage, {"fp16", "fp32"},
+             "precision of the cost volume between passes (a choice: fp16 halves the CUDA traffic)");
+    b.choice("border", border, {"drop", "clamp"},
+             "a sample outside the image: drop it (weight 0) or read the edge pixel (clamp, a texture's addressing)");
+    b.field("median", median, "3x3 median of the disparity map (step 4)");
+  }
+
+  void validate(const std::string& component) const {
+    require(iterations >= 1 && iterations <= 20,
+            component + ": iterations must be in 1..20, got " + std::to_string(iterations));
+    require(base >= 1.0f && base <= 8.0f, component + ": base must be in [1, 8], got " + std::to_string(base));
+    require(gamma_c > 0.0f && gamma_p > 0.0f, component + ": gamma_c and gamma_p must be > 0");
+    require(tau > 0.0f && tau <= 255.0f, component + ": tau must be in (0, 255], got " + std::to_string(tau));
+    require(lambda > 0.0f, component + ": lambda must be > 0, got " + std::to_string(lambda));
+    require(c >= 0.0f && eta_factor >= 0.0f, component + ": c and eta_factor must be >= 0");
+  }
+};
+
+/// The step of iteration t (1-based), eq. 4: round(b^(t-1)), halves away from zero.
+int esaw_step(float base, int t);
+
+/// ESAW's registry entry: citation, Table IV accuracy (9 and 5 iterations), Table IV speed.
+MethodInfo esaw_method_info();
+/// ESMP's registry entry: citation, Table IV accuracy (8 iterations), Table IV speed.
+MethodInfo esmp_method_info();
+
+}  // namespace stereo

@@ -1,0 +1,188 @@
+// ESAW and ESMP reference stages (reference/esaw.h): plain loops over rows, each row its own
+// work item, so the result does not depend on the thread count.
+
+#include "reference/esaw.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "host/error.h"
+#include "host/thread_pool.h"
+#include "reference/median.h"
+
+namespace stereo::reference {
+
+namespace {
+
+float store(float x, Storage storage) { return storage == Storage::fp16 ? round_to_half(x) : x; }
+
+void require_same_shape(const CostVolume& a, const CostVolume& b, const char* stage) {
+  require(a.width == b.width && a.height == b.height && a.range.min == b.range.min && a.range.count == b.range.count,
+          std::string("esaw/cpu: ") + stage + ": volumes differ in shape (" + std::to_string(a.width) + "x" +
+              std::to_string(a.height) + "x" + std::to_string(a.range.count) + " vs " + std::to_string(b.width) +
+              "x" + std::to_string(b.height) + "x" + std::to_string(b.range.count) + ")");
+}
+
+int colour_distance(const ImageU8& rgb, int x0, int y0, int x1, int y1) {
+  int most = 0;
+  for (int ch = 0; ch < rgb.channels; ++ch)
+    most = std::max(most, std::abs(int(rgb.at(x0, y0, ch)) - int(rgb.at(x1, y1, ch))));
+  return most;
+}
+
+// One three-sample pass along (dx, dy); the weights depend on the pixel only, so they are
+// computed once per pixel and applied to every disparity.
+CostVolume aggregate(const CostVolume& centre, const CostVolume& side, const ImageU8& rgb, int dx, int dy, int step,
+                     float gamma_c, float gamma_p, Border border, Storage storage, const char* stage) {
+  require_same_shape(centre, side, stage);
+  require(rgb.width == centre.width && rgb.height == centre.height,
+          std::string("esaw/cpu: ") + stage + ": reference image " + std::to_string(rgb.width) + "x" +
+              std::to_string(rgb.height) + " does not match the volume " + std::to_string(centre.width) + "x" +
+              std::to_string(centre.height));
+  require(step >= 1, std::string("esaw/cpu: ") + stage + ": step must be >= 1, got " + std::to_string(step));
+  CostVolume out(centre.width, centre.height, centre.range);
+  const int levels = centre.range.count;
+  parallel_for(std::size_t(centre.height), 0, [&](std::size_t row) {
+    const int y = int(row);
+    for (int x = 0; x < centre.width; ++x) {
+      const SampleWeights w = sample_weights(rgb, x, y, dx, dy, step, gamma_c, gamma_p, border);
+      const float* c = &centre.at(x, y, 0);
+      // Clamped coordinates: with Border::drop a sample outside has weight 0 and is not read.
+      const int xm = std::clamp(x - dx * step, 0, centre.width - 1), ym = std::clamp(y - dy * step, 0, centre.height - 1);
+      const int xp = std::clamp(x + dx * step, 0, centre.width - 1), yp = std::clamp(y + dy * step, 0, centre.height - 1);
+      const float* m = w.minus > 0.0f ? &side.at(xm, ym, 0) : nullptr;
+      const float* p = w.plus > 0.0f ? &side.at(xp, yp, 0) : nullptr;
+      float* o = &out.at(x, y, 0);
+      for (int k = 0; k < levels; ++k) {
+        // The order of the sum is the CUDA kernels' (centre, minus, plus).
+        float sum = w.centre * c[k];
+        if (m) sum += w.minus * m[k];
+        if (p) sum += w.plus * p[k];
+        o[k] = store(sum, storage);
+      }
+    }
+  });
+  return out;
+}
+
+}  // namespace
+
+float round_to_half(float x) {
+  if (!std::isfinite(x) || x == 0.0f) return x;
+  if (std::fabs(x) >= 6.103515625e-05f) {  // 2^-14: a normal half keeps 10 of float's 23 fraction bits
+    std::uint32_t u = std::bit_cast<std::uint32_t>(x);
+    u += 0xfffu + ((u >> 13) & 1u);  // round to nearest, ties to even, on bit 13
+    u &= ~0x1fffu;
+    return std::bit_cast<float>(u);
+  }
+  // Subnormal halves are multiples of 2^-24; scaling by a power of two is exact.
+  return std::nearbyint(x * 16777216.0f) / 16777216.0f;
+}
+
+ImageU8 rgb2grey(const ImageU8& rgb) { return grey_image(rgb); }
+
+CostVolume init_cost(const ImageU8& grey_left, const ImageU8& grey_right, DisparityRange range, float lambda,
+                     float tau, Storage storage) {
+  require(grey_left.channels == 1 && grey_right.channels == 1, "esaw/cpu: init_cost needs grey images");
+  require(grey_left.same_size(grey_right.width, grey_right.height),
+          "esaw/cpu: init_cost: left " + std::to_string(grey_left.width) + "x" + std::to_string(grey_left.height) +
+              " and right " + std::to_string(grey_right.width) + "x" + std::to_string(grey_right.height) + " differ");
+  require(range.count >= 1, "esaw/cpu: init_cost: empty disparity range");
+  CostVolume out(grey_left.width, grey_left.height, range);
+  parallel_for(std::size_t(grey_left.height), 0, [&](std::size_t row) {
+    const int y = int(row);
+    for (int x = 0; x < grey_left.width; ++x)
+      for (int k = 0; k < range.count; ++k) {
+        const int xr = std::clamp(x - (range.min + k), 0, grey_left.width - 1);
+        const float diff = float(std::abs(int(grey_left.at(x, y)) - int(grey_right.at(xr, y))));
+        out.at(x, y, k) = store(lambda * std::min(diff, tau), storage);
+      }
+  });
+  return out;
+}
+
+SampleWeights sample_weights(const ImageU8& rgb, int x, int y, int dx, int dy, int step, float gamma_c,
+                             float gamma_p, Border border) {
+  const float spatial = std::exp(-float(step) / gamma_p);
+  const auto side = [&](int sx, int sy) {
+    const bool outside = sx < 0 || sy < 0 || sx >= rgb.width || sy >= rgb.height;
+    if (outside && border == Border::drop) return 0.0f;
+    sx = std::clamp(sx, 0, rgb.width - 1);
+    sy = std::clamp(sy, 0, rgb.height - 1);
+    return std::exp(-float(colour_distance(rgb, x, y, sx, sy)) / gamma_c) * spatial;
+  };
+  const float minus = side(x - dx * step, y - dy * step);
+  const float plus = side(x + dx * step, y + dy * step);
+  const float norm = 1.0f / (1.0f + minus + plus);
+  return SampleWeights{minus * norm, norm, plus * norm};
+}
+
+CostVolume aggr_H(const CostVolume& centre, const CostVolume& side, const ImageU8& rgb, int step, float gamma_c,
+                  float gamma_p, Border border, Storage storage) {
+  return aggregate(centre, side, rgb, 1, 0, step, gamma_c, gamma_p, border, storage, "aggr_H");
+}
+
+CostVolume aggr_V(const CostVolume& centre, const CostVolume& side, const ImageU8& rgb, int step, float gamma_c,
+                  float gamma_p, Border border, Storage storage) {
+  return aggregate(centre, side, rgb, 0, 1, step, gamma_c, gamma_p, border, storage, "aggr_V");
+}
+
+CostVolume cost2msg(const CostVolume& cost, float c, float eta, Storage storage) {
+  CostVolume out(cost.width, cost.height, cost.range);
+  const int levels = cost.range.count;
+  parallel_for(std::size_t(cost.height), 0, [&](std::size_t row) {
+    const int y = int(row);
+    std::vector<float> m(static_cast<std::size_t>(levels));
+    for (int x = 0; x < cost.width; ++x) {
+      const float* in = &cost.at(x, y, 0);
+      // Eq. 17-18: start from the costs; h is the truncation, min + eta.
+      float lowest = in[0];
+      for (int k = 0; k < levels; ++k) {
+        m[std::size_t(k)] = in[k];
+        lowest = std::min(lowest, in[k]);
+      }
+      const float h = lowest + eta;
+      // Eq. 19: forward pass, the cones rising to the right. Its values are stored (rounded)
+      // as the CUDA backend stores them between aggr_H+/aggr_V+ and cost2msg- (Sec. IV).
+      for (int k = 1; k < levels; ++k)
+        m[std::size_t(k)] = store(std::min(m[std::size_t(k - 1)] + c, m[std::size_t(k)]), storage);
+      // Eq. 20-21: backward pass and the truncation.
+      m[std::size_t(levels - 1)] = std::min(m[std::size_t(levels - 1)], h);
+      for (int k = levels - 2; k >= 0; --k)
+        m[std::size_t(k)] = std::min(std::min(m[std::size_t(k + 1)] + c, m[std::size_t(k)]), h);
+      float* o = &out.at(x, y, 0);
+      for (int k = 0; k < levels; ++k) o[k] = store(m[std::size_t(k)], storage);
+    }
+  });
+  return out;
+}
+
+CostVolume add_volumes(const CostVolume& a, const CostVolume& b, Storage storage) {
+  require_same_shape(a, b, "add_volumes");
+  CostVolume out(a.width, a.height, a.range);
+  for (std::size_t i = 0; i < a.data.size(); ++i) out.data[i] = store(a.data[i] + b.data[i], storage);
+  return out;
+}
+
+ImageF select_disparity(const CostVolume& cost) {
+  ImageF out(cost.width, cost.height, 1);
+  parallel_for(std::size_t(cost.height), 0, [&](std::size_t row) {
+    const int y = int(row);
+    for (int x = 0; x < cost.width; ++x) {
+      const float* v = &cost.at(x, y, 0);
+      int best = 0;
+      for (int k = 1; k < cost.range.count; ++k)
+        if (v[k] < v[best]) best = k;
+      out.at(x, y) = float(cost.range.min + best);
+    }
+  });
+  return out;
+}
+
+ImageF median_filter(const ImageF& disparity) { return median_3x3(disparity); }
+
+}  // namespace stereo::reference

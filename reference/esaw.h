@@ -1,0 +1,89 @@
+#pragma once
+/// \file reference/esaw.h
+/// ESAW and ESMP on the CPU, one function per kernel of the paper's Sec. IV, with the same
+/// names as the CUDA stages in cuda/esaw/stages.h so tests compare stage against stage.
+/// W. Yu, T. Chen, F. Franchetti, J. C. Hoe, IEEE TCSVT 2010 (Sec. III; Table III).
+///
+/// Pipeline:
+///   grey   = rgb2grey(rgb)                               integer BT.601 luma (eq. 3's I)
+///   C0     = init_cost(grey_l, grey_r, range, lambda, tau)         eq. 3
+///   for t = 1..T, s = esaw_step(b, t):                             eq. 4
+///     ESAW:  C = aggr_V(aggr_H(C, s), s)                           eq. 5, 6
+///     ESMP:  C = aggr_V(cost2msg(aggr_H(cost2msg(C), s)), s)       eq. 13-16 (by variant)
+///   D      = select_disparity(C)                                   eq. 7
+///   D      = median_filter(D)                                      step 4, reference/median.h
+///
+/// Precision: with Storage::fp16 every stage rounds what it stores to the nearest half-precision
+/// value (round to nearest even), as the CUDA stages store it; the arithmetic inside a stage is
+/// single precision. Integer stages (grey, init_cost at lambda = 1, select_disparity, median)
+/// are bit-exact with the CUDA stages; the aggregation and min-sum stages agree within the
+/// tolerance their tests state (the weights' exp differs in the last bits between libm and CUDA).
+
+#include <vector>
+
+#include "host/disparity_range.h"
+#include "host/image.h"
+#include "reference/adcensus.h"  // CostVolume (disparity fastest), grey_image
+
+namespace stereo::reference {
+
+/// What the cost volume is rounded to between stages.
+enum class Storage { fp32, fp16 };
+
+/// What a pass does with a sample p +- s outside the image: drop it (weight 0, the others
+/// renormalised) or read the nearest edge pixel (a clamp-addressed texture, as the paper's
+/// first GPU version reads the costs, Sec. IV).
+enum class Border { drop, clamp };
+
+/// x rounded to the nearest IEEE half-precision value (ties to even, subnormals kept), returned
+/// as float; what CUDA's __float2half_rn followed by __half2float gives. |x| < 65520 assumed.
+float round_to_half(float x);
+
+/// The paper's rgb2grey: integer BT.601 luma (the same as grey_image, which AD-Census uses).
+ImageU8 rgb2grey(const ImageU8& rgb);
+
+/// Eq. 3: C0(x, y, d) = lambda * min(|I_L(x, y) - I_R(x - d, y)|, tau) on grey images, for d
+/// = range.min + k; a match x - d outside the right image reads its edge column (clamp to edge).
+CostVolume init_cost(const ImageU8& grey_left, const ImageU8& grey_right, DisparityRange range, float lambda,
+                     float tau, Storage storage);
+
+/// Normalised weights of one three-sample pass at p over {p - step*dir, p, p + step*dir}.
+struct SampleWeights {
+  float minus = 0.0f;
+  float centre = 1.0f;
+  float plus = 0.0f;
+};
+
+/// The adaptive weights of eq. 5/6 at (x, y) for a pass along (dx, dy) (one of (1,0), (0,1)):
+/// a side sample q inside the image weighs exp(-Delta_c(p, q)/gamma_c - step/gamma_p), with
+/// Delta_c the largest absolute RGB channel difference of `reference_rgb`; the centre weighs 1;
+/// a sample outside the image weighs 0; the three are divided by their sum.
+/// With Border::clamp a sample outside reads the edge pixel (its colour in Delta_c, the nominal
+/// step in the spatial factor).
+SampleWeights sample_weights(const ImageU8& reference_rgb, int x, int y, int dx, int dy, int step, float gamma_c,
+                             float gamma_p, Border border);
+
+/// Eq. 5: out(p) = w_c centre(p) + w_l side(p - s) + w_r side(p + s), horizontal. ESAW passes the
+/// same volume as centre and side; ESMP's readings pass costs or messages (esmp_variant).
+CostVolume aggr_H(const CostVolume& centre, const CostVolume& side, const ImageU8& reference_rgb, int step,
+                  float gamma_c, float gamma_p, Border border, Storage storage);
+/// Eq. 6: as aggr_H, vertical.
+CostVolume aggr_V(const CostVolume& centre, const CostVolume& side, const ImageU8& reference_rgb, int step,
+                  float gamma_c, float gamma_p, Border border, Storage storage);
+
+/// Eq. 13 with V(x) = min(c|x|, eta) by the O(L) min-sum of eq. 17-21 (forward pass, backward
+/// pass, truncation at min + eta), per pixel over the disparity axis. With Storage::fp16 the
+/// forward values are rounded too (the GPU stores them between the paper's aggr_H+/aggr_V+ and
+/// cost2msg-); the backward pass runs in fp32 and only its result is rounded.
+CostVolume cost2msg(const CostVolume& cost, float c, float eta, Storage storage);
+
+/// a + b element by element (ESMP's "data" reading: the belief C0 + A), rounded to storage.
+CostVolume add_volumes(const CostVolume& a, const CostVolume& b, Storage storage);
+
+/// Eq. 7: range.min + the index of the smallest cost (the first on ties).
+ImageF select_disparity(const CostVolume& cost);
+
+/// Step 4: the 3x3 median (reference/median.h).
+ImageF median_filter(const ImageF& disparity);
+
+}  // namespace stereo::reference

@@ -1,0 +1,229 @@
+// Every ESAW/ESMP CUDA kernel (cuda/esaw/stages.h) against the reference stage of the same name
+// (reference/esaw.h with Storage::fp16). The kernels use the reference's operations in its
+// order with round-to-nearest intrinsics and weight tables from the reference's expressions,
+// so every comparison here is bit-exact; a failure prints the first differing cell.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include "cuda/esaw/stages.h"
+#include "host/methods/esaw.h"
+#include "reference/esaw.h"
+#include "tests/test_cuda_util.h"
+
+namespace stereo {
+namespace {
+
+namespace ce = cu::esaw;
+namespace ref = reference;
+
+// Odd sizes on purpose (no multiple of the 64 x 4 blocks).
+constexpr int W = 67;
+constexpr int H = 29;
+
+ImageU8 random_rgb(int w, int h, unsigned seed) { return cuda_test::random_u8(w, h, 3, seed); }
+
+ref::CostVolume random_half_volume(int w, int h, DisparityRange range, unsigned seed, float scale) {
+  ref::CostVolume v(w, h, range);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, scale);
+  for (float& x : v.data) x = ref::round_to_half(u(rng));
+  return v;
+}
+
+void expect_same_volume(const ref::CostVolume& got, const ref::CostVolume& want, const std::string& what) {
+  ASSERT_EQ(got.data.size(), want.data.size()) << what;
+  std::size_t differ = 0;
+  for (int y = 0; y < want.height; ++y)
+    for (int x = 0; x < want.width; ++x)
+      for (int k = 0; k < want.range.count; ++k)
+        if (got.at(x, y, k) != want.at(x, y, k)) {
+          if (differ == 0)
+            ADD_FAILURE() << what << ": first difference at x " << x << " y " << y << " k " << k << ": gpu "
+                          << got.at(x, y, k) << " reference " << want.at(x, y, k);
+          ++differ;
+        }
+  EXPECT_EQ(differ, 0u) << what << ": " << differ << " of " << want.data.size() << " cells differ";
+}
+
+ce::Winner make_winner(int w, int h) {
+  ce::Winner winner;
+  winner.cost = {w, h, "test", "winner costs"};
+  winner.disparity = {w, h, "test", "winner disparities"};
+  return winner;
+}
+
+ImageF download_map(const cu::DeviceImage<float>& map) {
+  ImageF out(map.width, map.height, 1);
+  CUDA_CHECK(cudaMemcpy(out.data.data(), map.get(), map.count() * sizeof(float), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+TEST(CudaEsawStages, Rgb2GreyMatchesReference) {
+  STEREO_REQUIRE_CUDA();
+  for (const int channels : {1, 3, 4}) {
+    const ImageU8 raw = cuda_test::random_u8(W, H, channels, 3u + unsigned(channels));
+    auto d_raw = cu::make_device_buffer<std::uint8_t>(raw.data.size(), "test", "raw");
+    CUDA_CHECK(cudaMemcpy(d_raw.get(), raw.data.data(), raw.data.size(), cudaMemcpyHostToDevice));
+    cu::DeviceImage<uchar4> rgba(W, H, "test", "rgba");
+    cu::DeviceImage<std::uint8_t> grey(W, H, "test", "grey");
+    cu::poison(grey);
+    ce::rgb2grey(d_raw.get(), channels, rgba, grey, nullptr);
+    ImageU8 got(W, H, 1);
+    CUDA_CHECK(cudaMemcpy(got.data.data(), grey.get(), grey.count(), cudaMemcpyDeviceToHost));
+    const ImageU8 want = ref::rgb2grey(to_rgb(raw));
+    EXPECT_EQ(got.data, want.data) << channels << " channels";
+  }
+}
+
+TEST(CudaEsawStages, InitCostMatchesReferenceOnEverySlab) {
+  STEREO_REQUIRE_CUDA();
+  const ImageU8 left = cuda_test::random_u8(W, H, 1, 11), right = cuda_test::random_u8(W, H, 1, 12);
+  auto upload_grey = [](const ImageU8& img) {
+    cu::DeviceImage<std::uint8_t> d(img.width, img.height, "test", "grey");
+    CUDA_CHECK(cudaMemcpy(d.get(), img.data.data(), img.data.size(), cudaMemcpyHostToDevice));
+    return d;
+  };
+  const auto d_left = upload_grey(left), d_right = upload_grey(right);
+  for (const float lambda : {1.0f, 0.15f}) {
+    const DisparityRange range{-2, 13};
+    const ref::CostVolume want = ref::init_cost(left, right, range, lambda, 12.0f, ref::Storage::fp16);
+    ce::DeviceVolume got(W, H, range.count, "test", "cost");
+    CUDA_CHECK(cudaMemset(got.data.get(), 0xFF, got.plane_cells() * 2 * std::size_t(got.planes)));
+    // Two slabs of 5 and 8 planes, as the matcher would run them.
+    ce::init_cost(d_left, d_right, range.min, 5, lambda, 12.0f, got.plane(0), nullptr);
+    ce::init_cost(d_left, d_right, range.min + 5, 8, lambda, 12.0f, got.plane(5), nullptr);
+    expect_same_volume(ce::download_volume(got, range), want, "init_cost lambda " + std::to_string(lambda));
+  }
+}
+
+TEST(CudaEsawStages, AggrHAndAggrVMatchReference) {
+  STEREO_REQUIRE_CUDA();
+  const DisparityRange range{0, 7};
+  const ImageU8 rgb = random_rgb(W, H, 21);
+  cu::DeviceImage<uchar4> rgba(W, H, "test", "rgba");
+  {
+    auto d_raw = cu::make_device_buffer<std::uint8_t>(rgb.data.size(), "test", "raw");
+    CUDA_CHECK(cudaMemcpy(d_raw.get(), rgb.data.data(), rgb.data.size(), cudaMemcpyHostToDevice));
+    cu::DeviceImage<std::uint8_t> grey(W, H, "test", "grey");
+    ce::rgb2grey(d_raw.get(), 3, rgba, grey, nullptr);
+  }
+  const ref::CostVolume centre = random_half_volume(W, H, range, 31, 12.0f);
+  const ref::CostVolume side = random_half_volume(W, H, range, 32, 3.0f);
+  const ce::DeviceVolume d_centre = ce::upload_volume(centre), d_side = ce::upload_volume(side);
+  for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
+    for (const int step : {1, 5, 40, 100}) {  // 40 and 100 reach past the 29 rows / 67 columns
+      const ce::WeightTable table = ce::weight_table(17.0f, 36.0f, step);
+      const std::string what = std::string(border == ref::Border::drop ? "drop" : "clamp") + " step " +
+                               std::to_string(step);
+      ce::DeviceVolume out(W, H, range.count, "test", "out");
+      ce::aggr_H(rgba, d_centre.plane(0), d_side.plane(0), range.count, step, table, border, out.plane(0), nullptr);
+      expect_same_volume(ce::download_volume(out, range),
+                         ref::aggr_H(centre, side, rgb, step, 17.0f, 36.0f, border, ref::Storage::fp16),
+                         "aggr_H " + what);
+      ce::aggr_V(rgba, d_centre.plane(0), d_side.plane(0), range.count, step, table, border, out.plane(0), nullptr,
+                 0, nullptr);
+      const ref::CostVolume want_v = ref::aggr_V(centre, side, rgb, step, 17.0f, 36.0f, border, ref::Storage::fp16);
+      expect_same_volume(ce::download_volume(out, range), want_v, "aggr_V " + what);
+
+      // The fused WTA: the winner of the stored values, the volume not written.
+      ce::Winner winner = make_winner(W, H);
+      ce::wta_reset(winner, nullptr);
+      ce::aggr_V(rgba, d_centre.plane(0), d_side.plane(0), range.count, step, table, border, nullptr, &winner, 4,
+                 nullptr);
+      ref::CostVolume shifted = want_v;
+      shifted.range = DisparityRange{4, range.count};
+      EXPECT_EQ(download_map(winner.disparity).data, ref::select_disparity(shifted).data) << "fused WTA " << what;
+    }
+}
+
+TEST(CudaEsawStages, SelectDisparityOverSlabsMatchesReference) {
+  STEREO_REQUIRE_CUDA();
+  const DisparityRange range{3, 11};
+  ref::CostVolume v = random_half_volume(W, H, range, 41, 4.0f);
+  for (int x = 0; x < W; ++x) v.at(x, 0, 2) = v.at(x, 0, 7) = -1.0f;  // ties: the first must win
+  const ce::DeviceVolume d = ce::upload_volume(v);
+  ce::Winner winner = make_winner(W, H);
+  ce::wta_reset(winner, nullptr);
+  ce::select_disparity(d.plane(0), W, H, 6, range.min, winner, nullptr);
+  ce::select_disparity(d.plane(6), W, H, 5, range.min + 6, winner, nullptr);
+  EXPECT_EQ(download_map(winner.disparity).data, ref::select_disparity(v).data);
+}
+
+TEST(CudaEsawStages, Cost2MsgMatchesReference) {
+  STEREO_REQUIRE_CUDA();
+  // 400 levels need 51 KB of shared memory per block: the opt-in path.
+  for (const int levels : {1, 16, 60, 400}) {
+    const DisparityRange range{0, levels};
+    const ref::CostVolume cost = random_half_volume(W, H, range, 51u + unsigned(levels), 2.55f);
+    const float eta = 0.0375f * float(levels - 1);
+    const ce::DeviceVolume d = ce::upload_volume(cost);
+    ce::DeviceVolume out(W, H, levels, "test", "messages");
+    ce::cost2msg(d.plane(0), W, H, levels, 1.0f, eta, out.plane(0), nullptr);
+    expect_same_volume(ce::download_volume(out, range), ref::cost2msg(cost, 1.0f, eta, ref::Storage::fp16),
+                       "cost2msg levels " + std::to_string(levels));
+  }
+}
+
+TEST(CudaEsawStages, FusedForwardAndCost2MsgBackwardMatchReference) {
+  STEREO_REQUIRE_CUDA();
+  // ESMP's aggr_H+ / aggr_V+ then cost2msg- against reference cost2msg(aggr_*(...)).
+  const int levels = 37;
+  const DisparityRange range{0, levels};
+  const ImageU8 rgb = random_rgb(W, H, 71);
+  cu::DeviceImage<uchar4> rgba(W, H, "test", "rgba");
+  {
+    auto d_raw = cu::make_device_buffer<std::uint8_t>(rgb.data.size(), "test", "raw");
+    CUDA_CHECK(cudaMemcpy(d_raw.get(), rgb.data.data(), rgb.data.size(), cudaMemcpyHostToDevice));
+    cu::DeviceImage<std::uint8_t> grey(W, H, "test", "grey");
+    ce::rgb2grey(d_raw.get(), 3, rgba, grey, nullptr);
+  }
+  const ref::CostVolume msg = random_half_volume(W, H, range, 72, 2.5f);
+  const ce::DeviceVolume d_msg = ce::upload_volume(msg);
+  cu::DeviceImage<float> truncation(W, H, "test", "truncation");
+  const float c = 1.0f, eta = 0.0375f * float(levels - 1);
+  const ce::ForwardMinSum forward{c, eta, &truncation};
+  for (const int step : {1, 6}) {
+    const ce::WeightTable table = ce::weight_table(18.0f, 29.0f, step);
+    ce::DeviceVolume fwd(W, H, levels, "test", "forward"), out(W, H, levels, "test", "messages");
+    ce::aggr_H(rgba, d_msg.plane(0), d_msg.plane(0), levels, step, table, ref::Border::drop, fwd.plane(0), nullptr,
+               &forward);
+    ce::cost2msg_backward(fwd.plane(0), truncation, levels, c, out.plane(0), nullptr);
+    const ref::CostVolume want_h = ref::cost2msg(
+        ref::aggr_H(msg, msg, rgb, step, 18.0f, 29.0f, ref::Border::drop, ref::Storage::fp16), c, eta,
+        ref::Storage::fp16);
+    expect_same_volume(ce::download_volume(out, range), want_h, "aggr_H+ / cost2msg- step " + std::to_string(step));
+    ce::aggr_V(rgba, d_msg.plane(0), d_msg.plane(0), levels, step, table, ref::Border::drop, fwd.plane(0), nullptr, 0,
+               nullptr, &forward);
+    ce::cost2msg_backward(fwd.plane(0), truncation, levels, c, out.plane(0), nullptr);
+    const ref::CostVolume want_v = ref::cost2msg(
+        ref::aggr_V(msg, msg, rgb, step, 18.0f, 29.0f, ref::Border::drop, ref::Storage::fp16), c, eta,
+        ref::Storage::fp16);
+    expect_same_volume(ce::download_volume(out, range), want_v, "aggr_V+ / cost2msg- step " + std::to_string(step));
+  }
+}
+
+TEST(CudaEsawStages, MisuseIsAClearError) {
+  STEREO_REQUIRE_CUDA();
+  const DisparityRange range{0, 4};
+  ce::DeviceVolume v = ce::upload_volume(random_half_volume(W, H, range, 61, 1.0f));
+  cu::DeviceImage<uchar4> rgba(W, H, "test", "rgba");
+  const ce::WeightTable table = ce::weight_table(17.0f, 36.0f, 1);
+  EXPECT_THROW(ce::aggr_H(rgba, v.plane(0), v.plane(0), 4, 1, table, ref::Border::drop, v.plane(0), nullptr), Error);
+  EXPECT_THROW(ce::aggr_H(rgba, v.plane(0), v.plane(0), 4, 0, table, ref::Border::drop, nullptr, nullptr), Error);
+  EXPECT_THROW(ce::cost2msg(v.plane(0), W, H, 4, 1.0f, 1.0f, v.plane(0), nullptr), Error);
+  try {
+    ce::DeviceVolume out(W, H, 1, "test", "out");
+    ce::cost2msg(v.plane(0), W, 1, 100000, 1.0f, 1.0f, out.plane(0), nullptr);
+    FAIL() << "100000 levels of shared memory were accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("esaw/cuda: cost2msg: 100000 levels need"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace stereo
