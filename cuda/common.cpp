@@ -2,11 +2,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <sstream>
 
@@ -64,6 +66,32 @@ void* device_alloc(std::size_t bytes, const std::string& component, const std::s
   }
   CUDA_CHECK(status);
   return p;
+}
+
+void* host_alloc(std::size_t bytes, const std::string& component, const std::string& what) {
+  void* p = nullptr;
+  const cudaError_t status = cudaHostAlloc(&p, bytes, cudaHostAllocDefault);
+  if (status == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    throw Error(component + ": out of page-locked host memory allocating " + mib(bytes) + " MiB for " + what);
+  }
+  CUDA_CHECK(status);
+  return p;
+}
+
+void staged_upload(void* d_dst, const void* src, void* staging, std::size_t bytes, cudaStream_t stream) {
+  // 1 MiB slices: large enough that a cudaMemcpyAsync call (a few microseconds) is small
+  // beside the slice's ~40 us on the link, small enough that the first slice's host copy,
+  // which nothing overlaps, stays short.
+  constexpr std::size_t SLICE = std::size_t(1) << 20;
+  auto* dst = static_cast<unsigned char*>(d_dst);
+  const auto* from = static_cast<const unsigned char*>(src);
+  auto* stage = static_cast<unsigned char*>(staging);
+  for (std::size_t offset = 0; offset < bytes; offset += SLICE) {
+    const std::size_t n = std::min(SLICE, bytes - offset);
+    std::memcpy(stage + offset, from + offset, n);
+    CUDA_CHECK(cudaMemcpyAsync(dst + offset, stage + offset, n, cudaMemcpyHostToDevice, stream));
+  }
 }
 
 void require_free_memory(std::size_t bytes, const std::string& component, const std::string& what) {
