@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -157,6 +158,25 @@ TEST_P(StreamBackend, EveryMapIsTheOneRunWrites) {
                                                   << " differs from `stereo run`";
     }
   }
+}
+
+// The GL sequence path issues frame after frame without glFinish; with STEREO_GL_DEBUG=1 the
+// state-at-rest checks of gl/STATE.md run after every frame's upload and passes, and
+// KHR_debug errors become exceptions.
+TEST_P(StreamBackend, GlStateContractHoldsBetweenFrames) {
+  const std::string backend = GetParam();
+  if (backend == "cpu") GTEST_SKIP() << "GL backends only";
+  if (const auto why = unavailable(backend)) GTEST_SKIP() << backend << ": " << *why;
+  const Outcome o = stereo("stream " + p("image_2") + " " + p("image_3") + METHOD_ARGS + " -b " + backend +
+                           " --out " + p("out") + " --format pfm");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::string plain = stream_map(FRAMES - 1, ".pfm");
+  ASSERT_EQ(::setenv("STEREO_GL_DEBUG", "1", 1), 0);
+  const Outcome checked = stereo("stream " + p("image_2") + " " + p("image_3") + METHOD_ARGS + " -b " + backend +
+                                 " --out " + p("out") + " --format pfm");
+  ::unsetenv("STEREO_GL_DEBUG");
+  ASSERT_EQ(checked.code, 0) << checked.err;
+  EXPECT_EQ(stream_map(FRAMES - 1, ".pfm"), plain);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StreamBackend, ::testing::Values("cpu", "gl", "glcompute"));
