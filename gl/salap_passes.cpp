@@ -1,5 +1,6 @@
 #include "gl/salap_passes.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -65,17 +66,31 @@ void PixelTransfer::upload(Texture& texture, const ImageU8& image, int slot, con
     up_ = map_buffer(4 * slot_bytes, GL_MAP_WRITE_BIT, "upload PBO");
   }
   const std::size_t offset = (std::size_t(half) * 2 + std::size_t(slot)) * slot_bytes;
-  std::uint8_t* dst = up_.data + offset;
-  const std::uint8_t* src = image.data.data();
-  if (image.channels == 3) {
-    for (std::size_t i = 0; i < image.pixel_count(); ++i, src += 3, dst += 4) {
+  std::uint8_t* const base = up_.data + offset;
+  const std::uint8_t* const source = image.data.data();
+  const std::size_t pixels = image.pixel_count();
+  // One thread expands 1080p RGB at ~1-2 GB/s of output (~4-8 ms for 8 MB): the bulk of the
+  // upload. Bands of pixels on a few threads bring it under the DMA's own time; every byte
+  // is written by exactly one band, so the buffer is the same for any thread count.
+  constexpr std::size_t PARALLEL_PIXELS = std::size_t(1) << 18;
+  const auto expand = [&](std::size_t first, std::size_t last) {
+    const std::uint8_t* src = source + first * 3;
+    std::uint8_t* dst = base + first * 4;
+    for (std::size_t i = first; i < last; ++i, src += 3, dst += 4) {
       dst[0] = src[0];
       dst[1] = src[1];
       dst[2] = src[2];
       dst[3] = 255;
     }
+  };
+  if (image.channels == 3 && pixels >= PARALLEL_PIXELS) {
+    if (!pool_) pool_ = std::make_unique<ThreadPool>(std::min(8u, ThreadPool::hardware_threads()));
+    const std::size_t bands = std::size_t(pool_->size()) * 2;
+    pool_->parallel_for(bands, [&](std::size_t b) { expand(pixels * b / bands, pixels * (b + 1) / bands); });
+  } else if (image.channels == 3) {
+    expand(0, pixels);
   } else {
-    std::memcpy(dst, src, image.pixel_count() * texel_bytes);
+    std::memcpy(base, source, pixels * texel_bytes);
   }
   GL_CHECK(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, up_.buffer.id()));
   GL_CHECK(glPixelStorei(GL_UNPACK_ALIGNMENT, 1));

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@
 #include "host/dataset.h"
 #include "host/matcher.h"
 #include "host/methods/salap.h"
+#include "host/thread_pool.h"
 
 namespace stereo::gl {
 
@@ -81,6 +83,8 @@ class PixelTransfer {
   };
   static Mapped map_buffer(std::size_t bytes, GLbitfield access, const std::string& label);
   static void wait(GLsync& fence, const char* what);
+  /// Host threads for the RGB -> RGBA expansion (created on the first large upload).
+  std::unique_ptr<ThreadPool> pool_;
   Mapped up_;
   Mapped down_[2];
   GLsync up_fence_[2] = {nullptr, nullptr};
