@@ -148,7 +148,7 @@ TEST_P(StreamBackend, EveryMapIsTheOneRunWrites) {
   for (const std::string format : {"pfm", "png"}) {
     const Outcome o = stereo(stream_args(backend, format));
     ASSERT_EQ(o.code, 0) << o.err;
-    EXPECT_NE(o.out.find(std::to_string(FRAMES) + " frames in"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find(std::to_string(FRAMES) + " frames of 72x48 in"), std::string::npos) << o.out;
     EXPECT_NE(o.out.find("fps"), std::string::npos) << o.out;
     EXPECT_NE(o.out.find("p99"), std::string::npos) << o.out;
     for (int i = 0; i < FRAMES; ++i) {
@@ -186,6 +186,9 @@ TEST_F(Stream, JsonSummaryCountsTheFrames) {
   ASSERT_EQ(o.code, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
   EXPECT_EQ(j["frames"], FRAMES);
+  EXPECT_EQ(j["width"], 72);
+  // W x H x levels x fps, in G.
+  EXPECT_NEAR(j["gdes"].get<double>(), 72.0 * 48.0 * LEVELS * j["fps"].get<double>() * 1e-9, 1e-12);
   EXPECT_GT(j["fps"].get<double>(), 0.0);
   EXPECT_LE(j["latency_ms"]["p50"].get<double>(), j["latency_ms"]["p99"].get<double>());
   EXPECT_FALSE(fs::exists(dir_ / "out"));  // no --out: nothing written

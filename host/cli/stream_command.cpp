@@ -221,6 +221,8 @@ void cmd_stream(const StreamArgs& a) {
   for (double v : latency_ms) mean += v;
   mean /= std::max(1.0, frames);
   const double fps = frames / wall_s;
+  // W x H x levels per second over the whole stream (host/cli/commands.cpp's Mde/s, in G).
+  const double gdes = double(first_width) * double(first_height) * double(range.count) * fps * 1e-9;
   json j = {{"method", a.method},
             {"backend", a.backend},
             {"device", matcher->device()},
@@ -232,6 +234,9 @@ void cmd_stream(const StreamArgs& a) {
             {"written", !a.out_dir.empty()},
             {"wall_s", wall_s},
             {"fps", fps},
+            {"width", first_width},
+            {"height", first_height},
+            {"gdes", gdes},
             {"latency_ms", {{"mean", mean}, {"p50", percentile(latency_ms, 0.50)}, {"p99", percentile(latency_ms, 0.99)}}},
             {"per_frame_ms",
              {{"upload", sums.upload_ms / frames},
@@ -244,7 +249,8 @@ void cmd_stream(const StreamArgs& a) {
   }
   std::cout << std::fixed;
   std::cout.precision(2);
-  std::cout << latency_ms.size() << " frames in " << wall_s << " s: " << fps << " fps ("
+  std::cout << latency_ms.size() << " frames of " << first_width << "x" << first_height << " in " << wall_s
+            << " s: " << fps << " fps, " << gdes << " Gde/s ("
             << (a.preload ? "pairs read before timing" : "reading") << (a.out_dir.empty() ? "" : ", writing")
             << ", upload, matching and read-back included)\n"
             << "latency per frame (given to the matcher -> map back): mean " << mean << " ms, p50 "
