@@ -17,6 +17,10 @@
 #include "host/error.h"
 #include "host/image.h"
 
+namespace stereo {
+class ThreadPool;  // host/thread_pool.h
+}  // namespace stereo
+
 namespace stereo::cu {
 
 /// Throws stereo::Error naming the failing expression, file:line and cudaGetErrorString.
@@ -125,11 +129,14 @@ HostBuffer<T> make_host_buffer(std::size_t count, const std::string& component, 
 }
 
 /// Host-to-device copy of pageable `src` through the pinned `staging` (at least `bytes`),
-/// in slices: the host copies slice k+1 into staging while the copy engine moves slice k, so
-/// the upload takes about the longer of the two rather than their sum. Asynchronous on
-/// `stream` except for the host copies themselves; the staging must not be in use by an
-/// earlier copy on another stream (the caller orders that).
-void staged_upload(void* d_dst, const void* src, void* staging, std::size_t bytes, cudaStream_t stream);
+/// in slices: the host copies the next slices into staging while the copy engine moves the
+/// ones before, so the upload takes about the longer of the two rather than their sum. With
+/// a `pool`, each wave of slices (one per pool thread) is copied by the pool's threads at
+/// once, which lifts the host side above one core's memcpy rate; only the calling thread
+/// calls CUDA. Asynchronous on `stream` except for the host copies themselves; the staging
+/// must not be in use by an earlier copy (the caller orders that).
+void staged_upload(void* d_dst, const void* src, void* staging, std::size_t bytes, cudaStream_t stream,
+                   ThreadPool* pool = nullptr);
 
 // ---- streams and events ----------------------------------------------------------------
 
