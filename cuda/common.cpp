@@ -2,15 +2,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <sstream>
 
 #include "host/gpu_select.h"
+#include "host/thread_pool.h"
 
 namespace stereo::cu {
 namespace {
@@ -64,6 +67,45 @@ void* device_alloc(std::size_t bytes, const std::string& component, const std::s
   }
   CUDA_CHECK(status);
   return p;
+}
+
+void* host_alloc(std::size_t bytes, const std::string& component, const std::string& what) {
+  void* p = nullptr;
+  const cudaError_t status = cudaHostAlloc(&p, bytes, cudaHostAllocDefault);
+  if (status == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    throw Error(component + ": out of page-locked host memory allocating " + mib(bytes) + " MiB for " + what);
+  }
+  CUDA_CHECK(status);
+  return p;
+}
+
+void staged_upload(void* d_dst, const void* src, void* staging, std::size_t bytes, cudaStream_t stream,
+                   ThreadPool* pool) {
+  // 1 MiB slices: large enough that a cudaMemcpyAsync call (a few microseconds) is small
+  // beside the slice's ~40 us on the link, small enough that the first wave's host copy,
+  // which nothing overlaps, stays short.
+  constexpr std::size_t SLICE = std::size_t(1) << 20;
+  auto* dst = static_cast<unsigned char*>(d_dst);
+  const auto* from = static_cast<const unsigned char*>(src);
+  auto* stage = static_cast<unsigned char*>(staging);
+  const std::size_t slices = (bytes + SLICE - 1) / SLICE;
+  const std::size_t wave = pool != nullptr ? pool->size() : 1;
+  for (std::size_t first = 0; first < slices; first += wave) {
+    const std::size_t count = std::min(wave, slices - first);
+    const auto copy_slice = [&](std::size_t k) {
+      const std::size_t offset = (first + k) * SLICE;
+      std::memcpy(stage + offset, from + offset, std::min(SLICE, bytes - offset));
+    };
+    if (pool != nullptr && count > 1)
+      pool->parallel_for(count, copy_slice);
+    else
+      for (std::size_t k = 0; k < count; ++k) copy_slice(k);
+    // The wave's DMA, issued by this thread only (the current device is the caller's).
+    const std::size_t offset = first * SLICE;
+    const std::size_t n = std::min(count * SLICE, bytes - offset);
+    CUDA_CHECK(cudaMemcpyAsync(dst + offset, stage + offset, n, cudaMemcpyHostToDevice, stream));
+  }
 }
 
 void require_free_memory(std::size_t bytes, const std::string& component, const std::string& what) {

@@ -117,6 +117,11 @@ struct SalapGlMatcher::Impl {
     transfer.upload(left, l, 0, COMPONENT);
     transfer.upload(right, r, 1, COMPONENT);
   }
+  void upload(const ImageU8& l, const ImageU8& r, int half) {
+    transfer.upload(left, l, 0, COMPONENT, half);
+    transfer.upload(right, r, 1, COMPONENT, half);
+    transfer.fence_upload(half);
+  }
   PixelTransfer transfer;
 
   void clear_selection() {
@@ -159,6 +164,9 @@ struct SalapGlMatcher::Impl {
 
   ImageF read_rgba(const Texture& t) { return transfer.download(t, GL_RGBA, 4); }
   ImageF read_disparity() { return with_min_disparity(transfer.download(disparity, GL_RED, 1), d_min); }
+  // Level indices; stream_salap adds d_min.
+  void start_read_disparity(int half) { transfer.start_download(disparity, GL_RED, 1, half); }
+  ImageF finish_read_disparity(int half) { return transfer.finish_download(half); }
 
   int fetches_per_fragment() const { return fetches_per_pixel(taps); }
 };
@@ -185,6 +193,10 @@ int SalapGlMatcher::fetches_per_fragment() const { return impl_->fetches_per_fra
 
 StereoResult SalapGlMatcher::match(const ImageU8& left, const ImageU8& right, DisparityRange range) {
   return run_salap(*impl_, COMPONENT, left, right, range);
+}
+
+void SalapGlMatcher::match_stream(DisparityRange range, const FrameSource& next, const FrameSink& done) {
+  stream_salap(*impl_, COMPONENT, range, next, done);
 }
 
 SalapGroupTextures SalapGlMatcher::debug_group(const ImageU8& left, const ImageU8& right, int d0, int levels) {

@@ -161,6 +161,11 @@ struct SalapGlComputeMatcher::Impl {
     transfer.upload(left, l, 0, COMPONENT);
     transfer.upload(right, r, 1, COMPONENT);
   }
+  void upload(const ImageU8& l, const ImageU8& r, int half) {
+    transfer.upload(left, l, 0, COMPONENT, half);
+    transfer.upload(right, r, 1, COMPONENT, half);
+    transfer.fence_upload(half);
+  }
   PixelTransfer transfer;
 
   // The running minimum starts at (+inf, 0): the first group's cost always replaces it. A
@@ -225,6 +230,12 @@ struct SalapGlComputeMatcher::Impl {
   ImageF read_rgba(const Texture& t) { return read(t, GL_RGBA, 4); }
   // .y of (cost, level index)
   ImageF read_disparity() { return with_min_disparity(read(best, GL_GREEN, 1), d_min); }
+  // Level indices (.y of best); stream_salap adds d_min. The barrier as in read().
+  void start_read_disparity(int half) {
+    GL_CHECK(glMemoryBarrier(GL_TEXTURE_UPDATE_BARRIER_BIT));
+    transfer.start_download(best, GL_GREEN, 1, half);
+  }
+  ImageF finish_read_disparity(int half) { return transfer.finish_download(half); }
 
   int fetches_per_invocation() const { return fetches_per_pixel(taps); }
 };
@@ -251,6 +262,10 @@ int SalapGlComputeMatcher::fetches_per_invocation() const { return impl_->fetche
 
 StereoResult SalapGlComputeMatcher::match(const ImageU8& left, const ImageU8& right, DisparityRange range) {
   return run_salap(*impl_, COMPONENT, left, right, range);
+}
+
+void SalapGlComputeMatcher::match_stream(DisparityRange range, const FrameSource& next, const FrameSink& done) {
+  stream_salap(*impl_, COMPONENT, range, next, done);
 }
 
 SalapGroupTextures SalapGlComputeMatcher::debug_group(const ImageU8& left, const ImageU8& right, int d0, int levels) {

@@ -76,6 +76,8 @@ class SalapGlComputeMatcher final : public Matcher {
 
  protected:
   StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override;
+  /// Frames double-buffered through the pixel buffer objects (stream_salap, gl/salap_passes.h).
+  void match_stream(DisparityRange range, const FrameSource& next, const FrameSink& done) override;
 
  private:
   struct Impl;

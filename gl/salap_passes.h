@@ -16,6 +16,8 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,7 @@
 #include "host/dataset.h"
 #include "host/matcher.h"
 #include "host/methods/salap.h"
+#include "host/thread_pool.h"
 
 namespace stereo::gl {
 
@@ -49,18 +52,44 @@ GLenum intermediate_format(const std::string& format);
 /// (each run ends in a read-back that waits for it).
 class PixelTransfer {
  public:
-  /// Image `slot` (0 or 1: the two views) into `texture` (RGBA8, same size).
-  void upload(Texture& texture, const ImageU8& image, int slot, const std::string& component);
+  PixelTransfer() = default;
+  PixelTransfer(const PixelTransfer&) = delete;
+  PixelTransfer& operator=(const PixelTransfer&) = delete;
+  ~PixelTransfer();
+
+  /// Image `slot` (0 or 1: the two views) into `texture` (RGBA8, same size), through half
+  /// `half` (0 or 1) of the upload buffer. A half is written only after the copies issued
+  /// from it last time are complete (its fence), so a sequence can fill one half while the
+  /// GPU still reads the other.
+  void upload(Texture& texture, const ImageU8& image, int slot, const std::string& component, int half = 0);
+  /// Fences the copies just issued from upload half `half` (the sequence path calls it after
+  /// both views; single runs need not, their read-back waits for everything).
+  void fence_upload(int half);
   /// The whole texture as `channels` floats per pixel (GL_RED: 1, GL_GREEN: 1, GL_RGBA: 4).
   ImageF download(const Texture& texture, GLenum format, int channels);
+  /// The asynchronous read-back of the sequence path: the copy of `texture` into read-back
+  /// half `half`, fenced; finish_download(half) waits for that fence alone (not glFinish),
+  /// so the GPU can already run the next frame's passes.
+  void start_download(const Texture& texture, GLenum format, int channels, int half);
+  ImageF finish_download(int half);
 
  private:
   struct Mapped {
     Buffer buffer;
     std::uint8_t* data = nullptr;
   };
+  struct Pending {
+    int width = 0, height = 0, channels = 0;
+  };
   static Mapped map_buffer(std::size_t bytes, GLbitfield access, const std::string& label);
-  Mapped up_, down_;
+  static void wait(GLsync& fence, const char* what);
+  /// Host threads for the RGB -> RGBA expansion (created on the first large upload).
+  std::unique_ptr<ThreadPool> pool_;
+  Mapped up_;
+  Mapped down_[2];
+  GLsync up_fence_[2] = {nullptr, nullptr};
+  GLsync down_fence_[2] = {nullptr, nullptr};
+  Pending pending_[2];
 };
 
 /// Bytes of a read-back of width x height pixels of `channels` floats; throws stereo::Error
@@ -126,6 +155,82 @@ StereoResult run_salap(Impl& m, const std::string& component, const ImageU8& lef
   result.timing.readback_ms = ms_since(t0);
   if (check_state) check_state_at_rest(component + " read-back");
   return result;
+}
+
+/// The sequence path of both backends (Matcher::match_stream): frame i goes up through
+/// upload half i % 2 and comes back through read-back half i % 2, each fenced, and the map of
+/// frame i-1 is collected only after frame i's passes are issued. So the host's RGB -> RGBA
+/// copy of one frame and the wait for its map overlap the GPU's passes of the other; no
+/// glFinish between frames. The passes themselves are run_salap's, in the same order, so
+/// every map is the one compute() gives. The Impl also provides `upload(left, right, half)`,
+/// `start_read_disparity(half)` and `finish_read_disparity(half)`.
+/// Timing per frame (host clock): upload = writing both views into the buffer and issuing
+/// the copies; algorithm = from issuing the passes until the map's fence signalled (it
+/// includes the GPU's read-back copy and whatever of the previous frame was still running);
+/// read-back = copying the map out of the mapped buffer.
+template <class Impl>
+void stream_salap(Impl& m, const std::string& component, DisparityRange range, const FrameSource& next,
+                  const FrameSink& done) {
+  using Clock = std::chrono::steady_clock;
+  m.d_min = range.min;
+  m.context->make_current();
+  struct InFlight {
+    std::size_t index = 0;
+    int half = 0;
+    Timing timing;
+    Clock::time_point issued;
+  };
+  std::optional<InFlight> in_flight;
+  const auto collect = [&] {
+    InFlight f = std::move(*in_flight);
+    in_flight.reset();
+    const Clock::time_point t0 = Clock::now();
+    ImageF levels = m.finish_read_disparity(f.half);  // waits for the fence, then copies
+    f.timing.readback_ms = ms_since(t0);
+    f.timing.algorithm_ms = std::chrono::duration<double, std::milli>(t0 - f.issued).count();
+    FrameResult r;
+    r.index = f.index;
+    r.timing = std::move(f.timing);
+    r.disparity.form = DisparityMap::Form::pixels_f32;
+    r.disparity.width = levels.width;
+    r.disparity.height = levels.height;
+    r.disparity.range = range;
+    r.disparity.pixels = with_min_disparity(std::move(levels), range.min);
+    done(std::move(r));
+  };
+  const bool check_state = contract_checks_enabled();  // gl/STATE.md, debug builds
+  FramePair pair;
+  std::size_t index = 0;
+  try {
+    while (next(pair)) {
+      const int half = int(index % 2);
+      m.allocate(pair.left.width, pair.left.height);  // one size per sequence: allocates once
+      InFlight f;
+      f.index = index++;
+      f.half = half;
+      f.timing.clock = "host clock (frames overlap: upload and passes of one frame run beside the read-back of the "
+                       "other)";
+      Clock::time_point t0 = Clock::now();
+      m.upload(pair.left, pair.right, half);
+      f.timing.upload_ms = ms_since(t0);
+      if (check_state) check_state_at_rest(component + " stream upload");
+      f.issued = Clock::now();
+      m.clear_selection();
+      for (int d0 = 0; d0 < range.count; d0 += 4) m.run_group(d0, range.count, pair.left.channels, nullptr);
+      m.start_read_disparity(half);
+      if (check_state) check_state_at_rest(component + " stream frame " + std::to_string(f.index));
+      if (in_flight) collect();
+      in_flight = std::move(f);
+    }
+    if (in_flight) collect();
+  } catch (...) {
+    // The frame in flight was issued before the failure and does not depend on it.
+    try {
+      if (in_flight) collect();
+    } catch (...) {  // a second failure adds nothing
+    }
+    throw;
+  }
 }
 
 /// Uploads the pair, runs the group starting at `d0` once (selection cleared first) and

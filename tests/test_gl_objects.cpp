@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -283,6 +284,47 @@ TEST(GlRegistry, SalapGlEntry) {
   EXPECT_FALSE(matcher->device().empty());
   EXPECT_THROW(entry.create({{"gl_format", "rgb565"}}), Error);
   EXPECT_THROW(entry.create({{"window", "31"}}), Error) << "W = 15 is odd";
+}
+
+}  // namespace
+}  // namespace stereo::gl
+
+namespace stereo::gl {
+namespace {
+
+// PixelTransfer expands RGB to RGBA in bands on several threads from 2^18 pixels on, and
+// double-buffers uploads and read-backs for sequences: a 701x409 RGB image (odd sizes, above
+// the threshold) must come back texel for texel through either upload half, and the
+// asynchronous read-back must equal the synchronous one.
+TEST(GlPixelTransfer, BandedExpansionAndBothHalvesRoundTrip) {
+  STEREO_REQUIRE_GL45();
+  auto context = shared_context();
+  context->make_current();
+  constexpr int W = 701, H = 409;
+  ImageU8 rgb(W, H, 3);
+  for (std::size_t i = 0; i < rgb.data.size(); ++i) rgb.data[i] = static_cast<std::uint8_t>((i * 37u + i / 5u) & 0xFFu);
+  Texture texture = Texture::create(GL_TEXTURE_RECTANGLE, GL_RGBA8, W, H, GL_NEAREST, "transfer test");
+  PixelTransfer transfer;
+  for (int half = 0; half < 2; ++half) {
+    transfer.upload(texture, rgb, 0, "test", half);
+    transfer.fence_upload(half);
+    const ImageF sync = transfer.download(texture, GL_RGBA, 4);
+    transfer.start_download(texture, GL_RGBA, 4, half);
+    const ImageF async = transfer.finish_download(half);
+    ASSERT_EQ(sync.width, W);
+    ASSERT_EQ(async.height, H);
+    EXPECT_EQ(sync.data, async.data) << "half " << half;
+    long wrong = 0;
+    for (int y = 0; y < H; ++y)
+      for (int x = 0; x < W; ++x) {
+        // unorm8 -> float is c / 255 up to the driver's rounding: compare the byte it encodes.
+        for (int c = 0; c < 3; ++c)
+          wrong += std::lround(sync.at(x, y, c) * 255.0f) != rgb.at(x, y, c) ? 1 : 0;
+        wrong += std::lround(sync.at(x, y, 3) * 255.0f) != 255 ? 1 : 0;
+      }
+    EXPECT_EQ(wrong, 0) << "half " << half << ": texels differ from the RGB image";
+  }
+  check_state_at_rest("GlPixelTransfer test");
 }
 
 }  // namespace

@@ -1,22 +1,30 @@
 // SA-LAP on CUDA: the matcher the registry creates. It runs on the GPU --device /
 // STEREO_DEVICE names (switching to it in every call, whatever thread calls), owns its
-// stream, events and device buffers (reused while the image size stays the same; a failed
-// allocation leaves no half-built set), times upload / algorithm / read-back with CUDA
-// events, and runs either the fused kernel (default; its narrow tile where the GPU's shared
+// streams, events, page-locked staging and device buffers (reused while the image size stays
+// the same; a failed allocation leaves no half-built set), reads back the winning level
+// indices (8 bits up to 256 levels, 16 above) rather than a float map, times upload /
+// algorithm / read-back with CUDA events, overlaps three frames in a sequence (one slot of
+// buffers per frame in flight, see match_stream), and runs either the fused kernel (default; its narrow tile where the GPU's shared
 // memory per block is too small for the wide one, same maps) or the unfused stage path
 // (path=stages, or where no tile fits), which is the correctness fallback.
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <cstring>
+#include <deque>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cuda/common.h"
 #include "cuda/salap/stages.h"
 #include "host/backends.h"
 #include "host/dataset.h"
+#include "host/thread_pool.h"
 
 namespace stereo {
 namespace {
@@ -53,63 +61,83 @@ class SalapCudaMatcher final : public Matcher {
     device_info_ = cu::device_info_json(ordinal_);
     device_ = device_info_.at("name").get<std::string>();
     choose_path(cu::shared_memory_optin_limit(ordinal_));
-    stream_ = cu::make_stream();
-    for (auto& e : events_) e = cu::make_event();
+    (void)slot_at(0);  // compute()'s stream and events, created on this device
   }
 
   StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
-    const cu::DeviceScope device_scope(ordinal_);  // the caller's thread may have another device current
-    const int levels = range.count;
-    require(left.channels == right.channels, std::string(COMPONENT) + ": left has " +
-                                                 std::to_string(left.channels) + " channels, right " +
-                                                 std::to_string(right.channels));
-    require(left.channels == 1 || left.channels == 3 || left.channels == 4,
-            std::string(COMPONENT) + ": images must have 1, 3 or 4 channels, got " + std::to_string(left.channels));
-    // The stage kernels' 2-D grids have 8-row blocks and at most 65535 blocks along y.
-    require(left.height <= MAX_HEIGHT, std::string(COMPONENT) + ": image height " + std::to_string(left.height) +
-                                           " exceeds the " + std::to_string(MAX_HEIGHT) + " rows the CUDA grid allows");
-    prepare_buffers(left.width, left.height, left.channels, levels);
-    cudaStream_t s = stream_.get();
-    enum { START, UPLOADED, PACKED, MATCHED, DONE, READ };
-
-    CUDA_CHECK(cudaEventRecord(events_[START].get(), s));
-    CUDA_CHECK(cudaMemcpyAsync(frame_.raw_left.get(), left.data.data(), left.data.size(), cudaMemcpyHostToDevice, s));
-    CUDA_CHECK(
-        cudaMemcpyAsync(frame_.raw_right.get(), right.data.data(), right.data.size(), cudaMemcpyHostToDevice, s));
-    CUDA_CHECK(cudaEventRecord(events_[UPLOADED].get(), s));
-    cu::salap::pack_pair(frame_.raw_left.get(), frame_.raw_right.get(), width_, height_, channels_, frame_.pair.code,
-                         frame_.pair.left.get(), frame_.pair.right.get(), s);
-    CUDA_CHECK(cudaEventRecord(events_[PACKED].get(), s));
-    if (fused_) {
-      cu::salap::salap_fused(frame_.pair, range, params_, plan_, keys_.get(), s);
-      CUDA_CHECK(cudaEventRecord(events_[MATCHED].get(), s));
-      cu::salap::merge_chunks(keys_.get(), plan_.chunks, range.min, frame_.disparity, s);
-    } else {
-      cu::salap::salap_stages(frame_.pair, range, params_, *stages_, frame_.disparity, s);
-      CUDA_CHECK(cudaEventRecord(events_[MATCHED].get(), s));
-    }
-    CUDA_CHECK(cudaEventRecord(events_[DONE].get(), s));
-
+    Timing timing;
+    const DisparityMap map = match_compact(left, right, range, timing);
+    // The device hands back level indices; a caller that asks for floats gets them widened
+    // here, and that widening is part of its read-back time.
+    const auto t0 = std::chrono::steady_clock::now();
     StereoResult result;
-    result.disparity = ImageF(width_, height_, 1);
-    CUDA_CHECK(cudaMemcpyAsync(result.disparity.data.data(), frame_.disparity.get(),
-                               frame_.disparity.count() * sizeof(float), cudaMemcpyDeviceToHost, s));
-    CUDA_CHECK(cudaEventRecord(events_[READ].get(), s));
-    CUDA_CHECK(cudaStreamSynchronize(s));
-
-    Timing& t = result.timing;
-    t.clock = "cuda events";
-    t.upload_ms = cu::elapsed_ms(events_[START], events_[UPLOADED]);
-    t.algorithm_ms = cu::elapsed_ms(events_[UPLOADED], events_[DONE]);
-    t.readback_ms = cu::elapsed_ms(events_[DONE], events_[READ]);
-    t.stages.emplace_back("pack", cu::elapsed_ms(events_[UPLOADED], events_[PACKED]));
-    if (fused_) {
-      t.stages.emplace_back("fused tad+aggregate+wta", cu::elapsed_ms(events_[PACKED], events_[MATCHED]));
-      t.stages.emplace_back("merge chunks", cu::elapsed_ms(events_[MATCHED], events_[DONE]));
-    } else {
-      t.stages.emplace_back("stages (all levels)", cu::elapsed_ms(events_[PACKED], events_[MATCHED]));
-    }
+    map.to_float(result.disparity);
+    timing.readback_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    result.timing = std::move(timing);
     return result;
+  }
+
+  DisparityMap match_compact(const ImageU8& left, const ImageU8& right, DisparityRange range,
+                             Timing& timing) override {
+    const cu::DeviceScope device_scope(ordinal_);  // the caller's thread may have another device current
+    check_input(left, right, range);
+    Slot& slot = slot_at(0);
+    prepare_slot(slot, left.width, left.height, left.channels, range.count);
+    submit(slot, left, right, range);
+    DisparityMap map = DisparityMap::allocate(DisparityMap::index_form(range.count), left.width, left.height, range);
+    finish(slot, map, timing);
+    return map;
+  }
+
+  // Frames go round STREAM_SLOTS slots, each with its own stream, staging and device buffers:
+  // while frame i's kernels run on one stream, frame i+1's upload runs on the next (the copy
+  // engines work beside the SMs) and frame i-1's indices come back on the third. A slot is
+  // reused only after its frame was delivered, so no staging buffer is written while a copy
+  // still reads it.
+  void match_stream(DisparityRange range, const FrameSource& next, const FrameSink& done) override {
+    const cu::DeviceScope device_scope(ordinal_);
+    struct InFlight {
+      std::size_t slot;
+      std::size_t frame;
+    };
+    std::deque<InFlight> in_flight;
+    const auto deliver_oldest = [&] {
+      const InFlight f = in_flight.front();
+      in_flight.pop_front();
+      FrameResult r;
+      r.index = f.frame;
+      Slot& slot = *slots_[f.slot];
+      r.disparity = DisparityMap::allocate(DisparityMap::index_form(range.count), slot.width, slot.height, range);
+      finish(slot, r.disparity, r.timing);
+      done(std::move(r));
+    };
+    FramePair pair;
+    std::size_t frame = 0;
+    try {
+      for (;;) {
+        if (in_flight.size() == STREAM_SLOTS) deliver_oldest();
+        if (!next(pair)) break;
+        if (frame == 0) {
+          check_input(pair.left, pair.right, range);
+          // Every slot for this size before the first submit: the sequence then allocates
+          // nothing (match_sequence guarantees one size), so its memory stays where it is.
+          for (std::size_t i = 0; i < STREAM_SLOTS; ++i)
+            prepare_slot(slot_at(i), pair.left.width, pair.left.height, pair.left.channels, range.count);
+        }
+        const std::size_t slot = frame % STREAM_SLOTS;
+        submit(*slots_[slot], pair.left, pair.right, range);
+        in_flight.push_back({slot, frame++});
+      }
+      while (!in_flight.empty()) deliver_oldest();
+    } catch (...) {
+      // The frames already submitted are queued on their streams and do not depend on the
+      // one that failed: deliver them (their maps get written), then report the failure.
+      try {
+        while (!in_flight.empty()) deliver_oldest();
+      } catch (...) {  // a second failure (the sink, a sticky CUDA error) adds nothing
+      }
+      throw;
+    }
   }
 
   [[nodiscard]] nlohmann::json params() const override { return json_; }
@@ -119,13 +147,120 @@ class SalapCudaMatcher final : public Matcher {
 
  private:
   static constexpr int MAX_HEIGHT = 65535 * 8;
+  /// Frames in flight in match_stream: one uploading, one matching, one reading back.
+  static constexpr std::size_t STREAM_SLOTS = 3;
+  enum EventIndex { START, UPLOADED, PACKED, MATCHED, DONE, READ, EVENT_COUNT };
 
-  /// The buffers whose size follows the frame: raw and packed images and the disparity map.
-  struct Frame {
+  /// Everything one frame in flight needs, reused while the image size stays the same.
+  struct Slot {
+    cu::Stream stream;
+    std::array<cu::Event, EVENT_COUNT> events;
+    int width = 0, height = 0, channels = 0;  // of the buffers below; 0 = none
+    cu::HostBuffer<std::uint8_t> h_staging;   // pinned: left image, then right image
+    cu::HostBuffer<std::uint8_t> h_index;     // pinned: the read-back level indices
     cu::DeviceBuffer<std::uint8_t> raw_left, raw_right;
     cu::salap::DevicePair pair;
-    cu::DeviceImage<float> disparity;
+    cu::DeviceBuffer<std::uint8_t> d_index;   // width * height indices of 1 or 2 bytes
+    cu::salap::FusedPlan plan;
+    cu::DeviceBuffer<std::uint64_t> keys;     // fused path
+    std::size_t key_count = 0;
+    std::unique_ptr<cu::salap::StageBuffers> stages;  // stage path
+    cu::DeviceImage<float> disparity;                 // stage path
+    DisparityRange range;                             // of the frame submitted last
   };
+
+  void check_input(const ImageU8& left, const ImageU8& right, DisparityRange range) const {
+    require(left.channels == right.channels, std::string(COMPONENT) + ": left has " +
+                                                 std::to_string(left.channels) + " channels, right " +
+                                                 std::to_string(right.channels));
+    require(left.channels == 1 || left.channels == 3 || left.channels == 4,
+            std::string(COMPONENT) + ": images must have 1, 3 or 4 channels, got " + std::to_string(left.channels));
+    // The stage kernels' 2-D grids have 8-row blocks and at most 65535 blocks along y.
+    require(left.height <= MAX_HEIGHT, std::string(COMPONENT) + ": image height " + std::to_string(left.height) +
+                                           " exceeds the " + std::to_string(MAX_HEIGHT) + " rows the CUDA grid allows");
+    // The map comes back as 8- or 16-bit level indices (host/matcher.h DisparityMap).
+    require(range.count <= 65536, std::string(COMPONENT) + ": " + std::to_string(range.count) +
+                                      " levels exceed the 65536 a 16-bit index holds");
+  }
+
+  /// Host threads for the staging copies: one core's memcpy (~10 GB/s) is slower than the
+  /// link (~25 GB/s), four keep ahead of it.
+  ThreadPool& copy_pool() {
+    if (!copy_pool_) copy_pool_ = std::make_unique<ThreadPool>(std::min(4u, ThreadPool::hardware_threads()));
+    return *copy_pool_;
+  }
+
+  Slot& slot_at(std::size_t i) {
+    while (slots_.size() <= i) {
+      auto slot = std::make_unique<Slot>();
+      slot->stream = cu::make_stream();
+      for (auto& e : slot->events) e = cu::make_event();
+      slots_.push_back(std::move(slot));
+    }
+    return *slots_[i];
+  }
+
+  /// Queues frame (left, right) on the slot's stream: staged upload, pack, match, indices,
+  /// read-back into the slot's pinned buffer. Returns without waiting for the device.
+  void submit(Slot& slot, const ImageU8& left, const ImageU8& right, DisparityRange range) {
+    cudaStream_t s = slot.stream.get();
+    const std::size_t image_bytes = left.data.size();
+    const std::size_t pixels = left.pixel_count();
+    const bool wide_index = DisparityMap::index_form(range.count) == DisparityMap::Form::index_u16;
+    slot.range = range;
+    CUDA_CHECK(cudaEventRecord(slot.events[START].get(), s));
+    cu::staged_upload(slot.raw_left.get(), left.data.data(), slot.h_staging.get(), image_bytes, s, &copy_pool());
+    cu::staged_upload(slot.raw_right.get(), right.data.data(), slot.h_staging.get() + image_bytes, image_bytes, s,
+                      &copy_pool());
+    CUDA_CHECK(cudaEventRecord(slot.events[UPLOADED].get(), s));
+    cu::salap::pack_pair(slot.raw_left.get(), slot.raw_right.get(), slot.width, slot.height, slot.channels,
+                         slot.pair.code, slot.pair.left.get(), slot.pair.right.get(), s);
+    CUDA_CHECK(cudaEventRecord(slot.events[PACKED].get(), s));
+    if (fused_) {
+      cu::salap::salap_fused(slot.pair, range, params_, slot.plan, slot.keys.get(), s);
+      CUDA_CHECK(cudaEventRecord(slot.events[MATCHED].get(), s));
+      if (wide_index)
+        cu::salap::merge_chunks_index(slot.keys.get(), slot.plan.chunks, pixels,
+                                      reinterpret_cast<std::uint16_t*>(slot.d_index.get()), s);
+      else
+        cu::salap::merge_chunks_index(slot.keys.get(), slot.plan.chunks, pixels, slot.d_index.get(), s);
+    } else {
+      cu::salap::salap_stages(slot.pair, range, params_, *slot.stages, slot.disparity, s);
+      CUDA_CHECK(cudaEventRecord(slot.events[MATCHED].get(), s));
+      if (wide_index)
+        cu::salap::disparity_to_index(slot.disparity, range.min, reinterpret_cast<std::uint16_t*>(slot.d_index.get()), s);
+      else
+        cu::salap::disparity_to_index(slot.disparity, range.min, slot.d_index.get(), s);
+    }
+    CUDA_CHECK(cudaEventRecord(slot.events[DONE].get(), s));
+    CUDA_CHECK(cudaMemcpyAsync(slot.h_index.get(), slot.d_index.get(), pixels * (wide_index ? 2 : 1),
+                               cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaEventRecord(slot.events[READ].get(), s));
+  }
+
+  /// Waits for the slot's frame and copies its indices into `map` (allocated by the caller
+  /// in the index form of the slot's range); fills `timing` from the slot's events.
+  void finish(Slot& slot, DisparityMap& map, Timing& timing) {
+    CUDA_CHECK(cudaEventSynchronize(slot.events[READ].get()));
+    if (map.form == DisparityMap::Form::index_u16)
+      std::memcpy(map.index16.data(), slot.h_index.get(), map.index16.size() * sizeof(std::uint16_t));
+    else
+      std::memcpy(map.index8.data(), slot.h_index.get(), map.index8.size());
+    const auto& ev = slot.events;
+    timing = Timing{};
+    timing.clock = "cuda events";
+    timing.upload_ms = cu::elapsed_ms(ev[START], ev[UPLOADED]);
+    timing.algorithm_ms = cu::elapsed_ms(ev[UPLOADED], ev[DONE]);
+    timing.readback_ms = cu::elapsed_ms(ev[DONE], ev[READ]);
+    timing.stages.emplace_back("pack", cu::elapsed_ms(ev[UPLOADED], ev[PACKED]));
+    if (fused_) {
+      timing.stages.emplace_back("fused tad+aggregate+wta", cu::elapsed_ms(ev[PACKED], ev[MATCHED]));
+      timing.stages.emplace_back("merge chunks", cu::elapsed_ms(ev[MATCHED], ev[DONE]));
+    } else {
+      timing.stages.emplace_back("stages (all levels)", cu::elapsed_ms(ev[PACKED], ev[MATCHED]));
+      timing.stages.emplace_back("level index", cu::elapsed_ms(ev[MATCHED], ev[DONE]));
+    }
+  }
 
   /// Fused kernel and tile, or the stage path, for shared memory per block up to the GPU's
   /// opt-in limit (capped by smem_limit): the wide tile where it fits (H100, A100), else the
@@ -165,72 +300,93 @@ class SalapCudaMatcher final : public Matcher {
     json_["smem_optin_limit"] = optin;
   }
 
-  /// Buffers for this frame and range, reused while the size stays. Transactional: the
-  /// recorded sizes change only after every allocation succeeded, so an out-of-memory error
-  /// leaves either the previous set or an empty one, never a size without its buffers.
-  void prepare_buffers(int width, int height, int channels, int levels) {
+  /// The slot's buffers for this frame and range, reused while the size stays. Transactional:
+  /// the slot's recorded size changes only after every allocation succeeded, so an
+  /// out-of-memory error leaves either its previous set or an empty one, never a size
+  /// without its buffers.
+  void prepare_slot(Slot& slot, int width, int height, int channels, int levels) {
     namespace cs = cu::salap;
     const cs::FusedPlan plan =
         fused_ ? cs::plan_fused(width, height, levels, params_, options_.d_chunk, tile_) : cs::FusedPlan{};
     const std::size_t pixels = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+    const std::size_t image_bytes = pixels * static_cast<std::size_t>(channels);
     const std::size_t keys_needed = fused_ ? plan.key_count(width, height) : 0;
-    if (width != width_ || height != height_ || channels != channels_) {
+    if (width != slot.width || height != slot.height || channels != slot.channels) {
       // Free the old set before allocating the new one (peak memory: one set, not two), and
       // forget its size with it, so that a failure below leaves the empty state.
-      width_ = height_ = channels_ = 0;
-      frame_ = Frame{};
-      keys_.reset();
-      key_count_ = 0;
-      stages_.reset();
+      slot.width = slot.height = slot.channels = 0;
+      slot.h_staging.reset();
+      slot.h_index.reset();
+      slot.raw_left.reset();
+      slot.raw_right.reset();
+      slot.pair = cs::DevicePair{};
+      slot.d_index.reset();
+      slot.keys.reset();
+      slot.key_count = 0;
+      slot.stages.reset();
+      slot.disparity = cu::DeviceImage<float>{};
     }
-    const bool need_frame = width_ == 0;
-    const bool need_keys = keys_needed > key_count_;
-    const bool need_stages = !fused_ && !stages_;
+    const bool need_frame = slot.width == 0;
+    const bool need_keys = keys_needed > slot.key_count;
+    const bool need_stages = !fused_ && !slot.stages;
     if (need_keys) {
-      keys_.reset();
-      key_count_ = 0;
+      slot.keys.reset();
+      slot.key_count = 0;
     }
     std::size_t bytes = 0;
-    if (need_frame) bytes += pixels * (2 * static_cast<std::size_t>(channels) + 2 * sizeof(std::uint32_t) + sizeof(float));
+    // raw images, packed words, 16-bit indices
+    if (need_frame) bytes += 2 * image_bytes + pixels * (2 * sizeof(std::uint32_t) + sizeof(std::uint16_t));
     if (need_keys) bytes += keys_needed * sizeof(std::uint64_t);
-    if (need_stages) bytes += 9 * pixels * sizeof(float);  // StageBuffers: 9 float images
+    if (need_stages) bytes += 10 * pixels * sizeof(float);  // StageBuffers (9 float images) + the float map
     if (bytes > 0)
       cu::require_free_memory(bytes, COMPONENT,
                               std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(channels) +
                                   " with " + std::to_string(levels) + " levels (" +
                                   (fused_ ? "fused, " + std::to_string(plan.chunks) + " chunks" : "stage path") + ")");
 
-    // Allocate into locals; any throw here leaves the members as they were above.
-    Frame frame;
+    // Allocate into locals; any throw here leaves the slot as it was above.
+    Slot fresh;
     if (need_frame) {
-      const std::size_t bytes_per_image = pixels * static_cast<std::size_t>(channels);
-      frame.raw_left = cu::make_device_buffer<std::uint8_t>(bytes_per_image, COMPONENT, "the left image");
-      frame.raw_right = cu::make_device_buffer<std::uint8_t>(bytes_per_image, COMPONENT, "the right image");
-      frame.pair.width = width;
-      frame.pair.height = height;
-      frame.pair.left = cu::make_device_buffer<std::uint32_t>(pixels, COMPONENT, "the packed left image");
-      frame.pair.right = cu::make_device_buffer<std::uint32_t>(pixels, COMPONENT, "the packed right image");
-      frame.disparity = cu::DeviceImage<float>(width, height, COMPONENT, "the disparity map");
+      fresh.h_staging = cu::make_host_buffer<std::uint8_t>(2 * image_bytes, COMPONENT, "the image staging buffer");
+      fresh.h_index = cu::make_host_buffer<std::uint8_t>(pixels * sizeof(std::uint16_t), COMPONENT,
+                                                         "the disparity read-back buffer");
+      fresh.raw_left = cu::make_device_buffer<std::uint8_t>(image_bytes, COMPONENT, "the left image");
+      fresh.raw_right = cu::make_device_buffer<std::uint8_t>(image_bytes, COMPONENT, "the right image");
+      fresh.pair.width = width;
+      fresh.pair.height = height;
+      fresh.pair.left = cu::make_device_buffer<std::uint32_t>(pixels, COMPONENT, "the packed left image");
+      fresh.pair.right = cu::make_device_buffer<std::uint32_t>(pixels, COMPONENT, "the packed right image");
+      fresh.d_index = cu::make_device_buffer<std::uint8_t>(pixels * sizeof(std::uint16_t), COMPONENT,
+                                                           "the disparity level indices");
     }
-    cu::DeviceBuffer<std::uint64_t> keys;
-    if (need_keys) keys = cu::make_device_buffer<std::uint64_t>(keys_needed, COMPONENT, "the per-chunk WTA keys");
-    std::unique_ptr<cs::StageBuffers> stages;
-    if (need_stages) stages = std::make_unique<cs::StageBuffers>(width, height);
+    if (need_keys) fresh.keys = cu::make_device_buffer<std::uint64_t>(keys_needed, COMPONENT, "the per-chunk WTA keys");
+    if (need_stages) {
+      fresh.stages = std::make_unique<cs::StageBuffers>(width, height);
+      fresh.disparity = cu::DeviceImage<float>(width, height, COMPONENT, "the disparity map");
+    }
 
     // Commit: moves only, nothing below throws.
     if (need_frame) {
-      frame_ = std::move(frame);
-      width_ = width;
-      height_ = height;
-      channels_ = channels;
+      slot.h_staging = std::move(fresh.h_staging);
+      slot.h_index = std::move(fresh.h_index);
+      slot.raw_left = std::move(fresh.raw_left);
+      slot.raw_right = std::move(fresh.raw_right);
+      slot.pair = std::move(fresh.pair);
+      slot.d_index = std::move(fresh.d_index);
+      slot.width = width;
+      slot.height = height;
+      slot.channels = channels;
     }
     if (need_keys) {
-      keys_ = std::move(keys);
-      key_count_ = keys_needed;
+      slot.keys = std::move(fresh.keys);
+      slot.key_count = keys_needed;
     }
-    if (need_stages) stages_ = std::move(stages);
-    plan_ = plan;
-    frame_.pair.code = cs::pixel_code(params_, channels);
+    if (need_stages) {
+      slot.stages = std::move(fresh.stages);
+      slot.disparity = std::move(fresh.disparity);
+    }
+    slot.plan = plan;
+    slot.pair.code = cs::pixel_code(params_, channels);
   }
 
   SalapParams params_;
@@ -241,15 +397,8 @@ class SalapCudaMatcher final : public Matcher {
   int ordinal_ = 0;
   std::string device_;
   nlohmann::json device_info_;
-  cu::Stream stream_;
-  std::array<cu::Event, 6> events_;
-
-  int width_ = 0, height_ = 0, channels_ = 0;  // of frame_; 0 = no frame buffers
-  Frame frame_;
-  cu::salap::FusedPlan plan_;
-  cu::DeviceBuffer<std::uint64_t> keys_;
-  std::size_t key_count_ = 0;
-  std::unique_ptr<cu::salap::StageBuffers> stages_;
+  std::vector<std::unique_ptr<Slot>> slots_;  // [0] serves compute(); match_stream uses STREAM_SLOTS
+  std::unique_ptr<ThreadPool> copy_pool_;
 };
 
 }  // namespace

@@ -57,6 +57,29 @@ __global__ void merge_kernel(const std::uint64_t* __restrict__ keys, std::size_t
   disparity[i] = float(d_min + int(std::uint32_t(best & 0xFFFFFFFFu)));  // level index -> disparity
 }
 
+// The same merge, writing the winning level index itself (8 or 16 bits): the smallest exact
+// form of the map, a quarter or half of the float map's bytes to read back.
+template <class Index>
+__global__ void merge_index_kernel(const std::uint64_t* __restrict__ keys, std::size_t count, int chunks,
+                                   Index* __restrict__ index) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  std::uint64_t best = keys[i];
+  for (int c = 1; c < chunks; ++c) {
+    const std::uint64_t k = keys[static_cast<std::size_t>(c) * count + i];
+    best = k < best ? k : best;
+  }
+  index[i] = Index(std::uint32_t(best & 0xFFFFFFFFu));
+}
+
+// The stage path's float disparity (range.min + a whole level, exact in float) as the index.
+template <class Index>
+__global__ void to_index_kernel(const float* __restrict__ disparity, std::size_t count, int d_min,
+                                Index* __restrict__ index) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < count) index[i] = Index(int(disparity[i]) - d_min);
+}
+
 void require_same_size(const DeviceImage<float>& a, const DeviceImage<float>& b, const char* what) {
   require(a.width == b.width && a.height == b.height, std::string("salap/cuda ") + what + ": image sizes differ");
 }
@@ -101,6 +124,27 @@ void merge_chunks(const std::uint64_t* d_keys, int chunks, int d_min, DeviceImag
       d_keys, count, chunks, d_min, disparity.get());
   CUDA_CHECK_LAUNCH();
 }
+
+template <class Index>
+void merge_chunks_index(const std::uint64_t* d_keys, int chunks, std::size_t count, Index* d_index,
+                        cudaStream_t stream) {
+  require(chunks >= 1, "salap/cuda merge_chunks_index: no chunks");
+  merge_index_kernel<Index><<<blocks_1d(count, SELECT_THREADS, "salap/cuda merge_chunks_index"), SELECT_THREADS, 0,
+                              stream>>>(d_keys, count, chunks, d_index);
+  CUDA_CHECK_LAUNCH();
+}
+template void merge_chunks_index<std::uint8_t>(const std::uint64_t*, int, std::size_t, std::uint8_t*, cudaStream_t);
+template void merge_chunks_index<std::uint16_t>(const std::uint64_t*, int, std::size_t, std::uint16_t*, cudaStream_t);
+
+template <class Index>
+void disparity_to_index(const DeviceImage<float>& disparity, int d_min, Index* d_index, cudaStream_t stream) {
+  const std::size_t count = disparity.count();
+  to_index_kernel<Index><<<blocks_1d(count, SELECT_THREADS, "salap/cuda disparity_to_index"), SELECT_THREADS, 0,
+                           stream>>>(disparity.get(), count, d_min, d_index);
+  CUDA_CHECK_LAUNCH();
+}
+template void disparity_to_index<std::uint8_t>(const DeviceImage<float>&, int, std::uint8_t*, cudaStream_t);
+template void disparity_to_index<std::uint16_t>(const DeviceImage<float>&, int, std::uint16_t*, cudaStream_t);
 
 StageBuffers::StageBuffers(int width, int height)
     : tad(width, height, "salap/cuda", "the TAD image"),

@@ -147,4 +147,16 @@ inline void merge_chunks(const std::uint64_t* d_keys, int chunks, DeviceImage<fl
   merge_chunks(d_keys, chunks, 0, disparity, stream);
 }
 
+/// The level index of the smallest key over the chunks, as `Index` (std::uint8_t for up to
+/// 256 levels, std::uint16_t for up to 65536): merge_chunks without the float conversion, for
+/// the compact read-back (host/matcher.h DisparityMap). `count` = width * height.
+template <class Index>
+void merge_chunks_index(const std::uint64_t* d_keys, int chunks, std::size_t count, Index* d_index,
+                        cudaStream_t stream = nullptr);
+
+/// index = disparity - d_min for the stage path's float map (whole levels), as `Index`.
+template <class Index>
+void disparity_to_index(const DeviceImage<float>& disparity, int d_min, Index* d_index,
+                        cudaStream_t stream = nullptr);
+
 }  // namespace stereo::cu::salap

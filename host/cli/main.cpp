@@ -7,6 +7,7 @@
 
 #include "host/cli/commands.h"
 #include "host/cli/data_commands.h"
+#include "host/cli/stream_command.h"
 #include "host/error.h"
 #include "host/gpu_select.h"
 
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
       ->trigger_on_parse();  // request_gpu rejects N < 0 with a stereo::Error
   stereo::cli::add_core_commands(app);
   stereo::add_data_commands(app);
+  stereo::cli::add_stream_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,12 @@
+#pragma once
+/// \file stream_command.h
+/// `stereo stream LEFT_DIR RIGHT_DIR -m METHOD -b BACKEND -d LEVELS --out DIR`: a method
+/// over an image sequence through Matcher::match_sequence (README "Streaming").
+
+#include <CLI/CLI.hpp>
+
+namespace stereo::cli {
+
+void add_stream_command(CLI::App& app);
+
+}  // namespace stereo::cli
