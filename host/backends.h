@@ -22,6 +22,7 @@ namespace stereo {
 // ---- methods: the MethodInfo and every backend of it this build has (host/registry.cpp) ----
 void register_salap(Registry& registry);
 void register_adcensus(Registry& registry);
+void register_sgbm(Registry& registry);  // only with OpenCV (STEREO_WITH_OPENCV)
 
 // ---- backends ---------------------------------------------------------------------------
 void register_salap_cpu(Registry& registry);        // reference/salap_matcher.cpp
@@ -30,5 +31,6 @@ void register_salap_glcompute(Registry& registry);  // gl/salap_glcompute.cpp (c
 void register_salap_cuda(Registry& registry);       // cuda/salap/salap_cuda.cpp
 void register_adcensus_cpu(Registry& registry);     // reference/adcensus_matcher.cpp
 void register_adcensus_cuda(Registry& registry);    // cuda/adcensus/adcensus_cuda.cpp
+void register_sgbm_opencv(Registry& registry);      // peer/sgbm_opencv.cpp
 
 }  // namespace stereo

@@ -6,6 +6,7 @@
 #include "host/error.h"
 #include "host/methods/adcensus.h"
 #include "host/methods/salap.h"
+#include "host/methods/sgbm.h"
 
 namespace stereo {
 
@@ -49,11 +50,20 @@ void register_adcensus(Registry& r) {
 #endif
 }
 
+// The OpenCV peer has no backend without OpenCV, so without it the method is not registered.
+void register_sgbm([[maybe_unused]] Registry& r) {
+#ifdef STEREO_WITH_OPENCV
+  r.add_method(sgbm_method_info());
+  register_sgbm_opencv(r);
+#endif
+}
+
 const Registry& Registry::builtin() {
   static const Registry registry = [] {
     Registry r;
     register_salap(r);
     register_adcensus(r);
+    register_sgbm(r);
     check_complete(r);
     return r;
   }();
