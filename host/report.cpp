@@ -318,6 +318,7 @@ std::string csv_value(const json& row, const std::string& column) {
   if (column == "paper_ms") return n(num(pa, "ms"));
   if (column == "paper_gpu") return text(pa, "gpu");
   if (column == "ratio_mdes") return n(num(pa, "ratio_mdes"));
+  if (column == "paper_note") return text(pa, "note");
   if (column == "device") return text(dev, "name").empty() ? text(row, "device") : text(dev, "name");
   if (column == "device_uuid") return text(dev, "uuid");
   if (column == "driver") return text(dev, "driver");
@@ -574,7 +575,7 @@ const std::vector<std::string>& results_csv_columns() {
       "bad_nonocc",  "bad_all",      "bad_disc",     "avg_error",      "density",       "repeats",
       "total_ms",    "total_ms_min", "total_ms_max", "algorithm_ms",   "upload_ms",     "readback_ms",
       "mdes",        "mdes_algorithm", "ns_per_de",  "paper_nonocc",   "paper_all",     "paper_disc",
-      "paper_ms",    "paper_mdes",   "paper_gpu",    "ratio_mdes",     "device",        "device_uuid",
+      "paper_ms",    "paper_mdes",   "paper_gpu",    "ratio_mdes",     "paper_note",    "device",        "device_uuid",
       "driver",      "cpu",          "cpu_threads",  "clock",          "time_includes", "params"};
   return columns;
 }

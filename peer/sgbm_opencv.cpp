@@ -76,6 +76,9 @@ class SgbmOpenCv final : public Matcher {
     // StereoSGBM searches a multiple of 16 disparities; the range is rounded up and anything
     // found beyond the asked maximum counts as invalid.
     const int count16 = (range.count + 15) / 16 * 16;
+    require(count16 < left.width, "sgbm/opencv: StereoSGBM searches " + std::to_string(count16) + " disparities (" +
+                                      std::to_string(range.count) + " rounded up to a multiple of 16), more than a " +
+                                      std::to_string(left.width) + "-pixel-wide image allows");
     auto sgbm = cv::StereoSGBM::create(range.min, count16, params_.block_size, p1, p2, params_.disp12_max_diff,
                                        params_.pre_filter_cap, params_.uniqueness_ratio, params_.speckle_window,
                                        params_.speckle_range, sgbm_mode(params_.mode));
@@ -89,7 +92,7 @@ class SgbmOpenCv final : public Matcher {
     try {
       sgbm->compute(l, r, out);
     } catch (const cv::Exception& e) {
-      throw Error("sgbm/opencv: " + std::string(e.what()));
+      throw Error("sgbm/opencv: OpenCV: " + e.msg);
     }
     ImageF disparity(left.width, left.height, 1);
     const float inf = std::numeric_limits<float>::infinity();

@@ -15,6 +15,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -48,6 +49,13 @@ struct CompareArgs {
   std::string out;
 };
 
+/// Six significant digits, no trailing zeros ("0.02", "40").
+std::string general(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
 /// The command that repeats this run, for results.json and the report.
 std::string command_text(const CompareArgs& a) {
   const auto join = [](const auto& v) {
@@ -64,7 +72,7 @@ std::string command_text(const CompareArgs& a) {
   if (!a.methods.empty()) t += " --methods " + join(a.methods);
   if (!a.backends.empty()) t += " --backends " + join(a.backends);
   t += " --sizes " + join(a.sizes) + " --levels " + join(a.levels) + " --repeats " + std::to_string(a.repeats) +
-       " --reference-max-mde " + fmt(a.reference_max_mde, 0);
+       " --reference-max-mde " + general(a.reference_max_mde);
   if (a.no_accuracy) t += " --no-accuracy";
   if (a.no_speed) t += " --no-speed";
   if (a.no_paper_speed) t += " --no-paper-speed";
@@ -220,8 +228,8 @@ json speed_row(Lane& lane, const Cell& c, int repeats, double reference_max_mde)
   const double work = double(b.width) * double(b.height) * double(b.range.count) / 1e6;
   if (lane.backend == "cpu" && work > reference_max_mde) {
     row["status"] = "skipped";
-    row["reason"] = "the CPU reference (written for clarity, not speed) at " + fmt(work, 0) +
-                    " M disparity evaluations is over --reference-max-mde " + fmt(reference_max_mde, 0);
+    row["reason"] = "the CPU reference (written for clarity, not speed) at " + general(work) +
+                    " M disparity evaluations is over --reference-max-mde " + general(reference_max_mde);
     return row;
   }
   validate_pair(ImageU8(b.width, 1, 3), ImageU8(b.width, 1, 3), b.range, lane.label());
@@ -395,7 +403,11 @@ void cmd_compare(const CompareArgs& a) {
                        : base_row(lane, "speed", std::to_string(c.config.width) + "x" +
                                                      std::to_string(c.config.height) + " synthetic");
       row["status"] = refused ? "refused" : "failed";
-      row["reason"] = e.what();
+      // One line, so the CSV keeps one line per row and the terminal one per cell.
+      std::string reason = e.what();
+      std::replace(reason.begin(), reason.end(), '\n', ' ');
+      while (!reason.empty() && reason.back() == ' ') reason.pop_back();
+      row["reason"] = reason;
       if (c.accuracy) {
         const Scene& s = datasets[c.dataset].scenes[c.scene];
         row.update({{"dataset", datasets[c.dataset].name}, {"scene", s.name}, {"width", s.left.width},
