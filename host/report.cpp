@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iomanip>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -39,11 +40,26 @@ std::string text(const json& j, const char* key) {
   return it->is_string() ? it->get<std::string>() : it->dump();
 }
 
+/// A ratio with two decimals, or two significant digits below 0.1 (a CPU against a GPU).
+std::string ratio_text(const std::optional<double>& v) {
+  if (!v || *v >= 0.1) return fmt(v, 2);
+  std::ostringstream s;
+  s << std::setprecision(2) << *v;
+  return s.str();
+}
+
 bool ok(const json& row) { return text(row, "status") == "ok"; }
 
 std::string lane_of(const json& row) { return text(row, "method") + "/" + text(row, "backend"); }
 
 std::string size_of(const json& row) { return text(row, "width") + "x" + text(row, "height"); }
+
+/// The driver: CUDA backends give it as "driver", GL ones inside the context's "version"
+/// string ("4.5.0 NVIDIA 580.95.05").
+std::string driver_of(const json& device_info) {
+  const std::string d = text(device_info, "driver");
+  return d.empty() ? text(device_info, "version") : d;
+}
 
 /// The device a row ran on, with the GPU's UUID and driver where the backend gives them.
 std::string device_text(const json& row) {
@@ -51,7 +67,7 @@ std::string device_text(const json& row) {
   std::string t = text(d, "name");
   if (t.empty()) t = text(row, "device");
   if (!text(d, "uuid").empty()) t += " (" + text(d, "uuid") + ")";
-  if (!text(d, "driver").empty()) t += ", driver " + text(d, "driver");
+  if (!driver_of(d).empty()) t += ", driver " + driver_of(d);
   return t;
 }
 
@@ -199,7 +215,7 @@ void speed_section(std::ostringstream& md, const json& doc) {
                       fmt(num(*r, "total_ms"), 3),
                       fmt(num(*r, "total_ms_min"), 3) + " .. " + fmt(num(*r, "total_ms_max"), 3),
                       fmt(num(*r, "algorithm_ms"), 3), fmt(num(*r, "mdes"), 1), fmt(num(*r, "mdes_algorithm"), 1),
-                      fmt(num(*r, "ns_per_de"), 3), fmt(num(pa, "mdes"), 0), fmt(num(pa, "ratio_mdes"), 2)});
+                      fmt(num(*r, "ns_per_de"), 3), fmt(num(pa, "mdes"), 0), ratio_text(num(pa, "ratio_mdes"))});
     }
     md << "\n";
   }
@@ -268,7 +284,7 @@ void paper_speed_section(std::ostringstream& md, const json& doc) {
   for (const json* r : rows)
     md << row_line({text(*r, "method"), text(*r, "backend"), device_text(*r), size_of(*r), text(*r, "levels"),
                     fmt(num(*r, "mdes"), 1), fmt(num((*r)["paper"], "mdes"), 0), text((*r)["paper"], "gpu"),
-                    fmt(num((*r)["paper"], "ratio_mdes"), 2), text((*r)["paper"], "note")});
+                    ratio_text(num((*r)["paper"], "ratio_mdes")), text((*r)["paper"], "note")});
   md << "\n";
 }
 
@@ -311,6 +327,7 @@ std::string csv_value(const json& row, const std::string& column) {
   if (column == "bad_disc") return n(num(me, "disc"));
   if (column == "avg_error") return n(num(me, "avg_error"));
   if (column == "density") return n(num(me, "density"));
+  if (column == "d1_all") return n(num(me, "d1_all"));
   if (column == "paper_nonocc") return n(num(pa, "nonocc"));
   if (column == "paper_all") return n(num(pa, "all"));
   if (column == "paper_disc") return n(num(pa, "disc"));
@@ -321,7 +338,7 @@ std::string csv_value(const json& row, const std::string& column) {
   if (column == "paper_note") return text(pa, "note");
   if (column == "device") return text(dev, "name").empty() ? text(row, "device") : text(dev, "name");
   if (column == "device_uuid") return text(dev, "uuid");
-  if (column == "driver") return text(dev, "driver");
+  if (column == "driver") return driver_of(dev);
   if (column == "params") return row.contains("params") ? row["params"].dump() : "";
   if (const auto v = num(row, column.c_str())) return n(v);
   return text(row, column.c_str());
@@ -572,7 +589,8 @@ const std::vector<std::string>& results_csv_columns() {
   static const std::vector<std::string> columns = {
       "kind",        "method",       "backend",      "input",          "setting",       "status",
       "reason",      "width",        "height",       "min_disparity",  "levels",        "threshold",
-      "bad_nonocc",  "bad_all",      "bad_disc",     "avg_error",      "density",       "repeats",
+      "bad_nonocc",  "bad_all",      "bad_disc",     "avg_error",      "density",       "d1_all",
+      "repeats",
       "total_ms",    "total_ms_min", "total_ms_max", "algorithm_ms",   "upload_ms",     "readback_ms",
       "mdes",        "mdes_algorithm", "ns_per_de",  "paper_nonocc",   "paper_all",     "paper_disc",
       "paper_ms",    "paper_mdes",   "paper_gpu",    "ratio_mdes",     "paper_note",    "device",        "device_uuid",
@@ -604,10 +622,9 @@ std::string report_markdown(const json& doc, const std::vector<std::string>& plo
   md << "# Stereo comparison\n\nMade by `" << text(doc, "command") << "` at " << text(doc, "created")
      << "; this file is remade from results.json by `stereo report DIR`.  \nHost: " << text(doc["host"], "cpu")
      << ".\n\n## Backends\n\n";
-  md << header_lines({"method", "backend", "device", "driver", "ran", "params"});
+  md << header_lines({"method", "backend", "device (UUID, driver)", "ran", "params"});
   for (const json& b : doc["backends"]) {
-    const json& d = b.value("device_info", json(nullptr));
-    md << row_line({text(b, "method"), text(b, "backend"), device_text(b), text(d, "driver"),
+    md << row_line({text(b, "method"), text(b, "backend"), device_text(b),
                     b.value("available", false) ? "yes" : "no: " + text(b, "reason"),
                     b.contains("params") && !b["params"].is_null() ? "`" + b["params"].dump() + "`" : ""});
   }
@@ -621,6 +638,11 @@ std::string report_markdown(const json& doc, const std::vector<std::string>& plo
   if (plots.empty())
     md << "Not made here (gnuplot was not found, or there was nothing to plot). The gnuplot scripts and data are in "
           "plots/; `stereo report DIR` on a machine with gnuplot (Debian: gnuplot-nox) makes the pictures.\n\n";
+  if (!plots.empty())
+    md << "Throughput: Mde/s against levels per grid size, one line per method/backend (log-log). Pareto view (Yu "
+          "et al., Fig. 15): per method/backend and dataset, the mean bad % (non-occluded) against the median ns per "
+          "disparity estimate of the same accuracy runs (upload + algorithm + read-back on the scenes' own sizes, "
+          "so small scenes weigh fixed costs more than the speed grid does).\n\n";
   for (const std::string& p : plots) md << "![" << p << "](" << p << ")\n\n";
   if (!montages.empty()) {
     md << "## Disparity and error maps\n\nDisparity colour ramp over each scene's searched range (black: no "

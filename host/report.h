@@ -20,7 +20,7 @@
 ///    "params", "device", "device_info", "cpu" and "cpu_threads" (CPU rows; null otherwise),
 ///    "time_includes", "clock", the times (ms) and "mdes", "ns_per_de";
 ///    accuracy rows add "dataset", "scene", "threshold", "metrics" {"nonocc", "all", "disc",
-///    "avg_error", "density"}, "paper" {"nonocc", "all", "disc"} (or null) and "maps"
+///    "avg_error", "density", "d1_all"}, "paper" {"nonocc", "all", "disc"} (or null) and "maps"
 ///    {"left", "gt", "disparity", "error"} (paths relative to the results folder);
 ///    speed rows add "setting" ("grid" or "paper"), "repeats", the spread "total_ms_min",
 ///    "total_ms_max", "algorithm_ms_min", "algorithm_ms_max", "mdes_algorithm", and "paper"

@@ -189,7 +189,7 @@ json accuracy_row(Lane& lane, const Dataset& d, const Scene& s, const fs::path& 
     const Metrics m = evaluate(r.disparity, s, s.default_threshold);
     row["metrics"] = {{"nonocc", optional_json(m.bad_nonocc)}, {"all", optional_json(m.bad_all)},
                       {"disc", optional_json(m.bad_disc)}, {"avg_error", optional_json(m.avg_error)},
-                      {"density", m.density}};
+                      {"density", m.density}, {"d1_all", optional_json(m.d1_all)}};
   } else {
     row["metrics"] = nullptr;
   }
