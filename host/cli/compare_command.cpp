@@ -382,6 +382,10 @@ void cmd_compare(const CompareArgs& a) {
   const auto start = std::chrono::steady_clock::now();
   std::cerr << "compare: " << cells.size() << " cells over " << lanes.size() << " method/backend lanes, "
             << a.repeats << " repeats per speed cell; writing " << out.string() << "\n";
+  // Cells run lane by lane; a lane's matcher is released after its last cell, so GPU buffers
+  // sized for the largest input are not held while the next lanes run.
+  std::vector<std::size_t> last_cell(lanes.size(), cells.size());
+  for (std::size_t i = 0; i < cells.size(); ++i) last_cell[cells[i].lane] = i;
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const Cell& c = cells[i];
     Lane& lane = lanes[c.lane];
@@ -426,6 +430,7 @@ void cmd_compare(const CompareArgs& a) {
               << what << ": " << cell_text(row) << std::endl;
     doc["rows"].push_back(std::move(row));
     write_json(out / "results.json", doc);
+    if (last_cell[c.lane] == i) lane.matcher.reset();
   }
   write_json(out / "results.json", doc);
   const std::vector<std::string> written = write_report(doc, out, std::cerr);
