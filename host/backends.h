@@ -25,6 +25,7 @@ void register_adcensus(Registry& registry);
 void register_crossrt(Registry& registry);
 void register_symstereo(Registry& registry);
 void register_esaw(Registry& registry);  // esaw and esmp
+void register_sgbm(Registry& registry);  // only with OpenCV (STEREO_WITH_OPENCV)
 
 // ---- backends ---------------------------------------------------------------------------
 void register_salap_cpu(Registry& registry);        // reference/salap_matcher.cpp
@@ -41,5 +42,6 @@ void register_esaw_cpu(Registry& registry);         // reference/esaw_matcher.cp
 void register_esmp_cpu(Registry& registry);         // reference/esaw_matcher.cpp
 void register_esaw_cuda(Registry& registry);        // cuda/esaw/esaw_cuda.cpp
 void register_esmp_cuda(Registry& registry);        // cuda/esaw/esaw_cuda.cpp
+void register_sgbm_opencv(Registry& registry);      // peer/sgbm_opencv.cpp
 
 }  // namespace stereo

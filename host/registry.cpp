@@ -9,6 +9,7 @@
 #include "host/methods/esaw.h"
 #include "host/methods/salap.h"
 #include "host/methods/symstereo.h"
+#include "host/methods/sgbm.h"
 
 namespace stereo {
 
@@ -86,6 +87,14 @@ void register_esaw(Registry& r) {
 #endif
 }
 
+// The OpenCV peer has no backend without OpenCV, so without it the method is not registered.
+void register_sgbm([[maybe_unused]] Registry& r) {
+#ifdef STEREO_WITH_OPENCV
+  r.add_method(sgbm_method_info());
+  register_sgbm_opencv(r);
+#endif
+}
+
 const Registry& Registry::builtin() {
   static const Registry registry = [] {
     Registry r;
@@ -94,6 +103,7 @@ const Registry& Registry::builtin() {
     register_crossrt(r);
     register_symstereo(r);
     register_esaw(r);
+    register_sgbm(r);
     check_complete(r);
     return r;
   }();

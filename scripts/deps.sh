@@ -9,6 +9,10 @@ packages=(
   libstb-dev libcli11-dev nlohmann-json3-dev libfftw3-dev libpng-dev zlib1g-dev
   # a virtual X display (and Mesa's GLX) for the GLFW platform test: scripts/test.sh
   xvfb xauth libglx-mesa0
+  # `stereo compare`: gnuplot for the plots (optional at run time), and the OpenCV peer
+  # sgbm/opencv (optional at build time; calib3d's dev package brings core and imgproc). Both
+  # took ~100 s together on a fresh Debian 12 here (171 packages, mostly OpenCV's codecs).
+  gnuplot-nox libopencv-calib3d-dev
 )
 missing=()
 for p in "${packages[@]}"; do

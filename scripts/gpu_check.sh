@@ -4,6 +4,9 @@
 # suite, compute-sanitizer over the CUDA tests, device selection, evaluation and benchmarks.
 # Logs go to $OUT when set. STEPS picks what runs (default: all, in this order):
 #   STEPS="build test sanitize device eval bench" bash scripts/gpu_check.sh
+# STEPS="build compare" runs `stereo compare` into $OUT/compare (COMPARE_ARGS adds options);
+# not in the default list: it takes long. gnuplot is not in the gpu-kit, so the plots are made
+# afterwards with `stereo report $OUT/compare` on a machine that has it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-/tmp/stereo-gpu}"
@@ -71,4 +74,9 @@ if has bench; then
   for m in ${BENCH_METHODS:-salap adcensus symstereo}; do
     $bin/stereo bench -m $m ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench_$m.txt"
   done
+fi
+
+if has compare; then
+  $bin/stereo compare ${COMPARE_ARGS:-} --out "$OUT/compare" >"$OUT/compare.txt" 2>"$OUT/compare_progress.txt"
+  echo "== compare exit $?"; cat "$OUT/compare.txt"
 fi

@@ -24,6 +24,8 @@
 #include "host/matcher.h"
 #include "host/metrics.h"
 #include "host/synth.h"
+#include "host/cli/compare_command.h"
+#include "host/cli/measure.h"
 
 namespace stereo::cli {
 namespace fs = std::filesystem;
@@ -51,44 +53,9 @@ struct MethodChoice {
   }
 };
 
-// Million disparity evaluations per second: W x H x the number of disparities searched.
-double mdes(int width, int height, int levels, double ms) {
-  return ms > 0.0 ? double(width) * double(height) * double(levels) / (ms * 1e-3) / 1e6 : 0.0;
-}
-
-json timing_json(const Timing& t) {
-  json stages = json::object();
-  for (const auto& [name, ms] : t.stages) stages[name] = ms;
-  return {{"algorithm_ms", t.algorithm_ms}, {"upload_ms", t.upload_ms}, {"readback_ms", t.readback_ms},
-          {"total_ms", t.total_ms()}, {"stages", stages}, {"clock", t.clock}};
-}
-
-json optional_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-
-std::string fmt(double v, int precision = 2) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(precision) << v;
-  return s.str();
-}
-std::string fmt(const std::optional<double>& v, int precision = 2) { return v ? fmt(*v, precision) : "-"; }
-
-/// "0..63": the disparities searched, as every output names them.
-std::string range_text(DisparityRange r) { return std::to_string(r.min) + ".." + std::to_string(r.max()); }
-
-/// The colour ramp over the searched range (min = the far end), so maps of different ranges
-/// use the whole ramp and a map and its ground truth share one scale.
-ImageU8 colorize_range(const ImageF& disparity, DisparityRange r) {
-  ImageF shifted = disparity;
-  for (float& v : shifted.data)
-    if (std::isfinite(v)) v -= float(r.min);
-  return colorize_disparity(shifted, float(r.count - 1));
-}
-
 void print_params(const std::string& method, const std::string& backend, const Matcher& m) {
   std::cout << method << "/" << backend << " on " << m.device() << "\nparams: " << m.params().dump() << "\n";
 }
-
-std::optional<std::string> unavailable(const BackendEntry& e) { return e.unavailable ? e.unavailable() : std::nullopt; }
 
 // ---- list, params ----------------------------------------------------------------------
 
@@ -512,89 +479,6 @@ struct BenchArgs {
   bool backend_given = false;
 };
 
-struct BenchConfig {
-  int width, height;
-  DisparityRange range;
-  std::optional<PaperSpeed> paper;  ///< the paper's setting this is, if any
-};
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-json bench_one(Matcher& m, const MethodInfo& info, const std::string& backend, const BenchConfig& c, int repeat) {
-  const int width = c.width, height = c.height, levels = c.range.count;
-  const auto [left, right] = bench_pair(width, height);
-  m.compute(left, right, c.range);  // warm-up: allocation, shader compilation, module load
-  std::vector<double> alg, up, rb, tot;
-  std::vector<std::pair<std::string, std::vector<double>>> stage_ms;  // in the backend's order
-  std::string clock;
-  for (int i = 0; i < repeat; ++i) {
-    const StereoResult r = m.compute(left, right, c.range);
-    for (const auto& [name, ms] : r.timing.stages) {
-      auto it = std::find_if(stage_ms.begin(), stage_ms.end(), [&](const auto& s) { return s.first == name; });
-      if (it == stage_ms.end()) it = stage_ms.insert(stage_ms.end(), {name, {}});
-      it->second.push_back(ms);
-    }
-    alg.push_back(r.timing.algorithm_ms);
-    up.push_back(r.timing.upload_ms);
-    rb.push_back(r.timing.readback_ms);
-    tot.push_back(r.timing.total_ms());
-    clock = r.timing.clock;
-  }
-  const double total = median(tot), algorithm = median(alg);
-  json j = {{"method", info.name}, {"backend", backend}, {"device", m.device()}, {"device_info", m.device_info()}, {"width", width},
-            {"height", height}, {"min_disparity", c.range.min}, {"levels", levels}, {"repeat", repeat},
-            {"clock", clock}, {"algorithm_ms", algorithm}, {"upload_ms", median(up)}, {"readback_ms", median(rb)},
-            {"total_ms", total}, {"fps", total > 0 ? 1000.0 / total : 0.0},
-            {"mdes", mdes(width, height, levels, total)}, {"mdes_algorithm", mdes(width, height, levels, algorithm)}};
-  if (c.paper) {
-    const double ours = j["mdes"].get<double>();
-    j["paper"] = {{"gpu", info.paper_gpu}, {"ms", optional_json(c.paper->ms)}, {"mdes", optional_json(c.paper->mdes)},
-                  {"note", c.paper->note},
-                  {"ratio_mdes", c.paper->mdes && *c.paper->mdes > 0 ? json(ours / *c.paper->mdes) : json(nullptr)}};
-  } else {
-    j["paper"] = nullptr;
-  }
-  // Per-stage medians, with the bytes each stage must move and the copy rate measured now
-  // where the backend accounts them (GB/s counts bytes read + written, as the copy rate does).
-  std::optional<MemoryStats> memory = m.memory_stats(width, height, c.range);
-  json stages = json::array();
-  for (const auto& [name, times] : stage_ms) {
-    json s = {{"name", name}, {"ms", median(times)}};
-    if (memory)
-      for (const auto& [stage, bytes] : memory->stage_bytes)
-        if (stage == name) {
-          const double ms = median(times);
-          s["bytes"] = bytes;
-          s["gb_s"] = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0.0;
-          s["copy_share"] = memory->copy_gb_s > 0 ? s["gb_s"].get<double>() / memory->copy_gb_s : 0.0;
-        }
-    stages.push_back(s);
-  }
-  j["stages"] = stages;
-  j["copy_gb_s"] = memory ? json(memory->copy_gb_s) : json(nullptr);
-  if (const auto fetch = m.fetch_stats(width, height, levels)) {
-    const double achieved = algorithm > 0 ? fetch->fetches_per_run / (algorithm * 1e-3) / 1e9 : 0.0;
-    j["fetch_gtexel_s"] = achieved;
-    j["ceiling_gtexel_s"] = fetch->ceiling_gtexel_s;
-    j["fetch_share"] = fetch->ceiling_gtexel_s > 0 ? achieved / fetch->ceiling_gtexel_s : 0.0;
-    j["ceiling_pass"] = fetch->ceiling_pass;
-  }
-  return j;
-}
-
-std::pair<int, int> parse_size(const std::string& s) {
-  int w = 0, h = 0;
-  char x = 0, extra = 0;
-  std::istringstream in(s);
-  if (!(in >> w >> x >> h) || (x != 'x' && x != 'X') || (in >> extra) || w <= 0 || h <= 0)
-    throw Error("bench: --size expects WxH with positive integers, got '" + s + "'");
-  return {w, h};
-}
-
 void print_bench_header(const std::string& device, const json& params, const MethodInfo& info, const json& first,
                         bool any_paper) {
   const int repeat = first["repeat"].get<int>();
@@ -686,7 +570,7 @@ void cmd_bench(const BenchArgs& a) {
   };
   std::vector<BenchConfig> configs;
   if (!a.size.empty()) {
-    const auto [w, h] = parse_size(a.size);
+    const auto [w, h] = parse_size(a.size, "bench: --size");
     require(a.levels >= 1, "bench: -d LEVELS is required with --size");
     configs.push_back({w, h, {a.min_disparity, a.levels}, paper_setting(w, h, a.levels)});
   } else {
@@ -790,6 +674,8 @@ void add_core_commands(CLI::App& app) {
     be->backend_given = b->count("--backend") > 0;
     cmd_bench(*be);
   });
+
+  add_compare_commands(app);
 }
 
 }  // namespace stereo::cli

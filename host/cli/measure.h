@@ -1,0 +1,71 @@
+#pragma once
+/// \file measure.h
+/// What `eval`, `bench` and `compare` share: the JSON forms of timings and of a method's
+/// paper figures, the throughput convention, the timed benchmark of one configuration, and
+/// the number formatting of the tables. One definition each, so the commands cannot drift.
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "host/disparity_range.h"
+#include "host/image.h"
+#include "host/matcher.h"
+
+namespace stereo::cli {
+
+/// Million disparity evaluations per second: W x H x the number of disparities searched / time.
+/// 0 for a non-positive time.
+double mdes(int width, int height, int levels, double ms);
+
+/// {algorithm_ms, upload_ms, readback_ms, total_ms, stages {name: ms}, clock}.
+nlohmann::json timing_json(const Timing& t);
+
+/// The value, or null.
+nlohmann::json optional_json(const std::optional<double>& v);
+
+/// Fixed-point text with `precision` decimals; "-" for an empty optional.
+std::string fmt(double v, int precision = 2);
+std::string fmt(const std::optional<double>& v, int precision = 2);
+
+/// "0..63": the disparities searched, as every output names them.
+std::string range_text(DisparityRange r);
+
+/// The colour ramp over the searched range (min = the far end), so maps of different ranges
+/// use the whole ramp and a map and its ground truth share one scale.
+ImageU8 colorize_range(const ImageF& disparity, DisparityRange r);
+
+/// Why a backend cannot run here, or nothing when it can.
+std::optional<std::string> unavailable(const BackendEntry& e);
+
+/// A method's registry description as JSON: title, citation, the paper's accuracy rows (with
+/// their `when` conditions), speed settings, paper GPU and parameter table (`list --json`,
+/// and `compare`'s results.json, so a report needs no registry).
+nlohmann::json method_json(const MethodInfo& m);
+
+/// "WxH" with positive integers; throws stereo::Error naming `what` ("bench: --size") otherwise.
+std::pair<int, int> parse_size(const std::string& s, const std::string& what);
+
+/// Median of the values (the mean of the middle two for an even count); 0 for none.
+double median(std::vector<double> v);
+
+/// One timed configuration of `bench` and `compare`.
+struct BenchConfig {
+  int width = 0, height = 0;
+  DisparityRange range;
+  std::optional<PaperSpeed> paper;  ///< the paper's setting this is, if any
+};
+
+/// Times `m` on the synthetic bench_pair() of the configuration's size: one untimed warm-up,
+/// then `repeat` runs. Returns the medians (algorithm_ms, upload_ms, readback_ms, total_ms),
+/// the spread of the totals and of the algorithm times (min and max over the repeats: *_min,
+/// *_max), fps, Mde/s over the total and over the algorithm time, per-stage medians (with
+/// bytes and GB/s where the backend accounts them), the fetch ceiling of shader backends, and
+/// under "paper" the paper's figure for this setting with the ratio of ours to it.
+nlohmann::json bench_one(Matcher& m, const MethodInfo& info, const std::string& backend, const BenchConfig& c,
+                         int repeat);
+
+}  // namespace stereo::cli

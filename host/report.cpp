@@ -1,0 +1,763 @@
+// The comparison report from results.json alone (host/report.h). Every method, backend,
+// scene and paper figure comes from the document; nothing here names one.
+
+#include "host/report.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <optional>
+#include <ostream>
+#include <sstream>
+
+#include "host/cli/measure.h"
+#include "host/error.h"
+#include "host/image_io.h"
+
+namespace stereo {
+namespace fs = std::filesystem;
+using nlohmann::json;
+using cli::fmt;
+
+namespace {
+
+// ---- reading the document -------------------------------------------------------------
+
+std::optional<double> num(const json& j, const char* key) {
+  if (!j.is_object()) return std::nullopt;
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::string text(const json& j, const char* key) {
+  if (!j.is_object()) return "";
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return "";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+/// A ratio with two decimals, or two significant digits below 0.1 (a CPU against a GPU).
+std::string ratio_text(const std::optional<double>& v) {
+  if (!v || *v >= 0.1) return fmt(v, 2);
+  std::ostringstream s;
+  s << std::setprecision(2) << *v;
+  return s.str();
+}
+
+bool ok(const json& row) { return text(row, "status") == "ok"; }
+
+std::string lane_of(const json& row) { return text(row, "method") + "/" + text(row, "backend"); }
+
+std::string size_of(const json& row) { return text(row, "width") + "x" + text(row, "height"); }
+
+/// The driver: CUDA backends give it as "driver", GL ones inside the context's "version"
+/// string ("4.5.0 NVIDIA 580.95.05").
+std::string driver_of(const json& device_info) {
+  const std::string d = text(device_info, "driver");
+  return d.empty() ? text(device_info, "version") : d;
+}
+
+/// The device a row ran on, with the GPU's UUID and driver where the backend gives them.
+std::string device_text(const json& row) {
+  const json& d = row.value("device_info", json(nullptr));
+  std::string t = text(d, "name");
+  if (t.empty()) t = text(row, "device");
+  if (!text(d, "uuid").empty()) t += " (" + text(d, "uuid") + ")";
+  if (!driver_of(d).empty()) t += ", driver " + driver_of(d);
+  return t;
+}
+
+std::vector<const json*> rows_where(const json& doc, const std::string& kind, const std::string& method) {
+  std::vector<const json*> out;
+  for (const json& r : doc["rows"])
+    if (text(r, "kind") == kind && (method.empty() || text(r, "method") == method)) out.push_back(&r);
+  return out;
+}
+
+/// Lanes ("method/backend") in the order the document lists its backends.
+std::vector<std::string> lanes(const json& doc, const std::string& method = "") {
+  std::vector<std::string> out;
+  for (const json& b : doc["backends"])
+    if (method.empty() || text(b, "method") == method) out.push_back(lane_of(b));
+  return out;
+}
+
+std::string md_cell(const std::string& s) {
+  std::string o;
+  for (char c : s) o += c == '|' ? std::string("\\|") : std::string(1, c);
+  return o;
+}
+
+std::string row_line(const std::vector<std::string>& cells) {
+  std::string s = "|";
+  for (const std::string& c : cells) {
+    s += ' ';
+    s += md_cell(c);
+    s += " |";
+  }
+  return s + "\n";
+}
+
+std::string header_lines(const std::vector<std::string>& cells) {
+  std::string s = row_line(cells) + "|";
+  for (std::size_t i = 0; i < cells.size(); ++i) s += "---|";
+  return s + "\n";
+}
+
+/// The mean of a metric over a lane's ok accuracy rows of one dataset, if any has it.
+std::optional<double> mean_metric(const std::vector<const json*>& rows, const std::string& lane,
+                                  const std::string& dataset, const char* key) {
+  double sum = 0.0;
+  int n = 0;
+  for (const json* r : rows)
+    if (ok(*r) && lane_of(*r) == lane && text(*r, "dataset") == dataset)
+      if (const auto v = num((*r)["metrics"], key)) sum += *v, ++n;
+  return n ? std::optional(sum / n) : std::nullopt;
+}
+
+std::vector<std::string> datasets_of(const std::vector<const json*>& rows) {
+  std::vector<std::string> out;
+  for (const json* r : rows)
+    if (std::find(out.begin(), out.end(), text(*r, "dataset")) == out.end()) out.push_back(text(*r, "dataset"));
+  return out;
+}
+
+// ---- report.md ------------------------------------------------------------------------
+
+void accuracy_section(std::ostringstream& md, const json& doc) {
+  md << "## Accuracy\n\nBad pixels (%): |d - ground truth| > the scene format's threshold (Middlebury v2: 1 px "
+        "over nonocc / all / disc; MiddEval3: 2 px over the non-occluded mask, 'all' over every pixel with ground "
+        "truth). The paper's figures stand beside ours only where the paper gives that scene at that threshold. "
+        "Time: one run (after one untimed warm-up on non-`cpu` backends), upload + algorithm + read-back.\n\n";
+  for (const json& m : doc["methods"]) {
+    const std::string name = text(m, "name");
+    const auto rows = rows_where(doc, "accuracy", name);
+    if (rows.empty()) continue;
+    md << "### " << name << ": " << text(m, "title") << "\n\n" << text(m, "citation") << ".  \nPaper: "
+       << (text(m, "accuracy_source").empty() ? "no accuracy table" : text(m, "accuracy_source")) << ".\n\n";
+    md << header_lines({"input", "backend", "size", "threshold", "nonocc", "all", "disc", "avg err", "density",
+                        "ms", "paper nonocc", "paper all", "paper disc"});
+    for (const json* r : rows) {
+      const json& me = r->value("metrics", json(nullptr));
+      const json& pa = r->value("paper", json(nullptr));
+      if (!ok(*r)) {
+        md << row_line({text(*r, "input"), text(*r, "backend"), size_of(*r), "", text(*r, "status"), "", "", "", "",
+                        "", "", "", ""});
+        continue;
+      }
+      md << row_line({text(*r, "input"), text(*r, "backend"), size_of(*r), fmt(num(*r, "threshold"), 1),
+                      fmt(num(me, "nonocc")), fmt(num(me, "all")), fmt(num(me, "disc")), fmt(num(me, "avg_error")),
+                      fmt(num(me, "density"), 1), fmt(num(*r, "total_ms"), 1), fmt(num(pa, "nonocc")),
+                      fmt(num(pa, "all")), fmt(num(pa, "disc"))});
+    }
+    // Averages per dataset and backend, and ours beside the paper's over the scenes where both
+    // give a column's figure (the same convention as `stereo eval`).
+    md << "\nAverages per dataset (ours over every scene; 'vs paper': ours and the paper's over the scenes where "
+          "both have the figure):\n\n";
+    md << header_lines({"dataset", "backend", "nonocc", "all", "disc", "vs paper: nonocc ours / paper",
+                        "all ours / paper", "disc ours / paper"});
+    for (const std::string& d : datasets_of(rows))
+      for (const std::string& lane : lanes(doc, name)) {
+        std::vector<std::string> cells = {d, lane.substr(name.size() + 1)};
+        bool any = false;
+        for (const char* k : {"nonocc", "all", "disc"}) {
+          const auto v = mean_metric(rows, lane, d, k);
+          any = any || v;
+          cells.push_back(fmt(v));
+        }
+        if (!any) continue;
+        for (const char* k : {"nonocc", "all", "disc"}) {
+          double ours = 0.0, paper = 0.0;
+          int n = 0;
+          for (const json* r : rows)
+            if (ok(*r) && lane_of(*r) == lane && text(*r, "dataset") == d) {
+              const auto o = num(r->value("metrics", json(nullptr)), k);
+              const auto p = num(r->value("paper", json(nullptr)), k);
+              if (o && p) ours += *o, paper += *p, ++n;
+            }
+          cells.push_back(n ? fmt(ours / n) + " / " + fmt(paper / n) + " (" + std::to_string(n) + ")" : "-");
+        }
+        md << row_line(cells);
+      }
+    md << "\n";
+  }
+}
+
+void speed_section(std::ostringstream& md, const json& doc) {
+  const json& s = doc["settings"];
+  md << "## Speed\n\nMde/s = width x height x disparities / time (million disparity evaluations per second) over "
+        "the total time: upload of both images + algorithm + read-back of the disparity map; 'alg Mde/s' over the "
+        "algorithm time alone. Each cell: median of "
+     << text(s, "repeats") << " timed runs after one untimed warm-up; the spread is the fastest and slowest of "
+     << "those runs. Inputs: " << text(s, "speed_input")
+     << " (speed does not depend on content). 'grid' cells are the size x levels grid, 'paper' cells each "
+        "paper's own settings.\n\n";
+  for (const json& m : doc["methods"]) {
+    const std::string name = text(m, "name");
+    const auto rows = rows_where(doc, "speed", name);
+    if (rows.empty()) continue;
+    md << "### " << name << "\n\nPaper: " << (text(m, "speed_source").empty() ? "-" : text(m, "speed_source"))
+       << "; the paper's GPU: " << (text(m, "paper_gpu").empty() ? "-" : text(m, "paper_gpu")) << ".\n\n";
+    md << header_lines({"backend", "device", "size", "levels", "setting", "total ms (median)", "spread ms",
+                        "alg ms", "Mde/s", "alg Mde/s", "ns/de", "paper Mde/s", "ours / paper"});
+    for (const json* r : rows) {
+      if (!ok(*r)) {
+        md << row_line({text(*r, "backend"), "", size_of(*r), text(*r, "levels"), text(*r, "setting"),
+                        text(*r, "status"), "", "", "", "", "", "", ""});
+        continue;
+      }
+      const json& pa = r->value("paper", json(nullptr));
+      md << row_line({text(*r, "backend"), device_text(*r), size_of(*r), text(*r, "levels"), text(*r, "setting"),
+                      fmt(num(*r, "total_ms"), 3),
+                      fmt(num(*r, "total_ms_min"), 3) + " .. " + fmt(num(*r, "total_ms_max"), 3),
+                      fmt(num(*r, "algorithm_ms"), 3), fmt(num(*r, "mdes"), 1), fmt(num(*r, "mdes_algorithm"), 1),
+                      fmt(num(*r, "ns_per_de"), 3), fmt(num(pa, "mdes"), 0), ratio_text(num(pa, "ratio_mdes"))});
+    }
+    md << "\n";
+  }
+}
+
+/// Render-pass and compute shaders against CUDA on one GPU: for every method with a `cuda`
+/// backend and at least one `gl*` backend, their Mde/s side by side per timed input.
+void shader_section(std::ostringstream& md, const json& doc) {
+  bool title = false;
+  for (const json& m : doc["methods"]) {
+    const std::string name = text(m, "name");
+    const auto rows = rows_where(doc, "speed", name);
+    std::vector<std::string> shaders;
+    bool cuda = false;
+    for (const std::string& lane : lanes(doc, name)) {
+      const std::string b = lane.substr(name.size() + 1);
+      if (b == "cuda") cuda = true;
+      else if (b.rfind("gl", 0) == 0) shaders.push_back(b);
+    }
+    if (!cuda || shaders.empty() || rows.empty()) continue;
+    if (!title)
+      md << "## Shaders against CUDA\n\nMde/s over the total time on each backend's device; 'shader / CUDA' is "
+            "the ratio of the Mde/s (above 1: the shader is faster).\n\n";
+    title = true;
+    md << "### " << name << "\n\n";
+    std::vector<std::string> head = {"size", "levels", "setting"};
+    for (const std::string& b : shaders) head.push_back(b + " Mde/s");
+    head.push_back("cuda Mde/s");
+    for (const std::string& b : shaders) head.push_back(b + " / CUDA");
+    md << header_lines(head);
+    std::vector<std::string> seen;
+    for (const json* r : rows) {
+      const std::string key = size_of(*r) + " " + text(*r, "levels") + " " + text(*r, "setting");
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+      seen.push_back(key);
+      const auto mdes_of = [&](const std::string& b) -> std::optional<double> {
+        for (const json* q : rows)
+          if (ok(*q) && text(*q, "backend") == b && size_of(*q) + " " + text(*q, "levels") + " " + text(*q, "setting") == key)
+            return num(*q, "mdes");
+        return std::nullopt;
+      };
+      std::vector<std::string> cells = {size_of(*r), text(*r, "levels"), text(*r, "setting")};
+      const auto c = mdes_of("cuda");
+      for (const std::string& b : shaders) cells.push_back(fmt(mdes_of(b), 1));
+      cells.push_back(fmt(c, 1));
+      for (const std::string& b : shaders) {
+        const auto g = mdes_of(b);
+        cells.push_back(g && c && *c > 0 ? fmt(*g / *c, 2) : "-");
+      }
+      md << row_line(cells);
+    }
+    md << "\n";
+  }
+}
+
+void paper_speed_section(std::ostringstream& md, const json& doc) {
+  std::vector<const json*> rows;
+  for (const json* r : rows_where(doc, "speed", ""))
+    if (ok(*r) && num(r->value("paper", json(nullptr)), "mdes")) rows.push_back(r);
+  if (rows.empty()) return;
+  md << "## Against the papers' speed figures\n\nOurs on our device against each paper's published Mde/s on the "
+        "paper's GPU, at the paper's own setting (where the paper gives a time but no Mde/s, the figure is derived "
+        "from that time as its MethodInfo says).\n\n";
+  md << header_lines({"method", "backend", "our device", "size", "levels", "ours Mde/s", "paper Mde/s", "paper GPU",
+                      "ours / paper", "paper note"});
+  for (const json* r : rows)
+    md << row_line({text(*r, "method"), text(*r, "backend"), device_text(*r), size_of(*r), text(*r, "levels"),
+                    fmt(num(*r, "mdes"), 1), fmt(num((*r)["paper"], "mdes"), 0), text((*r)["paper"], "gpu"),
+                    ratio_text(num((*r)["paper"], "ratio_mdes")), text((*r)["paper"], "note")});
+  md << "\n";
+}
+
+void not_run_section(std::ostringstream& md, const json& doc) {
+  std::vector<std::string> lines;
+  for (const json& b : doc["backends"])
+    if (!b.value("available", false)) lines.push_back("- " + lane_of(b) + ": not run: " + text(b, "reason"));
+  for (const json& r : doc["rows"])
+    if (!ok(r))
+      lines.push_back("- " + lane_of(r) + " " + text(r, "kind") + " " + text(r, "input") + " x " + text(r, "levels") +
+                      ": " + text(r, "status") + ": " + text(r, "reason"));
+  if (lines.empty()) return;
+  md << "## Not run, refused or failed\n\n";
+  for (const std::string& l : lines) md << l << "\n";
+  md << "\n";
+}
+
+// ---- CSV --------------------------------------------------------------------------------
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
+
+std::string csv_value(const json& row, const std::string& column) {
+  const json& me = row.value("metrics", json(nullptr));
+  const json& pa = row.value("paper", json(nullptr));
+  const json& dev = row.value("device_info", json(nullptr));
+  const auto n = [](const std::optional<double>& v) {
+    if (!v) return std::string();
+    std::ostringstream s;
+    s.precision(10);
+    s << *v;
+    return s.str();
+  };
+  if (column == "bad_nonocc") return n(num(me, "nonocc"));
+  if (column == "bad_all") return n(num(me, "all"));
+  if (column == "bad_disc") return n(num(me, "disc"));
+  if (column == "avg_error") return n(num(me, "avg_error"));
+  if (column == "density") return n(num(me, "density"));
+  if (column == "d1_all") return n(num(me, "d1_all"));
+  if (column == "paper_nonocc") return n(num(pa, "nonocc"));
+  if (column == "paper_all") return n(num(pa, "all"));
+  if (column == "paper_disc") return n(num(pa, "disc"));
+  if (column == "paper_mdes") return n(num(pa, "mdes"));
+  if (column == "paper_ms") return n(num(pa, "ms"));
+  if (column == "paper_gpu") return text(pa, "gpu");
+  if (column == "ratio_mdes") return n(num(pa, "ratio_mdes"));
+  if (column == "paper_note") return text(pa, "note");
+  if (column == "device") return text(dev, "name").empty() ? text(row, "device") : text(dev, "name");
+  if (column == "device_uuid") return text(dev, "uuid");
+  if (column == "driver") return driver_of(dev);
+  if (column == "params") return row.contains("params") ? row["params"].dump() : "";
+  if (const auto v = num(row, column.c_str())) return n(v);
+  return text(row, column.c_str());
+}
+
+// ---- montages -----------------------------------------------------------------------------
+
+/// `img` made at most `max_width` wide by averaging f x f blocks (f the smallest integer that
+/// fits), as RGB.
+ImageU8 shrink(const ImageU8& img, int max_width) {
+  const ImageU8 rgb = to_rgb(img);
+  const int f = std::max(1, (rgb.width + max_width - 1) / max_width);
+  if (f == 1) return rgb;
+  ImageU8 out(rgb.width / f, rgb.height / f, 3);
+  for (int y = 0; y < out.height; ++y)
+    for (int x = 0; x < out.width; ++x)
+      for (int c = 0; c < 3; ++c) {
+        int sum = 0;
+        for (int dy = 0; dy < f; ++dy)
+          for (int dx = 0; dx < f; ++dx) sum += rgb.at(x * f + dx, y * f + dy, c);
+        out.at(x, y, c) = std::uint8_t(sum / (f * f));
+      }
+  return out;
+}
+
+constexpr int TILE_WIDTH = 360;  // a montage of two tiles stays readable on one screen
+constexpr int GAP = 6;
+
+/// One grid picture per scene: first row the left view and the ground truth, then one row per
+/// method/backend with its disparity and error maps. Returns (file, row labels).
+std::vector<std::pair<std::string, std::vector<std::string>>> write_montages(const json& doc, const fs::path& dir) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  std::vector<std::string> inputs;
+  for (const json* r : rows_where(doc, "accuracy", ""))
+    if (std::find(inputs.begin(), inputs.end(), text(*r, "input")) == inputs.end()) inputs.push_back(text(*r, "input"));
+  for (const std::string& input : inputs) {
+    std::vector<std::pair<std::string, std::array<std::string, 2>>> grid;  // label, two files
+    for (const json* r : rows_where(doc, "accuracy", "")) {
+      if (text(*r, "input") != input || !r->contains("maps") || !(*r)["maps"].is_object()) continue;
+      const json& m = (*r)["maps"];
+      if (grid.empty()) grid.push_back({"left view | ground truth", {text(m, "left"), text(m, "gt")}});
+      grid.push_back({lane_of(*r) + ": disparity | error", {text(m, "disparity"), text(m, "error")}});
+    }
+    if (grid.size() < 2) continue;
+    std::vector<std::array<ImageU8, 2>> tiles;
+    int tw = 0, th = 0;
+    for (const auto& [label, files] : grid) {
+      std::array<ImageU8, 2> t;
+      for (int i = 0; i < 2; ++i)
+        if (!files[std::size_t(i)].empty() && fs::exists(dir / files[std::size_t(i)])) {
+          t[std::size_t(i)] = shrink(read_image(dir / files[std::size_t(i)]), TILE_WIDTH);
+          tw = std::max(tw, t[std::size_t(i)].width);
+          th = std::max(th, t[std::size_t(i)].height);
+        }
+      tiles.push_back(std::move(t));
+    }
+    if (tw == 0) continue;
+    ImageU8 canvas(2 * tw + 3 * GAP, int(tiles.size()) * (th + GAP) + GAP, 3, 255);
+    for (std::size_t row = 0; row < tiles.size(); ++row)
+      for (int col = 0; col < 2; ++col) {
+        const ImageU8& t = tiles[row][std::size_t(col)];
+        const int ox = GAP + col * (tw + GAP), oy = GAP + int(row) * (th + GAP);
+        for (int y = 0; y < th; ++y)
+          for (int x = 0; x < tw; ++x)
+            for (int c = 0; c < 3; ++c)  // a missing map shows as mid grey
+              canvas.at(ox + x, oy + y, c) = x < t.width && y < t.height ? t.at(x, y, c) : std::uint8_t(128);
+      }
+    std::string name = input;
+    std::replace(name.begin(), name.end(), '/', '-');
+    const std::string file = (fs::path("maps") / ("montage_" + name + ".png")).string();
+    fs::create_directories(dir / "maps");
+    write_png(dir / file, canvas);
+    std::vector<std::string> labels;
+    for (const auto& g : grid) labels.push_back(g.first);
+    out.push_back({file, labels});
+  }
+  return out;
+}
+
+// ---- plots ------------------------------------------------------------------------------
+
+void write_text(const fs::path& path, const std::string& content) {
+  write_atomically(path, [&](const fs::path& tmp) {
+    std::ofstream f(tmp);
+    f << content;
+    if (!f) throw Error("report: cannot write " + path.string());
+  });
+}
+
+/// gnuplot titles: no spaces (word() splits on them) and no underscores (enhanced text).
+std::string plot_title(std::string s) {
+  std::replace(s.begin(), s.end(), ' ', '-');
+  std::replace(s.begin(), s.end(), '_', '-');
+  return s;
+}
+
+struct PlotScript {
+  std::string name;    ///< stem of the .gp, .dat and .png
+  std::string script;  ///< gnuplot commands
+};
+
+/// Mde/s against levels, one line per method/backend, one plot per grid size.
+std::vector<PlotScript> throughput_plots(const json& doc, const fs::path& plots) {
+  std::vector<PlotScript> out;
+  std::vector<std::string> sizes;
+  for (const json* r : rows_where(doc, "speed", ""))
+    if (ok(*r) && text(*r, "setting") == "grid" &&
+        std::find(sizes.begin(), sizes.end(), size_of(*r)) == sizes.end())
+      sizes.push_back(size_of(*r));
+  for (const std::string& size : sizes) {
+    std::ostringstream dat;
+    std::vector<std::string> titles;
+    for (const std::string& lane : lanes(doc)) {
+      std::vector<std::pair<int, double>> pts;
+      for (const json* r : rows_where(doc, "speed", ""))
+        if (ok(*r) && lane_of(*r) == lane && text(*r, "setting") == "grid" && size_of(*r) == size)
+          pts.push_back({(*r)["levels"].get<int>(), num(*r, "mdes").value_or(0.0)});
+      if (pts.empty()) continue;
+      std::sort(pts.begin(), pts.end());
+      dat << "# " << lane << "\n";
+      for (const auto& [l, v] : pts) dat << l << " " << v << "\n";
+      dat << "\n\n";
+      titles.push_back(plot_title(lane));
+    }
+    if (titles.empty()) continue;
+    const std::string name = "mdes_vs_levels_" + size;
+    write_text(plots / (name + ".dat"), dat.str());
+    std::string words;
+    for (const std::string& t : titles) words += (words.empty() ? "" : " ") + t;
+    std::ostringstream gp;
+    gp << "set terminal pngcairo size 900,600 noenhanced\nset output '" << name << ".png'\n"
+       << "set title 'Throughput at " << size << " (median, upload + algorithm + read-back)'\n"
+       << "set xlabel 'disparity levels'\nset ylabel 'Mde/s'\nset logscale x 2\nset logscale y 10\n"
+       << "set key outside right\nset grid\ntitles = '" << words << "'\n"
+       << "plot for [i=0:" << titles.size() - 1 << "] '" << name
+       << ".dat' index i using 1:2 with linespoints lw 2 title word(titles, i+1)\n";
+    out.push_back({name, gp.str()});
+  }
+  return out;
+}
+
+/// Error against nanoseconds per disparity estimate on a log2 axis (the Pareto view of Yu et
+/// al.'s Fig. 15): one point per method/backend and dataset, the mean bad % over the dataset's
+/// scenes (non-occluded mask) against the median ns/de of the same accuracy runs.
+std::optional<PlotScript> pareto_plot(const json& doc, const fs::path& plots) {
+  const auto rows = rows_where(doc, "accuracy", "");
+  std::ostringstream dat;
+  std::vector<std::string> titles;
+  for (const std::string& d : datasets_of(rows)) {
+    std::ostringstream block;
+    int points = 0;
+    for (const std::string& lane : lanes(doc)) {
+      const auto bad = mean_metric(rows, lane, d, "nonocc");
+      std::vector<double> ns;
+      for (const json* r : rows)
+        if (ok(*r) && lane_of(*r) == lane && text(*r, "dataset") == d)
+          if (const auto v = num(*r, "ns_per_de")) ns.push_back(*v);
+      if (!bad || ns.empty()) continue;
+      block << cli::median(ns) << " " << *bad << " " << plot_title(lane) << "\n";
+      ++points;
+    }
+    if (!points) continue;
+    dat << "# " << d << ": ns/de, bad nonocc %, method/backend\n" << block.str() << "\n\n";
+    titles.push_back(plot_title(d));
+  }
+  if (titles.empty()) return std::nullopt;
+  const std::string name = "pareto";
+  write_text(plots / (name + ".dat"), dat.str());
+  std::string words;
+  for (const std::string& t : titles) words += (words.empty() ? "" : " ") + t;
+  std::ostringstream gp;
+  gp << "set terminal pngcairo size 1000,700 noenhanced\nset output '" << name << ".png'\n"
+     << "set title 'Error against time per disparity estimate (accuracy runs; lower left is better)'\n"
+     << "set xlabel 'ns per disparity estimate (log2)'\nset ylabel 'bad pixels, non-occluded (%)'\n"
+     << "set logscale x 2\nset grid\nset key outside right\ntitles = '" << words << "'\n"
+     << "plot for [i=0:" << titles.size() - 1 << "] '" << name
+     << ".dat' index i using 1:2 with points pt 7 ps 1.5 title word(titles, i+1), \\\n"
+     << "     for [i=0:" << titles.size() - 1 << "] '" << name
+     << ".dat' index i using 1:2:3 with labels offset 1,0.6 font ',8' notitle\n";
+  return PlotScript{name, gp.str()};
+}
+
+}  // namespace
+
+// ---- public -------------------------------------------------------------------------------
+
+void check_results(const json& doc, const std::string& what) {
+  const auto need = [&](const json& j, const char* key, json::value_t type, const std::string& where) {
+    require(j.is_object() && j.contains(key), what + ": " + where + " has no \"" + key + "\"");
+    const json& v = j[key];
+    const bool number_ok = type == json::value_t::number_float && v.is_number();
+    require(v.type() == type || number_ok,
+            what + ": " + where + " \"" + key + "\" is " + v.type_name());
+  };
+  require(doc.is_object(), what + ": not a JSON object");
+  need(doc, "schema", json::value_t::string, "the document");
+  require(doc["schema"] == RESULTS_SCHEMA,
+          what + ": schema is " + doc["schema"].dump() + ", expected \"" + RESULTS_SCHEMA + "\"");
+  need(doc, "created", json::value_t::string, "the document");
+  need(doc, "command", json::value_t::string, "the document");
+  need(doc, "host", json::value_t::object, "the document");
+  need(doc, "settings", json::value_t::object, "the document");
+  need(doc, "methods", json::value_t::array, "the document");
+  need(doc, "backends", json::value_t::array, "the document");
+  need(doc, "rows", json::value_t::array, "the document");
+  need(doc["settings"], "repeats", json::value_t::number_float, "settings");
+  need(doc["settings"], "speed_input", json::value_t::string, "settings");
+  for (const json& m : doc["methods"]) {
+    need(m, "name", json::value_t::string, "a method");
+    for (const char* k : {"accuracy", "speed"}) need(m, k, json::value_t::array, "method " + text(m, "name"));
+    need(m, "paper_gpu", json::value_t::string, "method " + text(m, "name"));
+  }
+  for (const json& b : doc["backends"]) {
+    need(b, "method", json::value_t::string, "a backend");
+    need(b, "backend", json::value_t::string, "a backend");
+    need(b, "available", json::value_t::boolean, "backend " + lane_of(b));
+  }
+  for (std::size_t i = 0; i < doc["rows"].size(); ++i) {
+    const json& r = doc["rows"][i];
+    const std::string where = "row " + std::to_string(i);
+    for (const char* k : {"kind", "method", "backend", "input", "status"}) need(r, k, json::value_t::string, where);
+    for (const char* k : {"width", "height", "levels"}) need(r, k, json::value_t::number_float, where);
+    const std::string kind = r["kind"];
+    require(kind == "accuracy" || kind == "speed", what + ": " + where + " kind \"" + kind + "\" is neither accuracy nor speed");
+    const std::string status = r["status"];
+    require(status == "ok" || status == "refused" || status == "failed" || status == "skipped",
+            what + ": " + where + " status \"" + status + "\" is unknown");
+    if (status != "ok") {
+      need(r, "reason", json::value_t::string, where);
+      continue;
+    }
+    for (const char* k : {"total_ms", "mdes", "ns_per_de"}) need(r, k, json::value_t::number_float, where);
+    need(r, "time_includes", json::value_t::string, where);
+    if (kind == "accuracy") {
+      need(r, "dataset", json::value_t::string, where);
+      need(r, "scene", json::value_t::string, where);
+      need(r, "threshold", json::value_t::number_float, where);
+      need(r, "maps", json::value_t::object, where);
+    } else {
+      for (const char* k : {"repeats", "total_ms_min", "total_ms_max", "algorithm_ms", "mdes_algorithm"})
+        need(r, k, json::value_t::number_float, where);
+      need(r, "setting", json::value_t::string, where);
+    }
+  }
+}
+
+const std::vector<std::string>& results_csv_columns() {
+  static const std::vector<std::string> columns = {
+      "kind",        "method",       "backend",      "input",          "setting",       "status",
+      "reason",      "width",        "height",       "min_disparity",  "levels",        "threshold",
+      "bad_nonocc",  "bad_all",      "bad_disc",     "avg_error",      "density",       "d1_all",
+      "repeats",
+      "total_ms",    "total_ms_min", "total_ms_max", "algorithm_ms",   "upload_ms",     "readback_ms",
+      "mdes",        "mdes_algorithm", "ns_per_de",  "paper_nonocc",   "paper_all",     "paper_disc",
+      "paper_ms",    "paper_mdes",   "paper_gpu",    "ratio_mdes",     "paper_note",    "device",        "device_uuid",
+      "driver",      "cpu",          "cpu_threads",  "clock",          "time_includes", "params"};
+  return columns;
+}
+
+std::string results_csv(const json& doc) {
+  std::string out;
+  const auto& cols = results_csv_columns();
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    if (i) out += ',';
+    out += cols[i];
+  }
+  out += '\n';
+  for (const json& row : doc["rows"]) {
+    for (std::size_t i = 0; i < cols.size(); ++i) {
+      if (i) out += ',';
+      out += csv_field(csv_value(row, cols[i]));
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string report_markdown(const json& doc, const std::vector<std::string>& plots,
+                            const std::vector<std::pair<std::string, std::vector<std::string>>>& montages) {
+  std::ostringstream md;
+  md << "# Stereo comparison\n\nMade by `" << text(doc, "command") << "` at " << text(doc, "created")
+     << "; this file is remade from results.json by `stereo report DIR`.  \nHost: " << text(doc["host"], "cpu")
+     << ".\n\n## Backends\n\n";
+  md << header_lines({"method", "backend", "device (UUID, driver)", "ran", "params"});
+  for (const json& b : doc["backends"]) {
+    md << row_line({text(b, "method"), text(b, "backend"), device_text(b),
+                    b.value("available", false) ? "yes" : "no: " + text(b, "reason"),
+                    b.contains("params") && !b["params"].is_null() ? "`" + b["params"].dump() + "`" : ""});
+  }
+  md << "\n";
+  accuracy_section(md, doc);
+  speed_section(md, doc);
+  shader_section(md, doc);
+  paper_speed_section(md, doc);
+  not_run_section(md, doc);
+  md << "## Plots\n\n";
+  if (plots.empty())
+    md << "Not made here (gnuplot was not found, or there was nothing to plot). The gnuplot scripts and data are in "
+          "plots/; `stereo report DIR` on a machine with gnuplot (Debian: gnuplot-nox) makes the pictures.\n\n";
+  if (!plots.empty())
+    md << "Throughput: Mde/s against levels per grid size, one line per method/backend (log-log). Pareto view (Yu "
+          "et al., Fig. 15): per method/backend and dataset, the mean bad % (non-occluded) against the median ns per "
+          "disparity estimate of the same accuracy runs (upload + algorithm + read-back on the scenes' own sizes, "
+          "so small scenes weigh fixed costs more than the speed grid does).\n\n";
+  for (const std::string& p : plots) md << "![" << p << "](" << p << ")\n\n";
+  if (!montages.empty()) {
+    md << "## Disparity and error maps\n\nDisparity colour ramp over each scene's searched range (black: no "
+          "disparity); error maps grey where correct, red where bad over non-occluded pixels, orange where bad in "
+          "occluded ones, black without ground truth.\n\n";
+    for (const auto& [file, labels] : montages) {
+      md << "![" << file << "](" << file << ")\n\nRows, top to bottom: ";
+      for (std::size_t i = 0; i < labels.size(); ++i) md << (i ? "; " : "") << labels[i];
+      md << ".\n\n";
+    }
+  }
+  return md.str();
+}
+
+std::string summary_table(const json& doc) {
+  const auto acc = rows_where(doc, "accuracy", "");
+  const auto datasets = datasets_of(acc);
+  std::ostringstream s;
+  std::vector<std::vector<std::string>> table;
+  std::vector<std::string> head = {"method/backend"};
+  for (const std::string& d : datasets) head.push_back("bad% " + d);
+  head.insert(head.end(), {"Mde/s (largest grid input)", "not ok"});
+  table.push_back(head);
+  for (const json& b : doc["backends"]) {
+    const std::string lane = lane_of(b);
+    std::vector<std::string> row = {lane};
+    for (const std::string& d : datasets) row.push_back(fmt(mean_metric(acc, lane, d, "nonocc")));
+    const json* best = nullptr;
+    int not_ok = 0;
+    for (const json& r : doc["rows"]) {
+      if (lane_of(r) != lane) continue;
+      if (!ok(r)) {
+        ++not_ok;
+        continue;
+      }
+      if (text(r, "kind") != "speed" || text(r, "setting") != "grid") continue;
+      const auto work = [](const json& q) { return q["width"].get<double>() * q["height"].get<double>() * q["levels"].get<double>(); };
+      if (!best || work(r) > work(*best)) best = &r;
+    }
+    row.push_back(!b.value("available", false) ? "not run"
+                  : best ? fmt(num(*best, "mdes"), 1) + " at " + size_of(*best) + "x" + text(*best, "levels")
+                         : "-");
+    row.push_back(std::to_string(not_ok));
+    table.push_back(row);
+  }
+  std::vector<std::size_t> width(head.size(), 0);
+  for (const auto& r : table)
+    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  for (const auto& r : table) {
+    for (std::size_t i = 0; i < r.size(); ++i)
+      s << (i ? "  " : "") << r[i] << std::string(width[i] - r[i].size(), ' ');
+    s << "\n";
+  }
+  s << "(bad%: mean over the dataset's scenes, non-occluded mask, each format's threshold)\n";
+  return s.str();
+}
+
+std::vector<std::string> write_report(const json& doc, const fs::path& dir, std::ostream& log) {
+  check_results(doc, (dir / "results.json").string());
+  std::vector<std::string> written;
+  write_text(dir / "results.csv", results_csv(doc));
+  written.push_back("results.csv");
+  const auto montages = write_montages(doc, dir);
+  for (const auto& m : montages) written.push_back(m.first);
+
+  const fs::path plots = dir / "plots";
+  fs::create_directories(plots);
+  std::vector<PlotScript> scripts = throughput_plots(doc, plots);
+  if (auto p = pareto_plot(doc, plots)) scripts.push_back(*p);
+  for (const PlotScript& p : scripts) {
+    write_text(plots / (p.name + ".gp"), p.script);
+    written.push_back("plots/" + p.name + ".gp");
+  }
+  // gnuplot is optional (the GPU machine has none): the scripts stay, and `stereo report DIR`
+  // elsewhere renders them. STEREO_GNUPLOT names another program (or a missing one, in tests).
+  const char* env = std::getenv("STEREO_GNUPLOT");
+  const std::string gnuplot = env && *env ? env : "gnuplot";
+  const bool have = !scripts.empty() &&
+                    std::system(("command -v '" + gnuplot + "' >/dev/null 2>&1").c_str()) == 0;
+  std::vector<std::string> pictures;
+  if (scripts.empty()) {
+    log << "report: nothing to plot\n";
+  } else if (!have) {
+    log << "report: plots skipped: " << gnuplot << " not found (Debian: apt-get install gnuplot-nox); the scripts "
+        << "are in " << plots.string() << ", and `stereo report " << dir.string()
+        << "` on a machine with gnuplot makes the pictures\n";
+  } else {
+    for (const PlotScript& p : scripts) {
+      const std::string cmd = "cd '" + plots.string() + "' && '" + gnuplot + "' '" + p.name + ".gp' 2>'" + p.name + ".log'";
+      if (std::system(cmd.c_str()) == 0 && fs::exists(plots / (p.name + ".png"))) {
+        pictures.push_back("plots/" + p.name + ".png");
+        std::error_code ec;
+        fs::remove(plots / (p.name + ".log"), ec);
+      } else {
+        log << "report: gnuplot failed on " << (plots / (p.name + ".gp")).string() << " (see " << p.name << ".log)\n";
+      }
+    }
+  }
+  written.insert(written.end(), pictures.begin(), pictures.end());
+  write_text(dir / "report.md", report_markdown(doc, pictures, montages));
+  written.push_back("report.md");
+  return written;
+}
+
+std::vector<std::string> regenerate_report(const fs::path& dir, std::ostream& log) {
+  const fs::path path = dir / "results.json";
+  std::ifstream in(path);
+  require(in.good(), "report: cannot read " + path.string());
+  json doc;
+  try {
+    doc = json::parse(in);
+  } catch (const json::exception& e) {
+    throw Error("report: " + path.string() + " is not JSON: " + e.what());
+  }
+  return write_report(doc, dir, log);
+}
+
+}  // namespace stereo

@@ -1,0 +1,75 @@
+// The OpenCV peer (sgbm/opencv), built only with OpenCV: it matches a synthetic scene, fills
+// every invalid pixel from the left by default, and refuses a range StereoSGBM cannot search.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "host/error.h"
+#include "host/matcher.h"
+#include "host/metrics.h"
+#include "host/synth.h"
+
+using namespace stereo;
+
+namespace {
+
+Scene planes() {
+  SynthOptions o;
+  o.width = 96;
+  o.height = 64;
+  o.levels = 16;
+  return make_synthetic_scene(o);
+}
+
+TEST(SgbmOpenCv, MatchesASyntheticSceneAndFillsEveryPixel) {
+  const Scene s = planes();
+  auto m = create_matcher("sgbm", "opencv", {});
+  const StereoResult r = m->compute(s.left, s.right, s.range());
+  const Metrics e = evaluate(r.disparity, s, 1.0);
+  EXPECT_DOUBLE_EQ(e.density, 100.0);
+  // Textured fronto-parallel planes: SGBM should get nearly all visible pixels within 1 px.
+  ASSERT_TRUE(e.bad_nonocc.has_value());
+  EXPECT_LT(*e.bad_nonocc, 10.0);
+  EXPECT_NE(m->device().find("threads"), std::string::npos) << m->device();
+  EXPECT_EQ(m->params()["mode"], "sgbm_3way");
+}
+
+TEST(SgbmOpenCv, WithoutFillInvalidPixelsStayUnknownAndFillOnlyChangesThose) {
+  const Scene s = planes();
+  const StereoResult filled = create_matcher("sgbm", "opencv", {})->compute(s.left, s.right, s.range());
+  const StereoResult raw = create_matcher("sgbm", "opencv", {{"fill", "none"}})->compute(s.left, s.right, s.range());
+  int holes = 0;
+  for (std::size_t i = 0; i < raw.disparity.data.size(); ++i) {
+    if (std::isfinite(raw.disparity.data[i])) {
+      EXPECT_EQ(raw.disparity.data[i], filled.disparity.data[i]);
+    } else {
+      ++holes;
+      EXPECT_TRUE(std::isfinite(filled.disparity.data[i]));
+    }
+  }
+  // The left border (no match in the right view) and the occlusions are invalid for SGBM.
+  EXPECT_GT(holes, 0);
+  // Filled from the left: a hole with a valid pixel left of it in its row takes that value.
+  const ImageF& d = raw.disparity;
+  for (int y = 0; y < d.height; ++y)
+    for (int x = 1; x < d.width; ++x)
+      if (!std::isfinite(d.at(x, y)) && std::isfinite(d.at(x - 1, y))) {
+        EXPECT_EQ(filled.disparity.at(x, y), d.at(x - 1, y));
+      }
+}
+
+TEST(SgbmOpenCv, RefusesARangeItCannotSearchWithAClearLine) {
+  const Scene s = planes();
+  auto m = create_matcher("sgbm", "opencv", {});
+  try {
+    m->compute(s.left, s.right, DisparityRange{0, 90});  // 96 when rounded up to 16s: not < 96
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("sgbm/opencv"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("multiple of 16"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
