@@ -107,7 +107,8 @@ class SgbmOpenCv final : public Matcher {
     }
     if (params_.fill == "left") fill_from_left(disparity);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    StereoResult result{std::move(disparity), {}};
+    StereoResult result;
+    result.disparity = std::move(disparity);
     result.timing.algorithm_ms = ms;
     result.timing.stages = {{"sgbm + fill", ms}};
     result.timing.clock = "host clock";

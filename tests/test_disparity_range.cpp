@@ -75,12 +75,10 @@ TEST(DisparityRange, EveryBackendFindsThePlaneAboveAndBelowZero) {
       continue;
     }
     auto matcher = entry.create(method_options(entry.method, float_options(entry.backend)));
-    auto reference = create_matcher(entry.method, "cpu", method_options(entry.method, {}));
-    auto matcher = entry.create(float_options(entry.backend));
     // A peer (sgbm/opencv) has no CPU reference of its own: its range is checked, not agreement.
     const auto backends = Registry::builtin().backends(entry.method);
     auto reference = std::find(backends.begin(), backends.end(), "cpu") != backends.end()
-                         ? create_matcher(entry.method, "cpu", {})
+                         ? create_matcher(entry.method, "cpu", method_options(entry.method, {}))
                          : nullptr;
     ++backends_run;
     for (const RangeCase& c : cases) {

@@ -59,43 +59,6 @@ void print_params(const std::string& method, const std::string& backend, const M
 
 // ---- list, params ----------------------------------------------------------------------
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    const auto first = line.find_first_not_of(' ');
-    if (first != std::string::npos) out.push_back(line.substr(first));
-  }
-  return out;
-}
-
-json method_json(const MethodInfo& m) {
-  json accuracy = json::array();
-  for (const PaperAccuracy& a : m.accuracy) {
-    json when = json::object();
-    for (const auto& [k, v] : a.when) when[k] = v;
-    accuracy.push_back({{"scene", a.scene}, {"nonocc", optional_json(a.nonocc)}, {"all", optional_json(a.all)},
-                        {"disc", optional_json(a.disc)}, {"when", when}});
-  }
-  json speed = json::array();
-  for (const PaperSpeed& s : m.speed) {
-    json set = json::object();
-    for (const auto& [key, value] : s.set) set[key] = value;
-    speed.push_back({{"width", s.width}, {"height", s.height}, {"levels", s.levels}, {"ms", optional_json(s.ms)},
-                     {"mdes", optional_json(s.mdes)}, {"note", s.note}, {"set", set}});
-  }
-  return {{"name", m.name},
-          {"title", m.title},
-          {"citation", m.citation},
-          {"accuracy_source", m.accuracy_source},
-          {"accuracy_threshold", m.accuracy_threshold},
-          {"accuracy", accuracy},
-          {"speed_source", m.speed_source},
-          {"paper_gpu", m.paper_gpu},
-          {"speed", speed},
-          {"params", m.describe_params ? json(lines_of(m.describe_params())) : json::array()}};
-}
-
 void cmd_list(bool as_json) {
   const Registry& reg = Registry::builtin();
   if (as_json) {

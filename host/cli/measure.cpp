@@ -72,9 +72,12 @@ json method_json(const MethodInfo& m) {
                         {"disc", optional_json(a.disc)}, {"when", when}});
   }
   json speed = json::array();
-  for (const PaperSpeed& s : m.speed)
+  for (const PaperSpeed& s : m.speed) {
+    json set = json::object();  // the parameters the paper's cell ran with (SymStereo's N), if any
+    for (const auto& [key, value] : s.set) set[key] = value;
     speed.push_back({{"width", s.width}, {"height", s.height}, {"levels", s.levels}, {"ms", optional_json(s.ms)},
-                     {"mdes", optional_json(s.mdes)}, {"note", s.note}});
+                     {"mdes", optional_json(s.mdes)}, {"note", s.note}, {"set", set}});
+  }
   return {{"name", m.name},
           {"title", m.title},
           {"citation", m.citation},
