@@ -100,9 +100,14 @@ void cost_aggregate_x(const DeviceImage<std::uint8_t>& left, const DeviceImage<s
                       const DeviceTables& tables, DisparityRange range, DeviceVolume16& cax_left,
                       DeviceVolume16& cax_right, int ordinal, cudaStream_t stream);
 
-/// Eq. 8-9 fused, one block per column: = reference wta(aggregate_y(cax, arms_y)).
+/// The tallest scaled image aggregate_y_wta handles on device `ordinal` (a column's prefix
+/// sums live in shared memory).
+int max_column_height(int ordinal);
+
+/// Eq. 8-9 fused, one block per column: disparity = reference wta(aggregate_y(cax, arms_y));
+/// with `refined`, also refined = reference wta_subpixel(aggregate_y(cax, arms_y)).
 void aggregate_y_wta(const DeviceVolume16& cax, const DeviceImage<uchar2>& arms_y, DeviceImage<float>& disparity,
-                     int ordinal, cudaStream_t stream);
+                     int ordinal, cudaStream_t stream, DeviceImage<float>* refined = nullptr);
 
 /// Eq. 10: = reference gcp.
 void gcp(const DeviceImage<float>& left_disparity, const DeviceImage<float>& right_disparity,
