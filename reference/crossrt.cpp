@@ -267,10 +267,11 @@ ImageF bilateral_fill(const ImageF& disparity, const Image<std::uint8_t>& g, con
       const int i = x - left;
       const int j = right - x;
       if (std::fabs(dl - dr) <= float(t)) {
-        // Each operation rounded once, in this order, so the GPU's __fmul_rn/__fadd_rn/__fdiv_rn
-        // give the same float; exact for integer disparities (products below 2^24).
-        const float weighted = dl * float(j) + dr * float(i);
-        out.at(x, y) = weighted / float(i + j);
+        // In double: a float times a column distance (< 2^24) is exact there, so an FMA
+        // contraction cannot change the sum, and the GPU's __dmul_rn/__dadd_rn/__ddiv_rn give the
+        // same double, rounded once to float.
+        const double weighted = double(dl) * double(j) + double(dr) * double(i);
+        out.at(x, y) = float(weighted / double(i + j));
       } else {
         const int bl = std::abs(int(grey.at(left, y)) - int(grey.at(x, y)));
         const int br = std::abs(int(grey.at(right, y)) - int(grey.at(x, y)));

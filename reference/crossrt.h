@@ -134,8 +134,8 @@ Image<std::uint8_t> gcp(const ImageF& left_disparity, const ImageF& right_dispar
 /// slope reversed; the text says linear), else the disparity of the one closer in brightness
 /// |L(q) - L(x)| (a tie takes the smaller disparity, the occlusion side of Fig. 5b). With a GCP
 /// on one side only, that one; with none on the row, the pixel keeps its own value. Disparities
-/// may be fractional (wta_subpixel): the interpolation is float(D(x-i) * j) + float(D(x+j) * i),
-/// then one division by i + j, each operation rounded once (exact for integer maps).
+/// may be fractional (wta_subpixel): the interpolation is computed in double (the products are
+/// exact) and rounded once to float.
 ImageF bilateral_fill(const ImageF& disparity, const Image<std::uint8_t>& gcp, const ImageU8& grey, int t);
 
 /// Sec. IV-H, K = 2: a half-size sample (x, y) lands on (2x, 2y) with its disparity doubled.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "cuda/common.h"
 #include "host/matcher.h"
@@ -23,9 +24,11 @@ TEST(CudaCrossRtMatcher, AgreesWithTheCpuBackendAtBothScales) {
   options.levels = 40;
   options.layout = SynthLayout::slanted;
   const Scene scene = make_synthetic_scene(options);
-  for (const char* scale : {"2", "1"}) {
-    auto gpu = create_matcher("crossrt", "cuda", {{"scale", scale}});
-    auto cpu = create_matcher("crossrt", "cpu", {{"scale", scale}});
+  // Both scales with the default sub-pixel WTA, and the paper's integer WTA at scale 2.
+  for (const auto& [scale, subpixel] : {std::pair{"2", "1"}, std::pair{"1", "1"}, std::pair{"2", "0"}}) {
+    const Overrides overrides{{"scale", scale}, {"subpixel", subpixel}};
+    auto gpu = create_matcher("crossrt", "cuda", overrides);
+    auto cpu = create_matcher("crossrt", "cpu", overrides);
     const StereoResult g = gpu->compute(scene.left, scene.right, scene.range());
     const StereoResult c = cpu->compute(scene.left, scene.right, scene.range());
     ASSERT_EQ(g.disparity.width, c.disparity.width);
@@ -34,7 +37,7 @@ TEST(CudaCrossRtMatcher, AgreesWithTheCpuBackendAtBothScales) {
     int exact = 0;
     for (std::size_t i = 0; i < g.disparity.data.size(); ++i) exact += g.disparity.data[i] == c.disparity.data[i];
     const double share = double(exact) / double(g.disparity.data.size());
-    EXPECT_GE(share, 0.99) << "scale " << scale << ": " << exact << " of " << g.disparity.data.size()
+    EXPECT_GE(share, 0.99) << "scale " << scale << ", subpixel " << subpixel << ": " << exact << " of " << g.disparity.data.size()
                            << " pixels equal";
     EXPECT_GE(agreement(g.disparity, c.disparity), 0.99) << "scale " << scale;
     std::string names;

@@ -1,9 +1,9 @@
 // Post (Table II): the bilateral estimation of Sec. III-E (the 3x3 median before it is
 // cu::median_3x3 of cuda/shared). One thread per pixel scans its row for the closest GCP on
 // each side, as the paper's thread_x does (Sec. IV-G); the GCP mask and the map are read from
-// L1. The linear case is the reference's float(D(x-i) j) + float(D(x+j) i), then one division,
-// each an IEEE operation rounded once (__fmul_rn, __fadd_rn, __fdiv_rn: no contraction into an
-// FMA), so fractional maps (CrossRtParams::subpixel) give the reference's float too.
+// L1. The linear case is the reference's double D(x-i) j + D(x+j) i (exact products, so no FMA
+// contraction can change it) over i + j, rounded once to float, so fractional maps
+// (CrossRtParams::subpixel) give the reference's float too.
 
 #include <string>
 
@@ -34,8 +34,8 @@ __global__ void bilateral_fill_kernel(const float* __restrict__ disparity, const
       const int i = x - left;
       const int j = right - x;
       if (fabsf(__fsub_rn(dl, dr)) <= float(t)) {
-        const float weighted = __fadd_rn(__fmul_rn(dl, float(j)), __fmul_rn(dr, float(i)));
-        value = __fdiv_rn(weighted, float(i + j));
+        const double weighted = __dadd_rn(__dmul_rn(double(dl), double(j)), __dmul_rn(double(dr), double(i)));
+        value = __double2float_rn(__ddiv_rn(weighted, double(i + j)));
       } else {
         const int centre = grey[row + x];
         const int bl = abs(int(grey[row + left]) - centre);
