@@ -84,23 +84,33 @@ TEST(CudaCrossRtStages, CostAggregateXMatchesTheReferenceForBothViews) {
   const CrossRtParams p;
   const ImageU8 l = smooth_grey(131, 19, 5);
   const ImageU8 r = smooth_grey(131, 19, 6);
+  // A looser brightness threshold than TC, so that arms reach W_x (the segments' halo).
+  const int tc = 40;
   for (const DisparityRange range : {DisparityRange{0, 73}, DisparityRange{-3, 40}, DisparityRange{2, 5}}) {
-    const auto axl = ref::arms_x(l, p.wx, p.tc);
-    const auto axr = ref::arms_x(r, p.wx, p.tc);
+    const auto axl = ref::arms_x(l, p.wx, tc);
+    const auto axr = ref::arms_x(r, p.wx, tc);
     const auto c = ref::cost(l, r, range, p);
     const auto expected_l = ref::aggregate_x(c, axl, false);
     const auto expected_r = ref::aggregate_x(c, axr, true);
     const auto dl = cr::upload_u8(l), dr = cr::upload_u8(r);
     const auto dal = cr::upload_arms(axl), dar = cr::upload_arms(axr);
-    cr::DeviceVolume16 cl(131, 19, range, "test", "cax"), crv(131, 19, range, "test", "cax");
-    CUDA_CHECK(cudaMemset(cl.get(), 0xFF, cl.count() * 2));
-    CUDA_CHECK(cudaMemset(crv.get(), 0xFF, crv.count() * 2));
-    cr::cost_aggregate_x(dl, dr, dal, dar, cr::make_tables(p), range, cl, crv, 0, nullptr);
-    EXPECT_EQ(first_difference(cr::download_volume(cl).data, expected_l.data), -1)
-        << "left CA_x, range min " << range.min << " count " << range.count << " (index (y*W+x)*D+k)";
-    EXPECT_EQ(first_difference(cr::download_volume(crv).data, expected_r.data), -1)
-        << "right CA_x, range min " << range.min << " count " << range.count;
+    // Whole rows (0), and the segmented kernel of wide images forced onto this row: segments
+    // of 17 and 40 columns with halos of W_x, one of them shorter than the longest arm.
+    for (int segment : {0, 17, 40, 7}) {
+      cr::DeviceVolume16 cl(131, 19, range, "test", "cax"), crv(131, 19, range, "test", "cax");
+      CUDA_CHECK(cudaMemset(cl.get(), 0xFF, cl.count() * 2));
+      CUDA_CHECK(cudaMemset(crv.get(), 0xFF, crv.count() * 2));
+      cr::cost_aggregate_x(dl, dr, dal, dar, cr::make_tables(p), range, cl, crv, 0, nullptr, p.wx, segment);
+      EXPECT_EQ(first_difference(cr::download_volume(cl).data, expected_l.data), -1)
+          << "left CA_x, range min " << range.min << " count " << range.count << ", segments of " << segment
+          << " (index (y*W+x)*D+k)";
+      EXPECT_EQ(first_difference(cr::download_volume(crv).data, expected_r.data), -1)
+          << "right CA_x, range min " << range.min << " count " << range.count << ", segments of " << segment;
+    }
   }
+  int longest = 0;
+  for (const auto a : ref::arms_x(l, p.wx, tc).data) longest = std::max(longest, int(a));
+  EXPECT_EQ(longest, p.wx) << "the test image should have arms as long as the halo";
 }
 
 TEST(CudaCrossRtStages, AggregateYWtaMatchesTheReference) {
@@ -110,10 +120,12 @@ TEST(CudaCrossRtStages, AggregateYWtaMatchesTheReference) {
   const ImageU8 r = smooth_grey(47, 83, 8);
   const DisparityRange range{-1, 45};
   const auto c = ref::cost(l, r, range, p);
+  // A looser brightness threshold than TC, so that arms reach W_y (the segments' halo).
+  const int tc = 40;
   for (bool right_view : {false, true}) {
     const ImageU8& view = right_view ? r : l;
     const auto cax = ref::aggregate_x(c, ref::arms_x(view, p.wx, p.tc), right_view);
-    const auto ay = ref::arms_y(view, p.wy, p.tc);
+    const auto ay = ref::arms_y(view, p.wy, tc);
     const auto ca = ref::aggregate_y(cax, ay);
     const ImageF expected = ref::wta(ca);
     const auto dv = cr::upload_volume(cax);
@@ -122,14 +134,21 @@ TEST(CudaCrossRtStages, AggregateYWtaMatchesTheReference) {
     cu::poison(out);
     cr::aggregate_y_wta(dv, da, out, 0, nullptr);
     EXPECT_EQ(first_difference(cr::download_f32(out).data, expected.data), -1) << (right_view ? "right" : "left");
-    cu::poison(out);
-    cu::poison(refined);
-    cr::aggregate_y_wta(dv, da, out, 0, nullptr, &refined);
-    EXPECT_EQ(first_difference(cr::download_f32(out).data, expected.data), -1)
-        << (right_view ? "right" : "left") << ", with the sub-pixel output";
-    EXPECT_EQ(first_difference(cr::download_f32(refined).data, ref::wta_subpixel(ca).data), -1)
-        << (right_view ? "right" : "left") << ", sub-pixel map";
+    // Whole columns (0), and the segments of tall images forced onto this column: 30 and 7
+    // rows with halos of W_y (7 is shorter than the longest arm).
+    for (int segment : {0, 30, 7}) {
+      cu::poison(out);
+      cu::poison(refined);
+      cr::aggregate_y_wta(dv, da, out, 0, nullptr, &refined, p.wy, segment);
+      EXPECT_EQ(first_difference(cr::download_f32(out).data, expected.data), -1)
+          << (right_view ? "right" : "left") << ", with the sub-pixel output, segments of " << segment;
+      EXPECT_EQ(first_difference(cr::download_f32(refined).data, ref::wta_subpixel(ca).data), -1)
+          << (right_view ? "right" : "left") << ", sub-pixel map, segments of " << segment;
+    }
   }
+  int longest = 0;
+  for (const auto a : ref::arms_y(l, p.wy, tc).data) longest = std::max(longest, int(a));
+  EXPECT_EQ(longest, p.wy) << "the test image should have arms as long as the halo";
 }
 
 TEST(CudaCrossRtStages, SubpixelNeighboursAcrossTheKernels32LevelPasses) {

@@ -18,6 +18,7 @@
 // The parabola's vertex is then the reference's float(cm - cp) / float(2 (cm + cp - 2 c0)) with
 // IEEE operations (__ll2float_rn, __fdiv_rn, __fadd_rn), so wta_subpixel agrees bit for bit.
 
+#include <algorithm>
 #include <string>
 
 #include "cuda/crossrt/stages.h"
@@ -39,27 +40,37 @@ std::size_t shared_bytes(int height) {
 __global__ void __launch_bounds__(THREADS)
     aggregate_y_wta_kernel(const std::uint16_t* __restrict__ cax, const uchar2* __restrict__ arms, int width,
                            int height, int min_disparity, int levels, float* __restrict__ disparity,
-                           float* __restrict__ refined) {
+                           float* __restrict__ refined, int segment_rows, int halo) {
   extern __shared__ __align__(16) unsigned char smem[];
-  std::uint32_t* prefix = reinterpret_cast<std::uint32_t*>(smem);  // [(H + 1)][32]
-  unsigned long long* best = reinterpret_cast<unsigned long long*>(prefix + std::size_t(height + 1) * LEVELS_PER_PASS);
-  std::uint32_t* below = reinterpret_cast<std::uint32_t*>(best + height);  // CA of the winner - 1, per pixel
-  std::uint32_t* above = below + height;                                     // CA of the winner + 1
-  std::uint32_t* last = above + height;                                      // CA of the previous pass's last level
-  std::uint32_t* totals = last + height;                                     // [WARPS][32]
+  // The block's output rows are [ys, ye); it reads rows [ylo, yhi), ye - ys plus the halo (the
+  // longest arm) on each side, clamped to the image. One segment (ys = ylo = 0, ye = yhi = H)
+  // when the column fits in shared memory. Per-row arrays are indexed by y - ys, the prefix by
+  // y - ylo + 1.
+  const int ys = blockIdx.y * segment_rows;
+  const int ye = min(ys + segment_rows, height);
+  const int ylo = max(ys - halo, 0);
+  const int yhi = min(ye + halo, height);
+  const int span = yhi - ylo;
+  const int rows = ye - ys;
+  std::uint32_t* prefix = reinterpret_cast<std::uint32_t*>(smem);  // [(span + 1)][32]
+  unsigned long long* best = reinterpret_cast<unsigned long long*>(prefix + std::size_t(span + 1) * LEVELS_PER_PASS);
+  std::uint32_t* below = reinterpret_cast<std::uint32_t*>(best + rows);  // CA of the winner - 1, per pixel
+  std::uint32_t* above = below + rows;                                     // CA of the winner + 1
+  std::uint32_t* last = above + rows;                                      // CA of the previous pass's last level
+  std::uint32_t* totals = last + rows;                                     // [WARPS][32]
   uchar2* s_arms = reinterpret_cast<uchar2*>(totals + WARPS * LEVELS_PER_PASS);
 
   const int x = blockIdx.x;
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
-  for (int y = threadIdx.x; y < height; y += THREADS) {
-    s_arms[y] = arms[std::size_t(y) * std::size_t(width) + std::size_t(x)];
-    best[y] = ~0ull;
-    below[y] = above[y] = last[y] = 0;
+  for (int r = threadIdx.x; r < rows; r += THREADS) {
+    s_arms[r] = arms[std::size_t(ys + r) * std::size_t(width) + std::size_t(x)];
+    best[r] = ~0ull;
+    below[r] = above[r] = last[r] = 0;
   }
-  const int segment = (height + WARPS - 1) / WARPS;
-  const int y_begin = min(warp * segment, height);
-  const int y_end = min(y_begin + segment, height);
+  const int segment = (span + WARPS - 1) / WARPS;
+  const int y_begin = ylo + min(warp * segment, span);
+  const int y_end = min(y_begin + segment, yhi);
 
   for (int k0 = 0; k0 < levels; k0 += LEVELS_PER_PASS) {
     const int k = k0 + lane;
@@ -67,12 +78,12 @@ __global__ void __launch_bounds__(THREADS)
     // Load first (independent loads, many in flight), then scan in shared memory.
 #pragma unroll 8
     for (int y = y_begin; y < y_end; ++y)
-      prefix[std::size_t(y + 1) * LEVELS_PER_PASS + lane] =
+      prefix[std::size_t(y - ylo + 1) * LEVELS_PER_PASS + lane] =
           valid ? std::uint32_t(cax[(std::size_t(y) * std::size_t(width) + std::size_t(x)) * std::size_t(levels) + k])
                 : 0u;
     std::uint32_t running = 0;
     for (int y = y_begin; y < y_end; ++y) {
-      std::uint32_t& p = prefix[std::size_t(y + 1) * LEVELS_PER_PASS + lane];
+      std::uint32_t& p = prefix[std::size_t(y - ylo + 1) * LEVELS_PER_PASS + lane];
       running += p;
       p = running;
     }
@@ -81,13 +92,16 @@ __global__ void __launch_bounds__(THREADS)
     __syncthreads();
     std::uint32_t offset = 0;
     for (int w = 0; w < warp; ++w) offset += totals[w * LEVELS_PER_PASS + lane];
-    for (int y = y_begin; y < y_end; ++y) prefix[std::size_t(y + 1) * LEVELS_PER_PASS + lane] += offset;
+    for (int y = y_begin; y < y_end; ++y) prefix[std::size_t(y - ylo + 1) * LEVELS_PER_PASS + lane] += offset;
     __syncthreads();
 
-    for (int y = warp; y < height; y += WARPS) {
+    // The arms stop at the image's border and are at most `halo` long (the caller's promise),
+    // so every window lies inside [ylo, yhi).
+    for (int y = warp; y < rows; y += WARPS) {
       const uchar2 a = s_arms[y];
-      const std::uint32_t ca = prefix[std::size_t(y + a.y + 1) * LEVELS_PER_PASS + lane] -
-                               prefix[std::size_t(y - a.x) * LEVELS_PER_PASS + lane];
+      const int yy = ys + y - ylo;  // the prefix row of this output row, minus one
+      const std::uint32_t ca = prefix[std::size_t(yy + a.y + 1) * LEVELS_PER_PASS + lane] -
+                               prefix[std::size_t(yy - a.x) * LEVELS_PER_PASS + lane];
       unsigned long long key = valid ? (static_cast<unsigned long long>(ca) << 32) | unsigned(k) : ~0ull;
 #pragma unroll
       for (int step = 16; step >= 1; step /= 2) key = min(key, __shfl_xor_sync(0xffffffffu, key, step));
@@ -114,9 +128,9 @@ __global__ void __launch_bounds__(THREADS)
     }
     __syncthreads();  // the next pass overwrites the prefix
   }
-  for (int y = threadIdx.x; y < height; y += THREADS) {
+  for (int y = threadIdx.x; y < rows; y += THREADS) {
     const int k = int(unsigned(best[y] & 0xffffffffull));
-    const std::size_t at = std::size_t(y) * std::size_t(width) + std::size_t(x);
+    const std::size_t at = std::size_t(ys + y) * std::size_t(width) + std::size_t(x);
     disparity[at] = float(min_disparity + k);
     if (refined == nullptr) continue;
     float value = float(min_disparity + k);
@@ -142,23 +156,46 @@ int max_column_height(int ordinal) {
   return height;
 }
 
+bool aggregate_y_supports(int height, int max_arm, int ordinal) {
+  const int max_rows = max_column_height(ordinal);
+  return height <= max_rows || max_rows - 2 * max_arm >= 1;
+}
+
 void aggregate_y_wta(const DeviceVolume16& cax, const DeviceImage<uchar2>& arms_y, DeviceImage<float>& disparity,
-                     int ordinal, cudaStream_t stream, DeviceImage<float>* refined) {
+                     int ordinal, cudaStream_t stream, DeviceImage<float>* refined, int max_arm, int segment_rows) {
   const int w = cax.width;
   const int h = cax.height;
   require(arms_y.width == w && arms_y.height == h && disparity.width == w && disparity.height == h,
           "crossrt/cuda: aggregate_y_wta needs arms and a disparity map of the volume's size");
   require(refined == nullptr || (refined->width == w && refined->height == h && refined->get() != disparity.get()),
           "crossrt/cuda: aggregate_y_wta's refined map must be a second map of the volume's size");
-  const std::size_t bytes = shared_bytes(h);
+  require(max_arm >= 0 && max_arm <= 255 && segment_rows >= 0,
+          "crossrt/cuda: aggregate_y_wta needs max_arm in 0..255 and segment_rows >= 0, got " +
+              std::to_string(max_arm) + " and " + std::to_string(segment_rows));
+  const int max_rows = max_column_height(ordinal);
+  int rows = h;  // output rows per block
+  int halo = 0;
+  if (h > max_rows || (segment_rows > 0 && segment_rows < h)) {
+    // Columns taller than shared memory holds: segments of rows, each reading a halo of the
+    // longest arm above and below.
+    halo = max_arm;
+    rows = segment_rows > 0 ? segment_rows : max_rows - 2 * halo;
+    require(rows >= 1, "crossrt/cuda: aggregate_y_wta: a column of " + std::to_string(h) +
+                           " rows does not fit in shared memory, and arms of up to " + std::to_string(max_arm) +
+                           " rows leave no room for segments of it (at most " + std::to_string(max_rows) +
+                           " rows fit)");
+  }
+  const int span = std::min(rows + 2 * halo, h);
+  const std::size_t bytes = shared_bytes(span);
   const std::size_t limit = shared_memory_optin_limit(ordinal);
   require(bytes <= limit, "crossrt/cuda: aggregate_y_wta needs " + std::to_string(bytes) +
-                              " bytes of shared memory for a column of " + std::to_string(h) + " rows; this GPU allows " +
-                              std::to_string(limit));
+                              " bytes of shared memory for column segments of " + std::to_string(span) +
+                              " rows; this GPU allows " + std::to_string(limit));
   CUDA_CHECK(cudaFuncSetAttribute(aggregate_y_wta_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  aggregate_y_wta_kernel<<<unsigned(w), THREADS, bytes, stream>>>(cax.get(), arms_y.get(), w, h, cax.range.min,
-                                                                   cax.range.count, disparity.get(),
-                                                                   refined != nullptr ? refined->get() : nullptr);
+  const dim3 grid(unsigned(w), unsigned(div_up(h, rows)));
+  aggregate_y_wta_kernel<<<grid, THREADS, bytes, stream>>>(cax.get(), arms_y.get(), w, h, cax.range.min,
+                                                           cax.range.count, disparity.get(),
+                                                           refined != nullptr ? refined->get() : nullptr, rows, halo);
   CUDA_CHECK_LAUNCH();
 }
 

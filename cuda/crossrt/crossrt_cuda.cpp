@@ -126,11 +126,11 @@ class CrossRtCudaMatcher final : public Matcher {
     cr::arms_y(w.scaled_right, params_.wy, params_.tc, w.arms_y_right, s);
     mark("arms y");
     cr::cost_aggregate_x(w.scaled_left, w.scaled_right, w.arms_x_left, w.arms_x_right, tables_, levels, w.cax_left,
-                         w.cax_right, ordinal_, s);
+                         w.cax_right, ordinal_, s, params_.wx);
     mark("C+CA_x");
     cr::aggregate_y_wta(w.cax_left, w.arms_y_left, w.disparity_left, ordinal_, s,
-                        params_.subpixel ? &w.refined : nullptr);
-    cr::aggregate_y_wta(w.cax_right, w.arms_y_right, w.disparity_right, ordinal_, s);
+                        params_.subpixel ? &w.refined : nullptr, params_.wy);
+    cr::aggregate_y_wta(w.cax_right, w.arms_y_right, w.disparity_right, ordinal_, s, nullptr, params_.wy);
     mark("CA");
     cr::gcp(w.disparity_left, w.disparity_right, w.gcp_mask, s);
     mark("CC");
@@ -208,30 +208,25 @@ class CrossRtCudaMatcher final : public Matcher {
         work_->scale == k && work_->levels == levels.count)
       return;
     const std::size_t needed = Workspace::bytes_needed(width, height, channels, k, levels.count);
+    const std::string size = std::to_string(width) + "x" + std::to_string(height);
+    // Rows and columns longer than shared memory holds go in segments (cuda/crossrt/NOTES.md);
+    // refuse, naming the image, only what even segments cannot take, before allocating.
+    const int scaled_width = (width + k - 1) / k;
+    const int scaled_height = (height + k - 1) / k;
+    const std::string scaled = std::to_string(scaled_width) + "x" + std::to_string(scaled_height);
+    require(cr::cost_aggregate_x_supports(scaled_width, params_.wx, ordinal_) &&
+                cr::aggregate_y_supports(scaled_height, params_.wy, ordinal_),
+            std::string(COMPONENT) + ": a " + size + " image (" + scaled + " at scale " + std::to_string(k) +
+                ") with " + std::to_string(levels.count) + " scaled levels needs " + mib(needed) +
+                " MiB of GPU memory, but its rows or columns do not fit this GPU's shared memory even in segments");
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const std::size_t held =
         work_ ? Workspace::bytes_needed(work_->width, work_->height, work_->channels, work_->scale, work_->levels) : 0;
     if (needed > free_bytes + held)
-      throw Error(std::string(COMPONENT) + ": " + std::to_string(width) + "x" + std::to_string(height) + " with " +
-                  std::to_string(levels.count) + " scaled levels needs " + mib(needed) + " MiB of GPU memory, " +
-                  mib(free_bytes + held) + " MiB free");
-    // The row and column prefix sums live in shared memory (NOTES.md): refuse, naming the
-    // image, before allocating anything.
-    const int scaled_width = (width + k - 1) / k;
-    const int scaled_height = (height + k - 1) / k;
-    const int max_width = cr::max_cost_width(ordinal_);
-    const int max_height = cr::max_column_height(ordinal_);
-    const std::string size = std::to_string(width) + "x" + std::to_string(height);
-    const std::string scaled = std::to_string(scaled_width) + "x" + std::to_string(scaled_height);
-    require(scaled_width <= max_width, std::string(COMPONENT) + ": a " + size + " image is " + scaled +
-                                           " at scale " + std::to_string(k) +
-                                           "; the C+CA_x stage holds rows of at most " + std::to_string(max_width) +
-                                           " scaled pixels in this GPU's shared memory");
-    require(scaled_height <= max_height, std::string(COMPONENT) + ": a " + size + " image is " + scaled +
-                                             " at scale " + std::to_string(k) +
-                                             "; the CA stage holds columns of at most " + std::to_string(max_height) +
-                                             " scaled pixels in this GPU's shared memory");
+      throw Error(std::string(COMPONENT) + ": " + size + " with " + std::to_string(levels.count) +
+                  " scaled levels needs " + mib(needed) + " MiB of GPU memory, " + mib(free_bytes + held) +
+                  " MiB free");
     work_.reset();  // release the old size first, so the new one can use its memory
     auto fresh = std::make_unique<Workspace>(width, height, channels, k, levels);
     work_ = std::move(fresh);
