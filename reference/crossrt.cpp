@@ -209,6 +209,27 @@ ImageF wta(const Volume<std::uint32_t>& ca) {
   return d;
 }
 
+ImageF wta_subpixel(const Volume<std::uint32_t>& ca) {
+  ImageF d(ca.width, ca.height, 1);
+  parallel_for(ca.height, [&](int y) {
+    for (int x = 0; x < ca.width; ++x) {
+      int best = 0;
+      for (int k = 1; k < ca.range.count; ++k)
+        if (ca.at(x, y, k) < ca.at(x, y, best)) best = k;
+      float value = float(ca.range.min + best);
+      if (best > 0 && best + 1 < ca.range.count) {
+        const long long cm = ca.at(x, y, best - 1);
+        const long long c0 = ca.at(x, y, best);
+        const long long cp = ca.at(x, y, best + 1);
+        const long long denominator = 2 * (cm + cp - 2 * c0);  // >= 0: c0 is the minimum
+        if (denominator > 0) value += float(cm - cp) / float(denominator);
+      }
+      d.at(x, y) = value;
+    }
+  });
+  return d;
+}
+
 Image<std::uint8_t> gcp(const ImageF& left_disparity, const ImageF& right_disparity) {
   require(left_disparity.same_size(right_disparity.width, right_disparity.height) && left_disparity.channels == 1 &&
               right_disparity.channels == 1,
@@ -241,19 +262,20 @@ ImageF bilateral_fill(const ImageF& disparity, const Image<std::uint8_t>& g, con
         out.at(x, y) = disparity.at(has_left ? left : right, y);
         continue;
       }
-      // GCP disparities are integers (WTA levels, and a 3x3 median keeps one of its inputs).
-      const int dl = int(disparity.at(left, y));
-      const int dr = int(disparity.at(right, y));
+      const float dl = disparity.at(left, y);
+      const float dr = disparity.at(right, y);
       const int i = x - left;
       const int j = right - x;
-      if (std::abs(dl - dr) <= t) {
-        // One rounding: an integer numerator over an integer denominator, so a GPU's IEEE
-        // division gives the same float.
-        out.at(x, y) = float(dl * j + dr * i) / float(i + j);
+      if (std::fabs(dl - dr) <= float(t)) {
+        // In double: a float times a column distance (< 2^24) is exact there, so an FMA
+        // contraction cannot change the sum, and the GPU's __dmul_rn/__dadd_rn/__ddiv_rn give the
+        // same double, rounded once to float.
+        const double weighted = double(dl) * double(j) + double(dr) * double(i);
+        out.at(x, y) = float(weighted / double(i + j));
       } else {
         const int bl = std::abs(int(grey.at(left, y)) - int(grey.at(x, y)));
         const int br = std::abs(int(grey.at(right, y)) - int(grey.at(x, y)));
-        out.at(x, y) = float(bl < br ? dl : br < bl ? dr : std::min(dl, dr));
+        out.at(x, y) = bl < br ? dl : br < bl ? dr : std::min(dl, dr);
       }
     }
   });

@@ -115,6 +115,15 @@ Volume<std::uint32_t> aggregate_y(const Volume<std::uint16_t>& cax, const Image<
 /// Eq. 9: range.min + the k of the smallest CA (the smallest k on a tie, the paper's strict <).
 ImageF wta(const Volume<std::uint32_t>& ca);
 
+/// Sub-pixel refinement of eq. 9 (our addition, not in the paper; CrossRtParams::subpixel): the
+/// WTA level k plus the vertex of the parabola through the aggregated costs of k - 1, k, k + 1,
+/// (C(k-1) - C(k+1)) / (2 (C(k-1) - 2 C(k) + C(k+1))), in [-0.5, 0.5]; k itself at either end of
+/// the range or where the three costs are equal. Computed as float(numerator) / float(denominator)
+/// of exact integers and one float addition, so the GPU's IEEE operations give the same float.
+/// Why: at K = 2 a level is two full-size pixels, so an integer WTA is wrong by more than one
+/// full-size pixel wherever it rounds a true half-size disparity of n + 0.5 + e the wrong way.
+ImageF wta_subpixel(const Volume<std::uint32_t>& ca);
+
 /// Eq. 10: 1 where D_L(x, y) = D_R(x - k, y) = k with x - k inside the image, else 0
 /// (reference/lr_consistency.h, the test AD-Census's left_right_check makes).
 Image<std::uint8_t> gcp(const ImageF& left_disparity, const ImageF& right_disparity);
@@ -124,7 +133,9 @@ Image<std::uint8_t> gcp(const ImageF& left_disparity, const ImageF& right_dispar
 /// interpolation (D(x-i) * j + D(x+j) * i) / (i + j) (eq. 11 as printed has the sign of the
 /// slope reversed; the text says linear), else the disparity of the one closer in brightness
 /// |L(q) - L(x)| (a tie takes the smaller disparity, the occlusion side of Fig. 5b). With a GCP
-/// on one side only, that one; with none on the row, the pixel keeps its own value.
+/// on one side only, that one; with none on the row, the pixel keeps its own value. Disparities
+/// may be fractional (wta_subpixel): the interpolation is computed in double (the products are
+/// exact) and rounded once to float.
 ImageF bilateral_fill(const ImageF& disparity, const Image<std::uint8_t>& gcp, const ImageU8& grey, int t);
 
 /// Sec. IV-H, K = 2: a half-size sample (x, y) lands on (2x, 2y) with its disparity doubled.

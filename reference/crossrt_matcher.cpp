@@ -69,6 +69,8 @@ class CrossRtCpu final : public Matcher {
     auto ca = cr::aggregate_y(cax_left, ay_left);
     cax_left = {};
     const ImageF d_left = cr::wta(ca);
+    // The GCP test compares integer levels; the post stages take the refined map when asked.
+    const ImageF d_post = params_.subpixel ? cr::wta_subpixel(ca) : d_left;
     ca = cr::aggregate_y(cax_right, ay_right);
     cax_right = {};
     const ImageF d_right = cr::wta(ca);
@@ -78,7 +80,7 @@ class CrossRtCpu final : public Matcher {
     const auto g = cr::gcp(d_left, d_right);
     clock.lap("CC");
 
-    ImageF d = cr::bilateral_fill(reference::median_3x3(d_left), g, left, params_.t);
+    ImageF d = cr::bilateral_fill(reference::median_3x3(d_post), g, left, params_.t);
     clock.lap("Post");
 
     if (params_.scale == 2) d = cr::scale_up(d, grey_left, params_.t, range);

@@ -195,6 +195,31 @@ TEST(CrossRtReference, WtaTakesTheSmallestLevelOnATie) {
   EXPECT_EQ(d.at(1, 0), 1.0f);
 }
 
+TEST(CrossRtReference, WtaSubpixelIsTheParabolaVertexThroughTheWinnerAndItsNeighbours) {
+  Volume<std::uint32_t> ca(5, 1, {-1, 4});
+  const std::uint32_t costs[5][4] = {
+      {10, 4, 6, 9},    // k = 1: (10 - 6) / (2 (10 + 6 - 8)) = +0.25 -> 0.25
+      {9, 6, 4, 10},    // k = 2: (6 - 10) / (2 (6 + 10 - 8)) = -0.25 -> 0.75
+      {2, 5, 6, 7},     // k = 0: the range's end, no neighbour below -> -1
+      {7, 5, 5, 5},     // a tie takes k = 1; (7 - 5) / (2 (7 + 5 - 10)) = +0.5 -> 0.5
+      {8, 3, 3, 3}};    // a tie on equal neighbours: k = 1, numerator 5, denominator 10 -> 0.5
+  for (int x = 0; x < 5; ++x)
+    for (int k = 0; k < 4; ++k) ca.at(x, 0, k) = costs[x][k];
+  const ImageF d = wta_subpixel(ca);
+  EXPECT_EQ(d.at(0, 0), 0.25f);
+  EXPECT_EQ(d.at(1, 0), 0.75f);
+  EXPECT_EQ(d.at(2, 0), -1.0f);
+  EXPECT_EQ(d.at(3, 0), 0.5f);
+  EXPECT_EQ(d.at(4, 0), 0.5f);
+  // The integer WTA picks the same levels.
+  const ImageF w = wta(ca);
+  for (int x = 0; x < 5; ++x) EXPECT_LE(std::fabs(d.at(x, 0) - w.at(x, 0)), 0.5f) << x;
+  // Flat costs around the winner: no refinement.
+  Volume<std::uint32_t> flat(1, 1, {3, 3});
+  for (int k = 0; k < 3; ++k) flat.at(0, 0, k) = 7;
+  EXPECT_EQ(wta_subpixel(flat).at(0, 0), 3.0f);
+}
+
 // ---- GCPs and the fill ------------------------------------------------------------------
 
 TEST(CrossRtReference, GcpIsEq10) {
@@ -236,6 +261,15 @@ TEST(CrossRtReference, BilateralFillIsLinearBetweenCloseGcpsAndPicksByBrightness
   EXPECT_EQ(f.at(2, 1), 20.0f);  // grey 100: as the left GCP
   EXPECT_EQ(f.at(6, 1), 5.0f);   // right of the last GCP: one side only
   EXPECT_EQ(f.at(1, 0), 10.0f);  // GCPs keep their value
+
+  // Fractional GCPs (wta_subpixel): linear within T, and the brightness rule keeps fractions.
+  d.at(1, 0) = 10.25f, d.at(5, 0) = 12.75f;
+  d.at(0, 1) = 20.5f, d.at(4, 1) = 5.25f;
+  const ImageF h = bilateral_fill(d, g, grey, 3);
+  EXPECT_EQ(h.at(3, 0), (10.25f * 2.0f + 12.75f * 2.0f) / 4.0f);
+  EXPECT_EQ(h.at(2, 0), (10.25f * 3.0f + 12.75f * 1.0f) / 4.0f);
+  EXPECT_EQ(h.at(1, 1), 20.5f);
+  EXPECT_EQ(h.at(3, 1), 5.25f);
 }
 
 // ---- scale up -----------------------------------------------------------------------------
@@ -292,7 +326,10 @@ TEST(CrossRtReference, ScaleTwoFindsEvenPlanesAboveAndBelowZeroInsideTheRange) {
   // At K = 2 a disparity is twice a half-size level, so the planes are even; ranges start
   // above zero, below zero and across it, with odd ends that the scaled range rounds outward.
   const ImageU8 left = test::random_texture(96, 48, 12);
-  auto m = create_matcher("crossrt", "cpu", {});
+  // The paper's integer maps hold the plane exactly; the sub-pixel default to within 0.5.
+  for (const char* subpixel : {"0", "1"}) {
+  auto m = create_matcher("crossrt", "cpu", {{"subpixel", subpixel}});
+  const float tolerance = subpixel[0] == '0' ? 0.0f : 0.5f;
   for (const auto& [d, range] : {std::pair{10, DisparityRange{7, 8}}, std::pair{-6, DisparityRange{-11, 9}},
                                   std::pair{2, DisparityRange{-3, 9}}}) {
     const ImageU8 right = test::shifted(left, d);
@@ -301,13 +338,15 @@ TEST(CrossRtReference, ScaleTwoFindsEvenPlanesAboveAndBelowZeroInsideTheRange) {
     for (int y = 4; y < 44; ++y)
       for (int x = 12; x < 84; ++x) {
         ++total;
-        hits += r.disparity.at(x, y) == float(d);
+        hits += std::fabs(r.disparity.at(x, y) - float(d)) <= tolerance;
       }
-    EXPECT_GE(double(hits) / total, 0.95) << "plane " << d << " in " << range.min << ".." << range.max();
+    EXPECT_GE(double(hits) / total, 0.95) << "plane " << d << " in " << range.min << ".." << range.max()
+                                          << ", subpixel " << subpixel;
     for (float v : r.disparity.data) {
       ASSERT_GE(v, float(range.min));
       ASSERT_LE(v, float(range.max()));
     }
+  }
   }
 }
 
@@ -315,6 +354,7 @@ TEST(CrossRtReference, ParametersAreValidated) {
   EXPECT_THROW(create_matcher("crossrt", "cpu", {{"scale", "3"}}), Error);
   EXPECT_THROW(create_matcher("crossrt", "cpu", {{"wx", "200"}}), Error);
   EXPECT_THROW(create_matcher("crossrt", "cpu", {{"lambda_ad", "0"}}), Error);
+  EXPECT_THROW(create_matcher("crossrt", "cpu", {{"subpixel", "2"}}), Error);
 }
 
 }  // namespace

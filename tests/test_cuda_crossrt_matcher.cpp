@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "cuda/common.h"
+#include "cuda/crossrt/stages.h"
 #include "host/matcher.h"
 #include "host/metrics.h"
 #include "host/synth.h"
@@ -23,9 +25,11 @@ TEST(CudaCrossRtMatcher, AgreesWithTheCpuBackendAtBothScales) {
   options.levels = 40;
   options.layout = SynthLayout::slanted;
   const Scene scene = make_synthetic_scene(options);
-  for (const char* scale : {"2", "1"}) {
-    auto gpu = create_matcher("crossrt", "cuda", {{"scale", scale}});
-    auto cpu = create_matcher("crossrt", "cpu", {{"scale", scale}});
+  // Both scales with the default sub-pixel WTA, and the paper's integer WTA at scale 2.
+  for (const auto& [scale, subpixel] : {std::pair{"2", "1"}, std::pair{"1", "1"}, std::pair{"2", "0"}}) {
+    const Overrides overrides{{"scale", scale}, {"subpixel", subpixel}};
+    auto gpu = create_matcher("crossrt", "cuda", overrides);
+    auto cpu = create_matcher("crossrt", "cpu", overrides);
     const StereoResult g = gpu->compute(scene.left, scene.right, scene.range());
     const StereoResult c = cpu->compute(scene.left, scene.right, scene.range());
     ASSERT_EQ(g.disparity.width, c.disparity.width);
@@ -34,12 +38,38 @@ TEST(CudaCrossRtMatcher, AgreesWithTheCpuBackendAtBothScales) {
     int exact = 0;
     for (std::size_t i = 0; i < g.disparity.data.size(); ++i) exact += g.disparity.data[i] == c.disparity.data[i];
     const double share = double(exact) / double(g.disparity.data.size());
-    EXPECT_GE(share, 0.99) << "scale " << scale << ": " << exact << " of " << g.disparity.data.size()
+    EXPECT_GE(share, 0.99) << "scale " << scale << ", subpixel " << subpixel << ": " << exact << " of " << g.disparity.data.size()
                            << " pixels equal";
     EXPECT_GE(agreement(g.disparity, c.disparity), 0.99) << "scale " << scale;
     std::string names;
     for (const auto& [name, ms] : g.timing.stages) names += name + ",";
     EXPECT_EQ(names, "SD,arms x,arms y,C+CA_x,CA,CC,Post,SU,") << "Table II columns";
+  }
+}
+
+TEST(CudaCrossRtMatcher, RowsAndColumnsBeyondSharedMemoryGoInSegmentsAndAgreeWithTheCpu) {
+  STEREO_REQUIRE_CUDA();
+  // At scale 1 a row wider than max_cost_width() and a column taller than max_column_height()
+  // take the segmented kernels (halos of W_x, W_y); thin strips keep the CPU reference fast.
+  const int wide = cu::crossrt::max_cost_width(0) + 101;
+  const int tall = cu::crossrt::max_column_height(0) + 77;
+  for (const auto& [w, h] : {std::pair{wide, 24}, std::pair{48, tall}}) {
+    SynthOptions options;
+    options.width = w;
+    options.height = h;
+    options.levels = 12;
+    const Scene scene = make_synthetic_scene(options);
+    const Overrides overrides{{"scale", "1"}};
+    auto gpu = create_matcher("crossrt", "cuda", overrides);
+    auto cpu = create_matcher("crossrt", "cpu", overrides);
+    const StereoResult g = gpu->compute(scene.left, scene.right, scene.range());
+    const StereoResult c = cpu->compute(scene.left, scene.right, scene.range());
+    ASSERT_TRUE(g.disparity.same_size(c.disparity.width, c.disparity.height));
+    int exact = 0;
+    for (std::size_t i = 0; i < g.disparity.data.size(); ++i) exact += g.disparity.data[i] == c.disparity.data[i];
+    // Designed bit-exact, as the whole-row kernels.
+    EXPECT_EQ(exact, int(g.disparity.data.size())) << w << "x" << h << ": " << exact << " of "
+                                                     << g.disparity.data.size() << " pixels equal";
   }
 }
 

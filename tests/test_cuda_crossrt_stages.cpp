@@ -84,23 +84,33 @@ TEST(CudaCrossRtStages, CostAggregateXMatchesTheReferenceForBothViews) {
   const CrossRtParams p;
   const ImageU8 l = smooth_grey(131, 19, 5);
   const ImageU8 r = smooth_grey(131, 19, 6);
+  // A looser brightness threshold than TC, so that arms reach W_x (the segments' halo).
+  const int tc = 40;
   for (const DisparityRange range : {DisparityRange{0, 73}, DisparityRange{-3, 40}, DisparityRange{2, 5}}) {
-    const auto axl = ref::arms_x(l, p.wx, p.tc);
-    const auto axr = ref::arms_x(r, p.wx, p.tc);
+    const auto axl = ref::arms_x(l, p.wx, tc);
+    const auto axr = ref::arms_x(r, p.wx, tc);
     const auto c = ref::cost(l, r, range, p);
     const auto expected_l = ref::aggregate_x(c, axl, false);
     const auto expected_r = ref::aggregate_x(c, axr, true);
     const auto dl = cr::upload_u8(l), dr = cr::upload_u8(r);
     const auto dal = cr::upload_arms(axl), dar = cr::upload_arms(axr);
-    cr::DeviceVolume16 cl(131, 19, range, "test", "cax"), crv(131, 19, range, "test", "cax");
-    CUDA_CHECK(cudaMemset(cl.get(), 0xFF, cl.count() * 2));
-    CUDA_CHECK(cudaMemset(crv.get(), 0xFF, crv.count() * 2));
-    cr::cost_aggregate_x(dl, dr, dal, dar, cr::make_tables(p), range, cl, crv, 0, nullptr);
-    EXPECT_EQ(first_difference(cr::download_volume(cl).data, expected_l.data), -1)
-        << "left CA_x, range min " << range.min << " count " << range.count << " (index (y*W+x)*D+k)";
-    EXPECT_EQ(first_difference(cr::download_volume(crv).data, expected_r.data), -1)
-        << "right CA_x, range min " << range.min << " count " << range.count;
+    // Whole rows (0), and the segmented kernel of wide images forced onto this row: segments
+    // of 17 and 40 columns with halos of W_x, one of them shorter than the longest arm.
+    for (int segment : {0, 17, 40, 7}) {
+      cr::DeviceVolume16 cl(131, 19, range, "test", "cax"), crv(131, 19, range, "test", "cax");
+      CUDA_CHECK(cudaMemset(cl.get(), 0xFF, cl.count() * 2));
+      CUDA_CHECK(cudaMemset(crv.get(), 0xFF, crv.count() * 2));
+      cr::cost_aggregate_x(dl, dr, dal, dar, cr::make_tables(p), range, cl, crv, 0, nullptr, p.wx, segment);
+      EXPECT_EQ(first_difference(cr::download_volume(cl).data, expected_l.data), -1)
+          << "left CA_x, range min " << range.min << " count " << range.count << ", segments of " << segment
+          << " (index (y*W+x)*D+k)";
+      EXPECT_EQ(first_difference(cr::download_volume(crv).data, expected_r.data), -1)
+          << "right CA_x, range min " << range.min << " count " << range.count << ", segments of " << segment;
+    }
   }
+  int longest = 0;
+  for (const auto a : ref::arms_x(l, p.wx, tc).data) longest = std::max(longest, int(a));
+  EXPECT_EQ(longest, p.wx) << "the test image should have arms as long as the halo";
 }
 
 TEST(CudaCrossRtStages, AggregateYWtaMatchesTheReference) {
@@ -110,18 +120,81 @@ TEST(CudaCrossRtStages, AggregateYWtaMatchesTheReference) {
   const ImageU8 r = smooth_grey(47, 83, 8);
   const DisparityRange range{-1, 45};
   const auto c = ref::cost(l, r, range, p);
+  // A looser brightness threshold than TC, so that arms reach W_y (the segments' halo).
+  const int tc = 40;
   for (bool right_view : {false, true}) {
     const ImageU8& view = right_view ? r : l;
     const auto cax = ref::aggregate_x(c, ref::arms_x(view, p.wx, p.tc), right_view);
-    const auto ay = ref::arms_y(view, p.wy, p.tc);
-    const ImageF expected = ref::wta(ref::aggregate_y(cax, ay));
+    const auto ay = ref::arms_y(view, p.wy, tc);
+    const auto ca = ref::aggregate_y(cax, ay);
+    const ImageF expected = ref::wta(ca);
     const auto dv = cr::upload_volume(cax);
     const auto da = cr::upload_arms(ay);
-    cu::DeviceImage<float> out(47, 83, "test", "map");
+    cu::DeviceImage<float> out(47, 83, "test", "map"), refined(47, 83, "test", "refined");
     cu::poison(out);
     cr::aggregate_y_wta(dv, da, out, 0, nullptr);
     EXPECT_EQ(first_difference(cr::download_f32(out).data, expected.data), -1) << (right_view ? "right" : "left");
+    // Whole columns (0), and the segments of tall images forced onto this column: 30 and 7
+    // rows with halos of W_y (7 is shorter than the longest arm).
+    for (int segment : {0, 30, 7}) {
+      cu::poison(out);
+      cu::poison(refined);
+      cr::aggregate_y_wta(dv, da, out, 0, nullptr, &refined, p.wy, segment);
+      EXPECT_EQ(first_difference(cr::download_f32(out).data, expected.data), -1)
+          << (right_view ? "right" : "left") << ", with the sub-pixel output, segments of " << segment;
+      EXPECT_EQ(first_difference(cr::download_f32(refined).data, ref::wta_subpixel(ca).data), -1)
+          << (right_view ? "right" : "left") << ", sub-pixel map, segments of " << segment;
+    }
   }
+  int longest = 0;
+  for (const auto a : ref::arms_y(l, p.wy, tc).data) longest = std::max(longest, int(a));
+  EXPECT_EQ(longest, p.wy) << "the test image should have arms as long as the halo";
+}
+
+TEST(CudaCrossRtStages, SubpixelNeighboursAcrossTheKernels32LevelPasses) {
+  STEREO_REQUIRE_CUDA();
+  // Planted winners where the kernel's 32-level passes meet: its lower neighbour in the
+  // previous pass (k = 32), its upper neighbour in the next pass (k = 31), both ends of the
+  // range, a tie across passes (the smaller level wins), flat costs. Zero-length vertical arms,
+  // so CA = CA_x and every value is chosen here.
+  const int w = 9, h = 3;
+  const DisparityRange range{-5, 70};
+  ref::Volume<std::uint16_t> cax(w, h, range);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int k = 0; k < range.count; ++k) cax.at(x, y, k) = std::uint16_t(1000 + 7 * ((x * 13 + y * 5 + k * 3) % 11));
+  const auto plant = [&](int x, int y, int k, int below, int at, int above) {
+    if (k > 0) cax.at(x, y, k - 1) = std::uint16_t(below);
+    cax.at(x, y, k) = std::uint16_t(at);
+    if (k + 1 < range.count) cax.at(x, y, k + 1) = std::uint16_t(above);
+  };
+  plant(0, 0, 31, 40, 10, 25);
+  plant(1, 0, 32, 25, 10, 40);
+  plant(2, 0, 0, 0, 10, 30);
+  plant(3, 0, 69, 30, 10, 0);
+  plant(4, 0, 63, 12, 10, 15);
+  plant(5, 0, 64, 11, 10, 13);
+  plant(6, 0, 30, 20, 10, 10);   // tie k = 30 / 31 inside a pass
+  plant(7, 0, 31, 20, 10, 10);   // tie k = 31 / 32 across passes: 31 wins, neighbours 20 and 10
+  plant(8, 0, 33, 10, 10, 20);   // tie k = 32 / 33: 32 wins
+  plant(0, 1, 40, 10, 10, 10);   // three equal levels: 39 wins, its lower neighbour the background
+  const Image<std::uint8_t> arms(w, h, 2, 0);
+  const auto ca = ref::aggregate_y(cax, arms);
+  const auto dv = cr::upload_volume(cax);
+  const auto da = cr::upload_arms(arms);
+  cu::DeviceImage<float> out(w, h, "test", "map"), refined(w, h, "test", "refined");
+  cu::poison(out);
+  cu::poison(refined);
+  cr::aggregate_y_wta(dv, da, out, 0, nullptr, &refined);
+  const ImageF expected = ref::wta_subpixel(ca);
+  EXPECT_EQ(first_difference(cr::download_f32(out).data, ref::wta(ca).data), -1);
+  const ImageF got = cr::download_f32(refined);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      EXPECT_EQ(got.at(x, y), expected.at(x, y)) << "pixel (" << x << ", " << y << ")";
+  // The planted vertices themselves, as the reference computes them.
+  EXPECT_EQ(expected.at(0, 0), float(-5 + 31) + float(40 - 25) / float(2 * (40 + 25 - 20)));
+  EXPECT_EQ(expected.at(7, 0), float(-5 + 31) + float(20 - 10) / float(2 * (20 + 10 - 20)));
 }
 
 ImageF random_levels(int width, int height, int levels, unsigned seed) {
@@ -144,11 +217,24 @@ TEST(CudaCrossRtStages, GcpBilateralFillAndScaleUpMatchTheReference) {
   cr::gcp(ddl, ddr, mask, nullptr);
   EXPECT_EQ(first_difference(cr::download_u8(mask).data, g.data), -1);
 
-  const ImageF spread = random_levels(w, h, 12, 23);  // disparities 0..11: both |dl - dr| <= 3 and > 3
   const ImageU8 grey = smooth_grey(w, h, 24);
+  const auto dgrey = cr::upload_u8(grey);
+  // Fractional maps too (the sub-pixel WTA's): the fill's float operations must round alike.
+  ImageF fractional = random_levels(w, h, 12, 26);
+  const ImageU8 fractions = cuda_test::random_u8(w, h, 1, 27);
+  for (std::size_t i = 0; i < fractional.data.size(); ++i)
+    fractional.data[i] += float(fractions.data[i]) / 255.0f - 0.5f;
+  const auto dfractional = cu::upload(fractional);
+  cu::DeviceImage<float> dfilled_fraction(w, h, "test", "filled");
+  cu::poison(dfilled_fraction);
+  cr::bilateral_fill(dfractional, mask, dgrey, 3, dfilled_fraction, nullptr);
+  EXPECT_EQ(first_difference(cr::download_f32(dfilled_fraction).data, ref::bilateral_fill(fractional, g, grey, 3).data),
+            -1)
+      << "fractional map";
+
+  const ImageF spread = random_levels(w, h, 12, 23);  // disparities 0..11: both |dl - dr| <= 3 and > 3
   const ImageF filled = ref::bilateral_fill(spread, g, grey, 3);
   const auto dspread = cu::upload(spread);
-  const auto dgrey = cr::upload_u8(grey);
   cu::DeviceImage<float> dfilled(w, h, "test", "filled");
   cu::poison(dfilled);
   cr::bilateral_fill(dspread, mask, dgrey, 3, dfilled, nullptr);
@@ -212,11 +298,14 @@ TEST(CudaCrossRtStages, ChainedIntermediatesMatchTheReference) {
   ASSERT_EQ(first_difference(cr::download_volume(cxl).data, rcxl.data), -1) << "C+CA_x, left";
   ASSERT_EQ(first_difference(cr::download_volume(cxr).data, rcxr.data), -1) << "C+CA_x, right";
 
-  cu::DeviceImage<float> dl(sw, sh, "t", "d"), dr(sw, sh, "t", "d");
-  cr::aggregate_y_wta(cxl, ayl, dl, 0, nullptr);
+  cu::DeviceImage<float> dl(sw, sh, "t", "d"), dr(sw, sh, "t", "d"), dsub(sw, sh, "t", "s");
+  cr::aggregate_y_wta(cxl, ayl, dl, 0, nullptr, &dsub);
   cr::aggregate_y_wta(cxr, ayr, dr, 0, nullptr);
-  const ImageF rdl = ref::wta(ref::aggregate_y(rcxl, ryl)), rdr = ref::wta(ref::aggregate_y(rcxr, ryr));
+  const auto rcal = ref::aggregate_y(rcxl, ryl);
+  const ImageF rdl = ref::wta(rcal), rdr = ref::wta(ref::aggregate_y(rcxr, ryr));
+  const ImageF rsub = ref::wta_subpixel(rcal);
   ASSERT_EQ(first_difference(cr::download_f32(dl).data, rdl.data), -1) << "CA + WTA, left";
+  ASSERT_EQ(first_difference(cr::download_f32(dsub).data, rsub.data), -1) << "CA + WTA, left, sub-pixel";
   ASSERT_EQ(first_difference(cr::download_f32(dr).data, rdr.data), -1) << "CA + WTA, right";
 
   cu::DeviceImage<std::uint8_t> mask(sw, sh, "t", "m");
@@ -225,9 +314,12 @@ TEST(CudaCrossRtStages, ChainedIntermediatesMatchTheReference) {
   ASSERT_EQ(first_difference(cr::download_u8(mask).data, rg.data), -1) << "CC";
 
   cu::DeviceImage<float> med(sw, sh, "t", "m"), filled(sw, sh, "t", "f"), full(w, h, "t", "u");
-  cu::median_3x3(dl, med, nullptr);
+  // The default (CrossRtParams::subpixel = 1) path: the refined map into the post stages.
+  ASSERT_EQ(p.subpixel, 1);
+  cu::median_3x3(dsub, med, nullptr);
+  ASSERT_EQ(first_difference(cr::download_f32(med).data, reference::median_3x3(rsub).data), -1) << "median";
   cr::bilateral_fill(med, mask, sl, p.t, filled, nullptr);
-  const ImageF rfilled = ref::bilateral_fill(reference::median_3x3(rdl), rg, L, p.t);
+  const ImageF rfilled = ref::bilateral_fill(reference::median_3x3(rsub), rg, L, p.t);
   ASSERT_EQ(first_difference(cr::download_f32(filled).data, rfilled.data), -1) << "Post";
 
   cr::scale_up(filled, gl, p.t, range, full, nullptr);

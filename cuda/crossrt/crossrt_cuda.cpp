@@ -34,9 +34,9 @@ struct Workspace {
   cu::DeviceImage<std::uint8_t> grey_left, grey_right, scaled_left, scaled_right, gcp_mask;
   cu::DeviceImage<uchar2> arms_x_left, arms_x_right, arms_y_left, arms_y_right;
   cr::DeviceVolume16 cax_left, cax_right;
-  cu::DeviceImage<float> disparity_left, disparity_right, median, filled, full;
+  cu::DeviceImage<float> disparity_left, disparity_right, refined, median, filled, full;
 
-  static constexpr int BUFFERS = 2 + 5 + 4 + 2 + 5;
+  static constexpr int BUFFERS = 2 + 5 + 4 + 2 + 6;
 
   static std::size_t bytes_needed(int w, int h, int c, int scale, int levels) {
     const std::size_t px = std::size_t(w) * std::size_t(h);
@@ -45,7 +45,7 @@ struct Workspace {
     const std::size_t spx = std::size_t(sw) * std::size_t(sh);
     const std::size_t exact = 2 * px * std::size_t(c) + 2 * px + 3 * spx + 4 * spx * sizeof(uchar2) +
                               2 * cr::DeviceVolume16::cells(sw, sh, levels) * sizeof(std::uint16_t) +
-                              4 * spx * sizeof(float) + px * sizeof(float);
+                              5 * spx * sizeof(float) + px * sizeof(float);
     return exact + BUFFERS * ALLOCATION_SLACK;
   }
 
@@ -69,6 +69,7 @@ struct Workspace {
     cax_right = {sw, sh, levels_range, COMPONENT, "the right CA_x volume"};
     disparity_left = {sw, sh, COMPONENT, "the left disparity map"};
     disparity_right = {sw, sh, COMPONENT, "the right disparity map"};
+    refined = {sw, sh, COMPONENT, "the sub-pixel left map"};
     median = {sw, sh, COMPONENT, "the median-filtered map"};
     filled = {sw, sh, COMPONENT, "the filled map"};
     full = {w, h, COMPONENT, "the full-size map"};
@@ -125,14 +126,16 @@ class CrossRtCudaMatcher final : public Matcher {
     cr::arms_y(w.scaled_right, params_.wy, params_.tc, w.arms_y_right, s);
     mark("arms y");
     cr::cost_aggregate_x(w.scaled_left, w.scaled_right, w.arms_x_left, w.arms_x_right, tables_, levels, w.cax_left,
-                         w.cax_right, ordinal_, s);
+                         w.cax_right, ordinal_, s, params_.wx);
     mark("C+CA_x");
-    cr::aggregate_y_wta(w.cax_left, w.arms_y_left, w.disparity_left, ordinal_, s);
-    cr::aggregate_y_wta(w.cax_right, w.arms_y_right, w.disparity_right, ordinal_, s);
+    cr::aggregate_y_wta(w.cax_left, w.arms_y_left, w.disparity_left, ordinal_, s,
+                        params_.subpixel ? &w.refined : nullptr, params_.wy);
+    cr::aggregate_y_wta(w.cax_right, w.arms_y_right, w.disparity_right, ordinal_, s, nullptr, params_.wy);
     mark("CA");
     cr::gcp(w.disparity_left, w.disparity_right, w.gcp_mask, s);
     mark("CC");
-    cu::median_3x3(w.disparity_left, w.median, s);
+    // The GCPs compare the integer maps; the post stages take the refined one when asked.
+    cu::median_3x3(params_.subpixel ? w.refined : w.disparity_left, w.median, s);
     cr::bilateral_fill(w.median, w.gcp_mask, w.scaled_left, params_.t, w.filled, s);
     mark("Post");
     const cu::DeviceImage<float>* result = &w.filled;
@@ -205,21 +208,25 @@ class CrossRtCudaMatcher final : public Matcher {
         work_->scale == k && work_->levels == levels.count)
       return;
     const std::size_t needed = Workspace::bytes_needed(width, height, channels, k, levels.count);
+    const std::string size = std::to_string(width) + "x" + std::to_string(height);
+    // Rows and columns longer than shared memory holds go in segments (cuda/crossrt/NOTES.md);
+    // refuse, naming the image, only what even segments cannot take, before allocating.
+    const int scaled_width = (width + k - 1) / k;
+    const int scaled_height = (height + k - 1) / k;
+    const std::string scaled = std::to_string(scaled_width) + "x" + std::to_string(scaled_height);
+    require(cr::cost_aggregate_x_supports(scaled_width, params_.wx, ordinal_) &&
+                cr::aggregate_y_supports(scaled_height, params_.wy, ordinal_),
+            std::string(COMPONENT) + ": a " + size + " image (" + scaled + " at scale " + std::to_string(k) +
+                ") with " + std::to_string(levels.count) + " scaled levels needs " + mib(needed) +
+                " MiB of GPU memory, but its rows or columns do not fit this GPU's shared memory even in segments");
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const std::size_t held =
         work_ ? Workspace::bytes_needed(work_->width, work_->height, work_->channels, work_->scale, work_->levels) : 0;
     if (needed > free_bytes + held)
-      throw Error(std::string(COMPONENT) + ": " + std::to_string(width) + "x" + std::to_string(height) + " with " +
-                  std::to_string(levels.count) + " scaled levels needs " + mib(needed) + " MiB of GPU memory, " +
-                  mib(free_bytes + held) + " MiB free");
-    const int max_width = cr::max_cost_width(ordinal_);
-    const int scaled_width = (width + k - 1) / k;
-    require(scaled_width <= max_width, std::string(COMPONENT) + ": a " + std::to_string(width) +
-                                           "-pixel-wide image is " + std::to_string(scaled_width) +
-                                           " wide at scale " + std::to_string(k) +
-                                           "; this GPU's shared memory holds cost rows of at most " +
-                                           std::to_string(max_width));
+      throw Error(std::string(COMPONENT) + ": " + size + " with " + std::to_string(levels.count) +
+                  " scaled levels needs " + mib(needed) + " MiB of GPU memory, " + mib(free_bytes + held) +
+                  " MiB free");
     work_.reset();  // release the old size first, so the new one can use its memory
     auto fresh = std::make_unique<Workspace>(width, height, channels, k, levels);
     work_ = std::move(fresh);

@@ -1,8 +1,9 @@
 // Post (Table II): the bilateral estimation of Sec. III-E (the 3x3 median before it is
 // cu::median_3x3 of cuda/shared). One thread per pixel scans its row for the closest GCP on
 // each side, as the paper's thread_x does (Sec. IV-G); the GCP mask and the map are read from
-// L1. The linear case is one integer numerator over one integer denominator and one IEEE
-// division, the same float the reference computes.
+// L1. The linear case is the reference's double D(x-i) j + D(x+j) i (exact products, so no FMA
+// contraction can change it) over i + j, rounded once to float, so fractional maps
+// (CrossRtParams::subpixel) give the reference's float too.
 
 #include <string>
 
@@ -28,17 +29,18 @@ __global__ void bilateral_fill_kernel(const float* __restrict__ disparity, const
     const bool has_left = left >= 0;
     const bool has_right = right < width;
     if (has_left && has_right) {
-      const int dl = int(disparity[row + left]);
-      const int dr = int(disparity[row + right]);
+      const float dl = disparity[row + left];
+      const float dr = disparity[row + right];
       const int i = x - left;
       const int j = right - x;
-      if (abs(dl - dr) <= t) {
-        value = __fdiv_rn(float(dl * j + dr * i), float(i + j));
+      if (fabsf(__fsub_rn(dl, dr)) <= float(t)) {
+        const double weighted = __dadd_rn(__dmul_rn(double(dl), double(j)), __dmul_rn(double(dr), double(i)));
+        value = __double2float_rn(__ddiv_rn(weighted, double(i + j)));
       } else {
         const int centre = grey[row + x];
         const int bl = abs(int(grey[row + left]) - centre);
         const int br = abs(int(grey[row + right]) - centre);
-        value = float(bl < br ? dl : br < bl ? dr : min(dl, dr));
+        value = bl < br ? dl : br < bl ? dr : fminf(dl, dr);
       }
     } else if (has_left || has_right) {
       value = disparity[row + (has_left ? left : right)];

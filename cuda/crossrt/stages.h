@@ -87,22 +87,43 @@ void scale_down(const std::uint8_t* raw, int channels, int scale, DeviceImage<st
 void arms_x(const DeviceImage<std::uint8_t>& grey, int limit, int tc, DeviceImage<uchar2>& arms, cudaStream_t stream);
 void arms_y(const DeviceImage<std::uint8_t>& grey, int limit, int tc, DeviceImage<uchar2>& arms, cudaStream_t stream);
 
-/// The widest scaled image cost_aggregate_x handles on device `ordinal` (its row prefix sums
-/// live in shared memory).
+/// The widest scaled row cost_aggregate_x holds whole (one prefix) in shared memory on device
+/// `ordinal`; wider rows are processed in segments of columns.
 int max_cost_width(int ordinal);
+
+/// True when cost_aggregate_x can process rows of `width` with arms of up to `max_arm` on
+/// device `ordinal` (whole, or in segments: their rows of grey, census and arms must still fit).
+bool cost_aggregate_x_supports(int width, int max_arm, int ordinal);
 
 /// Eq. 3-7 fused, one block per (row, 32 levels): the left view's cost row of each level is
 /// computed once into a shared-memory prefix sum, and both views' CA_x are read from it
 /// (the right view at x + d, eq. 6); = reference aggregate_x(cost(...), arms, false/true).
-/// Both outputs must have the images' size and `range`.
+/// Both outputs must have the images' size and `range`. Rows wider than max_cost_width() go
+/// in segments of columns that each read `max_arm` columns beyond their ends: every arm must be
+/// at most `max_arm` (the matcher passes W_x). `segment_cols` > 0 forces segments of that many
+/// columns (tests), 0 = only where needed.
 void cost_aggregate_x(const DeviceImage<std::uint8_t>& left, const DeviceImage<std::uint8_t>& right,
                       const DeviceImage<uchar2>& arms_x_left, const DeviceImage<uchar2>& arms_x_right,
                       const DeviceTables& tables, DisparityRange range, DeviceVolume16& cax_left,
-                      DeviceVolume16& cax_right, int ordinal, cudaStream_t stream);
+                      DeviceVolume16& cax_right, int ordinal, cudaStream_t stream, int max_arm = 255,
+                      int segment_cols = 0);
 
-/// Eq. 8-9 fused, one block per column: = reference wta(aggregate_y(cax, arms_y)).
+/// The tallest column aggregate_y_wta holds whole in shared memory on device `ordinal`; taller
+/// images are processed in segments of rows.
+int max_column_height(int ordinal);
+
+/// True when aggregate_y_wta can process columns of `height` with arms of up to `max_arm`.
+bool aggregate_y_supports(int height, int max_arm, int ordinal);
+
+/// Eq. 8-9 fused, one block per column (or per segment of a column): disparity = reference
+/// wta(aggregate_y(cax, arms_y)); with `refined`, also refined = reference
+/// wta_subpixel(aggregate_y(cax, arms_y)). A column taller than max_column_height() is split into
+/// segments that each read `max_arm` rows beyond their ends: every arm must be at most
+/// `max_arm` (the matcher passes W_y). `segment_rows` > 0 forces segments of that many rows
+/// (tests), 0 = only where needed.
 void aggregate_y_wta(const DeviceVolume16& cax, const DeviceImage<uchar2>& arms_y, DeviceImage<float>& disparity,
-                     int ordinal, cudaStream_t stream);
+                     int ordinal, cudaStream_t stream, DeviceImage<float>* refined = nullptr, int max_arm = 255,
+                     int segment_rows = 0);
 
 /// Eq. 10: = reference gcp.
 void gcp(const DeviceImage<float>& left_disparity, const DeviceImage<float>& right_disparity,

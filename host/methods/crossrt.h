@@ -23,20 +23,33 @@ struct CrossRtParams {
   float lambda_ad = 0.3f;   // lambda_AD, Sec. V
   float lambda_mc = 2.3f;   // lambda_MC, Sec. V
   int t = 3;                // T, disparity-difference threshold of eq. 11, Sec. V
-  int wx = 21;              // W_x: longest horizontal arm on each side, Sec. IV-B, Table II (W+-LR = 21)
-  int wy = 31;              // W_y: longest vertical arm on each side, Sec. IV-D, Table II (W*+-LR = 31)
+  // W_x = 21 and W_y = 31 (Table I/II) read as full window widths 2 r + 1, so the arms reach
+  // r = 10 and 15 pixels on each side: every value of Table I is odd (5, 9, 21, 41, 61, 141),
+  // and Sec. V's windows for images twice the size, W_x = 41 and W_y = 61, are exactly the
+  // doubled radii (2 * 10, 2 * 15) as widths, where a per-side reading would double to 42 and
+  // 62. Sec. IV-B's loop "dx = 1 .. W_x" on each side reads per side instead: --set wx=21
+  // --set wy=31 (README "crossrt" has both readings' figures).
+  int wx = 10;              // longest horizontal arm on each side: (W_x - 1) / 2, W_x = 21
+  int wy = 15;              // longest vertical arm on each side: (W_y - 1) / 2, W_y = 31
   int tc = 13;              // TC: brightness threshold of the arms (|L(p) - L(q)| < TC, 0..255), Table II
   int scale = 2;            // K of eq. 2: 2 = the paper; 1 = the same pipeline at full size
+  // Our addition (not in the paper): the left map's WTA refined to a fraction of a level by a
+  // parabola through the aggregated costs (reference::crossrt::wta_subpixel) before the median,
+  // fill and scale-up; the GCP test still compares the integer WTA maps. At K = 2 one level is
+  // two full-size pixels, so the paper's integer maps miss the 1 px threshold wherever the WTA
+  // rounds the wrong way; README "crossrt" has the figures with and without it. 0 = the paper.
+  int subpixel = 1;
 
   template <class B>
   void describe(B& b) {
     b.field("lambda_ad", lambda_ad, "AD fall-off, intensities on [0,1] (Chang & Maruyama Sec. V: 0.3)");
     b.field("lambda_mc", lambda_mc, "mini-census fall-off over the 0..6 Hamming distance (Sec. V: 2.3)");
     b.field("t", t, "bilateral fill: GCP disparities within T are interpolated (Sec. V: 3)");
-    b.field("wx", wx, "longest horizontal arm on each side, pixels (Table II: 21)");
-    b.field("wy", wy, "longest vertical arm on each side, pixels (Table II: 31)");
+    b.field("wx", wx, "longest horizontal arm on each side, pixels (Table II: window W_x = 21 = 2 * 10 + 1)");
+    b.field("wy", wy, "longest vertical arm on each side, pixels (Table II: window W_y = 31 = 2 * 15 + 1)");
     b.field("tc", tc, "arm brightness threshold on 0..255 (Table II: TC = 13)");
     b.field("scale", scale, "scale-down factor K (eq. 2: 2; 1 runs without scale-down/up)");
+    b.field("subpixel", subpixel, "1: parabola sub-pixel WTA before the post stages (our addition); 0: the paper's integer WTA");
   }
 
   void validate(const std::string& component) const {
@@ -47,6 +60,7 @@ struct CrossRtParams {
     require(wx >= 0 && wx <= 127, component + ": wx must be in 0..127, got " + std::to_string(wx));
     require(wy >= 0 && wy <= 127, component + ": wy must be in 0..127, got " + std::to_string(wy));
     require(tc >= 0 && tc <= 256, component + ": tc must be in 0..256, got " + std::to_string(tc));
+    require(subpixel == 0 || subpixel == 1, component + ": subpixel must be 0 or 1, got " + std::to_string(subpixel));
     require(scale == 1 || scale == 2, component + ": scale must be 1 or 2 (eq. 2's K), got " + std::to_string(scale));
   }
 };
