@@ -9,6 +9,7 @@ add_executable(stereo_cuda_tests
   ${CMAKE_CURRENT_LIST_DIR}/test_cuda_foundation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_cuda_adcensus_stages.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_cuda_adcensus_matcher.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_cuda_hostile.cpp
 )
 target_link_libraries(stereo_cuda_tests PRIVATE stereo_methods stereo_reference stereo_cuda GTest::gtest_main)
 stereo_warnings(stereo_cuda_tests)
