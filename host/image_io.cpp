@@ -4,6 +4,7 @@
 #include <stb_image_write.h>
 #include <png.h>
 
+#include <algorithm>
 #include <bit>
 #include <cctype>
 #include <cstdint>
@@ -83,9 +84,47 @@ void check_pnm_length(const std::filesystem::path& path, const std::vector<unsig
                 " raster bytes, the file holds " + std::to_string(have) + " (truncated?)");
 }
 
+// stb_image 2.27 builds a JPEG Huffman table from the DHT segment's 16 code counts without
+// checking that they sum to at most 256, and a larger sum writes past its 257-entry size
+// array (found by fuzz/ fuzz_jpeg). Every DHT segment of the file, before the first frame and
+// between scans, is checked here first. Entropy-coded data after a scan header is skipped to
+// the next marker (0xFF followed by neither 0x00, a fill 0xFF nor a restart marker).
+void check_jpeg_huffman_tables(const std::filesystem::path& path, const std::vector<unsigned char>& b,
+                               std::size_t after_soi) {
+  std::size_t i = after_soi;
+  const auto fail = [&](const std::string& why) { throw Error("corrupt JPEG " + path.string() + ": " + why); };
+  while (i + 4 <= b.size()) {
+    if (b[i] != 0xFF) {  // inside entropy-coded data: find the next marker
+      ++i;
+      continue;
+    }
+    const unsigned char marker = b[i + 1];
+    if (marker == 0x00 || marker == 0xFF || (marker >= 0xD0 && marker <= 0xD7)) {
+      i += marker == 0xFF ? 1 : 2;
+      continue;
+    }
+    if (marker == 0xD9) return;  // EOI
+    const std::size_t length = (std::size_t(b[i + 2]) << 8) | b[i + 3];
+    const std::size_t end = std::min(b.size(), i + 2 + length);
+    if (marker == 0xC4) {
+      // stb starts a table while the segment has a byte left and then reads its 16 counts
+      // whether or not they lie inside the segment (a fourth finding), and bytes past the end
+      // of the file as zeros: count what the file holds there.
+      std::size_t t = i + 4;
+      while (t < end) {
+        std::size_t codes = 0;
+        for (std::size_t k = 1; k <= 16 && t + k < b.size(); ++k) codes += b[t + k];
+        if (codes > 256)
+          fail("Huffman table with " + std::to_string(codes) + " codes (a DHT table holds at most 256)");
+        t += 17 + codes;
+      }
+    }
+    i = end;
+  }
+}
+
 // What a decoder would allocate for this file, checked against the file's length and the
-// pixel limit first. Deflate expands at most 1032:1, so a PNG's raster cannot exceed its file
-// 1032 times over; binary PNM stores its raster as is.
+// pixel limit first; binary PNM stores its raster as is, the others compress (below).
 void check_header(const std::filesystem::path& path, const std::vector<unsigned char>& bytes) {
   require(!bytes.empty(), "cannot decode image " + path.string() + ": the file is empty");
   require(bytes.size() <= static_cast<std::size_t>(std::numeric_limits<int>::max()),
@@ -104,6 +143,11 @@ void check_header(const std::filesystem::path& path, const std::vector<unsigned 
   }
   const bool pnm = bytes.size() >= 2 && bytes[0] == 'P' && (bytes[1] == '5' || bytes[1] == '6');
   if (pnm) check_pnm_length(path, bytes, bytes[1] == '5' ? 1 : 3);
+  // stb takes a file as JPEG when it starts with SOI, 0xFF 0xD8, after any number of 0xFF fill
+  // bytes (a later fuzz finding began FF FF D8).
+  std::size_t soi = 0;
+  while (soi < bytes.size() && bytes[soi] == 0xFF) ++soi;
+  if (soi >= 1 && soi < bytes.size() && bytes[soi] == 0xD8) check_jpeg_huffman_tables(path, bytes, soi + 1);
   int w = 0, h = 0, n = 0;
   if (!stbi_info_from_memory(bytes.data(), len, &w, &h, &n)) throw Error(describe_stb_failure(path));
   if (w <= 0 || h <= 0) throw Error("cannot decode image " + path.string() + ": size " + std::to_string(w) + "x" + std::to_string(h));
@@ -111,9 +155,17 @@ void check_header(const std::filesystem::path& path, const std::vector<unsigned 
   check_pixel_count(path, uw, uh);
   const bool is16 = stbi_is_16_bit_from_memory(bytes.data(), len) != 0;
   const std::uint64_t raster = uw * uh * static_cast<std::uint64_t>(n) * (is16 ? 2u : 1u);
-  if (png && raster > 1032ull * bytes.size())
-    throw Error("corrupt PNG " + path.string() + ": " + size_text(uw, uh) + " needs " + std::to_string(raster) +
-                " bytes, more than " + std::to_string(bytes.size()) + " bytes of deflate data can hold (truncated?)");
+  // Deflate (PNG) expands at most 1032:1 and the run-length codings of TGA, PSD and PIC at most
+  // 128:1, so a raster larger than 1032 times its file is a corrupt header whose decoder would
+  // invent the pixels (a 28-byte TGA decoded to 400 MB of zeros: a fuzz finding). JPEG's
+  // progressive end-of-band runs compress flat images further, so it gets 4096:1. The 64 KiB
+  // of slack keep every tiny image clear of the rule.
+  const bool jpeg = soi >= 1 && soi < bytes.size() && bytes[soi] == 0xD8;
+  const std::uint64_t ratio = jpeg ? 4096u : 1032u;
+  if (raster > ratio * bytes.size() + (1u << 16))
+    throw Error("corrupt image " + path.string() + ": its header says " + size_text(uw, uh) + " (" +
+                std::to_string(raster) + " bytes of pixels), more than its " + std::to_string(bytes.size()) +
+                " bytes can hold (" + std::to_string(ratio) + ":1 at most; truncated?)");
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages the suite builds with, only those missing; sudo when
-# not root. Sourced or run by demo.sh and test.sh.
+# not root. Sourced or run by demo.sh and test.sh; arguments name extra packages.
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
@@ -10,6 +10,7 @@ packages=(
   # a virtual X display (and Mesa's GLX) for the GLFW platform test: scripts/test.sh
   xvfb xauth libglx-mesa0
 )
+packages+=("$@")  # extra packages a caller needs (scripts/fuzz.sh: clang and libFuzzer)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

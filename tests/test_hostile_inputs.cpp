@@ -451,3 +451,43 @@ TEST_F(HostileFiles, SceneFoldersWithWrongEntries) {
   EXPECT_NE(outcome([&] { load_dataset(p("v2")); }), "");
   EXPECT_NE(outcome([&] { load_dataset(p("nothing_here")); }), "");
 }
+
+// Regression (fuzz_jpeg, the first run): a DHT segment whose 16 code counts sum past 256 made
+// stb_image 2.27 write past its Huffman size table. Refused before stb sees it.
+TEST_F(HostileFiles, JpegHuffmanTableWithTooManyCodes) {
+  std::string jpeg("\xFF\xD8", 2);
+  const std::size_t codes = 16 * 20;  // 20 codes of every length: 320
+  const std::size_t length = 2 + 17 + codes;
+  jpeg += std::string("\xFF\xC4", 2) + char(length >> 8) + char(length & 0xff) + '\x00';
+  for (int k = 0; k < 16; ++k) jpeg += char(20);
+  jpeg += std::string(codes, '\x01');
+  jpeg += std::string("\xFF\xD9", 2);
+  const std::string err = outcome([&] { read_image(put("dht.jpg", jpeg)); });
+  EXPECT_NE(err.find("Huffman table with 320 codes"), std::string::npos) << err;
+  // The same segment after a scan header and some entropy-coded bytes (a progressive file's
+  // tables between scans) is found too.
+  std::string later("\xFF\xD8\xFF\xDA\x00\x02\x12\x34\xFF\x00\x56\xFF\xD0\x78", 14);
+  later += jpeg.substr(2);
+  EXPECT_NE(outcome([&] { read_image(put("dht2.jpg", later)); }).find("320 codes"), std::string::npos);
+  // A table cut short by the end of the file (stb reads the missing bytes as zeros; the second
+  // fuzz finding): 0xFF + 0xC4 + 0x01 = 452 codes in the counts that are there.
+  const std::string cut = std::string("\xFF\xD8\xFF\xC4\x01\x42\x01\xFF\xC4\x01", 10);
+  EXPECT_NE(outcome([&] { read_image(put("dht3.jpg", cut)); }).find("452 codes"), std::string::npos);
+  // A segment whose last byte starts a table: stb reads its counts from the bytes after the
+  // segment (the fourth finding). Segment length 3: the table class byte alone is inside.
+  const std::string past = std::string("\xFF\xD8\xFF\xC4\x00\x03\x00", 7) + std::string(16, '\x20');
+  EXPECT_NE(outcome([&] { read_image(put("dht5.jpg", past)); }).find("512 codes"), std::string::npos);
+  // Fill bytes before SOI (the third finding: stb skips them and still decodes a JPEG).
+  EXPECT_NE(outcome([&] { read_image(put("dht4.jpg", "\xFF\xFF" + jpeg.substr(1))); }).find("320 codes"),
+            std::string::npos);
+}
+
+// Regression (fuzz_jpeg, a 10 s timeout): 28 bytes that stb takes for a run-length TGA of
+// 29282x2434 pixels (214 MB), decoded from zeros past the end of the file. Refused by the 1032:1 rule.
+TEST_F(HostileFiles, TinyFileClaimingAHugeRasterIsRefused) {
+  const std::string tga("\xFF\x00\x02\x00\xFF\x00\x00\x00\x32\x84\x00\x1F\x62\x72\x82\x09\x18\x16\x19\x0A\x17\x84"
+                        "\x00\x10\x0B\x0C\x1A\x25",
+                        28);
+  const std::string err = outcome([&] { read_image(put("tiny.tga", tga)); });
+  EXPECT_NE(err.find("more than its 28 bytes can hold"), std::string::npos) << err;
+}
