@@ -51,7 +51,7 @@ for t in $TARGETS; do
     result="FAILED (input in $artifacts, log $log)"
     status=1
   fi
-  execs=$(grep -E "stat::number_of_executed_units" "$log" | awk '{print $2}')
+  execs=$(grep -E "stat::number_of_executed_units" "$log" | awk '{print $2}' || true)
   cov=$(grep -E "^#[0-9]+.*(DONE|pulse|NEW|REDUCE)" "$log" | tail -1 | grep -oE "cov: [0-9]+" || true)
   echo "fuzz_$t: ${execs:-?} executions in ${FUZZ_SECONDS} s, ${cov:-cov: ?}, $result"
   [ "$result" = ok ] || grep -E "ERROR|SUMMARY|==[0-9]+==" "$log" | head -5

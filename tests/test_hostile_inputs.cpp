@@ -491,3 +491,20 @@ TEST_F(HostileFiles, TinyFileClaimingAHugeRasterIsRefused) {
   const std::string err = outcome([&] { read_image(put("tiny.tga", tga)); });
   EXPECT_NE(err.find("more than its 28 bytes can hold"), std::string::npos) << err;
 }
+
+// Regression (fuzz_png): an empty IDAT chunk before the data is legal PNG; stb adds 0 to its
+// null buffer there (stb's idiom, not checked in the fuzz build). The file reads, and right.
+TEST_F(HostileFiles, PngWithAnEmptyFirstIdatReads) {
+  const unsigned char raw[2] = {0, 0x80};  // filter byte "none", one grey pixel
+  unsigned char packed[64];
+  uLongf packed_size = sizeof packed;
+  ASSERT_EQ(compress(packed, &packed_size, raw, sizeof raw), Z_OK);
+  const std::string ihdr = be32(1) + be32(1) + std::string("\x08\x00\x00\x00\x00", 5);
+  const std::string png = std::string("\x89PNG\r\n\x1a\n", 8) + png_chunk("IHDR", ihdr) + png_chunk("IDAT", "") +
+                          png_chunk("IDAT", std::string(reinterpret_cast<const char*>(packed), packed_size)) +
+                          png_chunk("IEND", "");
+  ImageU8 img;
+  ASSERT_EQ(outcome([&] { img = read_image(put("empty_idat.png", png)); }), "");
+  ASSERT_TRUE(img.same_size(1, 1));
+  EXPECT_EQ(img.at(0, 0), 0x80);
+}
