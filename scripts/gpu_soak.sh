@@ -13,7 +13,7 @@
 #  4. The hostile-input suites on the GPU backends (Hostile.*, CliHostile.*, CudaHostile.*).
 # STEPS picks what runs: STEPS="sanitize soak threads hostile" bash scripts/gpu_soak.sh
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 OUT="${OUT:-/tmp/stereo-soak}"
 BIN="${BIN:-build-gpu}"
 STEPS="${STEPS:-sanitize soak threads hostile}"

@@ -2,7 +2,7 @@
 # The CPU and GL tests under AddressSanitizer + UndefinedBehaviorSanitizer: builds
 # build-asan/ with -DSTEREO_SANITIZE=address,undefined and the CUDA backends off (nvcc takes no
 # -fsanitize; the GPU code is checked by compute-sanitizer, scripts/gpu_soak.sh), runs ctest.
-Mesa's own lifetime allocations are suppressed for
+# Mesa's own lifetime allocations are suppressed for
 # LeakSanitizer by scripts/lsan.supp (driver libraries only). Run by .ci/run after the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
