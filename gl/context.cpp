@@ -16,6 +16,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <sstream>
+#include <thread>
 #include <vector>
 
 #include "gl/check.h"
@@ -493,6 +495,13 @@ std::shared_ptr<Context> Context::create(const ContextOptions& options) {
 }
 
 void Context::make_current() const {
+  if (!owned_by_this_thread()) {
+    std::ostringstream self, owner;
+    self << std::this_thread::get_id();
+    owner << owner_;
+    throw Error("gl: the OpenGL context belongs to thread " + owner.str() + " and this is thread " + self.str() +
+                ": GL backends run on the one thread that first used one (one process per thread for parallel GL work)");
+  }
   if (native_->window != nullptr) {
     glfwMakeContextCurrent(native_->window);
   } else if (eglGetCurrentContext() != native_->context) {

@@ -21,7 +21,8 @@
 ///    callback, GL_DEBUG_OUTPUT_SYNCHRONOUS. Driver messages of type error are kept and thrown
 ///    by the next GL check (gl/check.h), never thrown across the C callback.
 ///    STEREO_GL_DEBUG=2 also prints the other messages to stderr; 0 turns it off.
-/// GLEW loads the entry points. All GL work happens on the thread that created the context.
+/// GLEW loads the entry points. All GL work happens on the thread that created the context;
+/// make_current() refuses any other thread with a clear error (see there why).
 /// What each pass may assume of the context's state: gl/STATE.md.
 
 #include <nlohmann/json.hpp>
@@ -31,6 +32,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
 namespace stereo::gl {
 
@@ -61,8 +63,17 @@ class Context {
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
-  /// Makes the context current on the calling thread.
+  /// Makes the context current on the calling thread, which must be the thread that created
+  /// it; any other thread gets a stereo::Error saying so. Why one thread: an EGL or GLFW
+  /// context is current on at most one thread at a time, and this one stays current on its
+  /// thread between calls (releasing and re-binding it around every pass would cost each pass
+  /// an eglMakeCurrent and still serialise the threads), so a second thread could only fail
+  /// inside eglMakeCurrent (EGL_BAD_ACCESS) or, worse, issue GL calls with no context. Every GL
+  /// backend of a process therefore runs on the thread that first used one; use one process
+  /// per thread to run GL work in parallel.
   void make_current() const;
+  /// True on the thread that created the context (the one make_current accepts).
+  [[nodiscard]] bool owned_by_this_thread() const noexcept { return std::this_thread::get_id() == owner_; }
 
   [[nodiscard]] const std::string& renderer() const { return renderer_; }  ///< GL_RENDERER
   [[nodiscard]] const std::string& vendor() const { return vendor_; }      ///< GL_VENDOR
@@ -88,6 +99,7 @@ class Context {
  private:
   Context(std::unique_ptr<Native> native, const ContextOptions& options);
   std::unique_ptr<Native> native_;
+  std::thread::id owner_ = std::this_thread::get_id();
   std::string renderer_, vendor_, version_, platform_;
   std::optional<std::string> uuid_;
   std::string uuid_source_;

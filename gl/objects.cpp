@@ -34,6 +34,13 @@ Texture Texture::create(GLenum target, GLenum internal_format, int width, int he
                         const std::string& label) {
   require(width > 0 && height > 0, "gl: texture '" + label + "' needs a positive size, got " +
                                         std::to_string(width) + "x" + std::to_string(height));
+  // An image wider or taller than the implementation's largest texture would fail inside
+  // glTextureStorage2D with a bare GL_INVALID_VALUE; say which size and which limit instead.
+  GLint max_size = 0;
+  GL_CHECK(glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size));
+  require(width <= max_size && height <= max_size,
+          "gl: texture '" + label + "' would be " + std::to_string(width) + "x" + std::to_string(height) +
+              ", above this OpenGL's largest texture size " + std::to_string(max_size) + " (GL_MAX_TEXTURE_SIZE)");
   GLuint id = 0;
   GL_CHECK(glCreateTextures(target, 1, &id));
   Texture t(id);
@@ -42,7 +49,12 @@ Texture Texture::create(GLenum target, GLenum internal_format, int width, int he
   t.width_ = width;
   t.height_ = height;
   label_object(GL_TEXTURE, id, label);
-  GL_CHECK(glTextureStorage2D(id, 1, internal_format, width, height));
+  try {
+    GL_CHECK(glTextureStorage2D(id, 1, internal_format, width, height));
+  } catch (const Error& e) {  // GL_OUT_OF_MEMORY above all: name the size that did not fit
+    throw Error("gl: texture '" + label + "' of " + std::to_string(width) + "x" + std::to_string(height) +
+                " could not be allocated: " + e.what());
+  }
   GL_CHECK(glTextureParameteri(id, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE));
   GL_CHECK(glTextureParameteri(id, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE));
   t.set_filter(filter);

@@ -180,7 +180,10 @@ SalapGlMatcher::SalapGlMatcher(const Overrides& overrides) {
 }
 
 SalapGlMatcher::~SalapGlMatcher() {
-  if (impl_) impl_->context->make_current();  // GL objects die with the context current
+  // GL objects die with the context current. On another thread it cannot be made current
+  // (Context::make_current), and a destructor must not throw: the objects' deletes then have
+  // no context and do nothing, so their memory stays with the context until the process ends.
+  if (impl_ && impl_->context->owned_by_this_thread()) impl_->context->make_current();
 }
 
 std::string SalapGlMatcher::component() const { return COMPONENT; }

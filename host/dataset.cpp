@@ -129,11 +129,17 @@ Scene load_middlebury_v3(const fs::path& dir) {
       require(std::isfinite(vmin), s.name + ": calib.txt has a non-finite vmin");
     }
   }
+  require(s.levels >= 0, s.name + ": calib.txt has a negative ndisp " + std::to_string(s.levels));
   if (vmin < 0.0) {
+    // Compared as a double before the conversion: a vmin beyond int's range would be undefined.
+    require(std::floor(vmin) > -double(s.left.width), s.name + ": calib.txt vmin " + std::to_string(vmin) +
+                                                           " is beyond the image width " + std::to_string(s.left.width));
     s.min_disparity = int(std::floor(vmin));
-    require(s.min_disparity > -s.left.width, s.name + ": calib.txt vmin " + std::to_string(vmin) +
-                                                  " is beyond the image width " + std::to_string(s.left.width));
-    if (s.levels > 0) s.levels -= s.min_disparity;  // still up to ndisp - 1
+    if (s.levels > 0) {  // still up to ndisp - 1
+      const long long levels = static_cast<long long>(s.levels) - s.min_disparity;
+      require(levels <= std::numeric_limits<int>::max(), s.name + ": calib.txt ndisp " + std::to_string(s.levels) + " is too large");
+      s.levels = static_cast<int>(levels);
+    }
   }
   const fs::path gt_path = dir / "disp0GT.pfm";
   if (file_exists(gt_path)) {
@@ -156,6 +162,8 @@ Scene load_middlebury_v3(const fs::path& dir) {
       float max_d = 0.0f;
       for (float v : s.gt.data)
         if (std::isfinite(v)) max_d = std::max(max_d, v);
+      require(max_d < float(s.left.width), s.name + ": disp0GT.pfm holds disparity " + std::to_string(max_d) +
+                                               ", beyond the image width " + std::to_string(s.left.width));
       s.levels = int(std::ceil(max_d)) + 1 - s.min_disparity;
     }
   }
@@ -184,7 +192,10 @@ const KittiLayout* kitti_layout(const fs::path& dir) {
 
 std::vector<Scene> load_kitti(const fs::path& dir, const KittiLayout& layout) {
   std::vector<fs::path> frames;
-  for (const auto& e : fs::directory_iterator(dir / layout.left)) {
+  std::error_code ec;
+  fs::directory_iterator listing(dir / layout.left, ec);
+  require(!ec, dir.string() + ": cannot list KITTI " + layout.year + " folder " + layout.left + ": " + ec.message());
+  for (const auto& e : listing) {
     const std::string n = e.path().filename().string();
     if (n.size() > 7 && n.substr(n.size() - 7) == "_10.png") frames.push_back(e.path());
   }
@@ -266,7 +277,10 @@ std::vector<Scene> load_dataset(const fs::path& path) {
   if (const KittiLayout* kitti = kitti_layout(path)) return load_kitti(path, *kitti);
   if (is_scene_folder(path)) return {load_scene(path)};
   std::vector<fs::path> dirs;
-  for (const auto& e : fs::directory_iterator(path))
+  std::error_code ec;
+  fs::directory_iterator listing(path, ec);
+  require(!ec, "cannot read " + path.string() + ": " + ec.message());
+  for (const auto& e : listing)
     if (e.is_directory() && is_scene_folder(e.path())) dirs.push_back(e.path());
   std::sort(dirs.begin(), dirs.end());
   require(!dirs.empty(), path.string() + ": no scene folders in it");
@@ -292,6 +306,11 @@ void validate_pair(const ImageU8& left, const ImageU8& right, DisparityRange ran
   require(left.channels == right.channels,
           component + ": left has " + std::to_string(left.channels) + " channels, right " +
               std::to_string(right.channels));
+  require(left.channels == 1 || left.channels == 3,
+          component + ": inputs must be grey or RGB, got " + std::to_string(left.channels) + " channels");
+  require(left.data.size() == left.pixel_count() * static_cast<std::size_t>(left.channels) &&
+              right.data.size() == right.pixel_count() * static_cast<std::size_t>(right.channels),
+          component + ": image data does not match its size");
   require(range.count >= 1, component + ": disparity levels must be >= 1, got " + std::to_string(range.count));
   if (range.min == 0)
     require(range.count < left.width, component + ": disparity levels " + std::to_string(range.count) +

@@ -61,7 +61,7 @@ std::vector<Scene> load_dataset(const std::filesystem::path& path);
 /// was configured with (STEREO_DATA_DIR, default ../shared/data beside the source tree).
 std::filesystem::path data_root();
 
-/// Checks a pair before a method runs: non-empty, equal sizes and channel counts, count >= 1,
+/// Checks a pair before a method runs: non-empty, equal sizes and channel counts (1 or 3), count >= 1,
 /// and every searched disparity leaves some overlap of the two views (-width < d < width).
 void validate_pair(const ImageU8& left, const ImageU8& right, DisparityRange range, const std::string& component);
 /// The same over 0 .. levels-1 (1 <= levels < width).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages the suite builds with, only those missing; sudo when
-# not root. Sourced or run by demo.sh and test.sh.
+# not root. Sourced or run by demo.sh and test.sh; arguments name extra packages.
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
@@ -14,6 +14,7 @@ packages=(
   # took ~100 s together on a fresh Debian 12 here (171 packages, mostly OpenCV's codecs).
   gnuplot-nox libopencv-calib3d-dev
 )
+packages+=("$@")  # extra packages a caller needs (scripts/fuzz.sh: clang and libFuzzer)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -17,6 +17,7 @@ add_executable(stereo_cuda_tests
   ${CMAKE_CURRENT_LIST_DIR}/test_cuda_esaw_stages.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_cuda_esaw_matcher.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_cuda_salap_stream.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/test_cuda_hostile.cpp
 )
 target_link_libraries(stereo_cuda_tests PRIVATE stereo_methods stereo_reference stereo_cuda GTest::gtest_main)
 stereo_warnings(stereo_cuda_tests)

@@ -125,6 +125,7 @@ void check_output_folder(const std::string& path) {
   const fs::path parent = fs::path(path).parent_path();
   std::error_code ec;
   require(parent.empty() || fs::is_directory(parent, ec), "cannot write " + path + ": folder " + parent.string() + " does not exist");
+  require(!fs::is_directory(path, ec), "cannot write " + path + ": it is a folder");
 }
 
 // The DSI as raw little-endian float32 (DisparitySpaceImage's layout) and a JSON sidecar

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# libFuzzer over every loader (fuzz/): builds build-fuzz/ with clang (STEREO_FUZZ=ON: address,
+# undefined and coverage), makes the seed corpora from the shared data (fuzz/make_seeds.cpp:
+# small crops of real scenes, at run time; nothing is copied into the repository), then runs
+# each target for FUZZ_SECONDS (default 20: a bounded run for CI, about 3 minutes for all
+# nine). Longer runs by hand: FUZZ_SECONDS=3600 TARGETS="png pfm" scripts/fuzz.sh.
+# A crash, a leak, a hang (> FUZZ_TIMEOUT s on one input) or an allocation above 2 GiB stops a
+# target; its input lands in build-fuzz/artifacts/<target>/ and the script exits 1. Each
+# target's executions and coverage are printed on one line per target.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CLANG_VERSION="${CLANG_VERSION:-14}"
+bash scripts/deps.sh "clang-$CLANG_VERSION" "libclang-rt-$CLANG_VERSION-dev"
+CC_BIN="$(command -v clang-$CLANG_VERSION || command -v clang)"
+CXX_BIN="$(command -v clang++-$CLANG_VERSION || command -v clang++)"
+FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
+FUZZ_TIMEOUT="${FUZZ_TIMEOUT:-10}"
+TARGETS="${TARGETS:-png pnm jpeg png16 pfm calib middlebury_v2 middeval3 kitti}"
+BUILD=build-fuzz
+DATA="${STEREO_DATA:-$PWD/../shared/data}"
+
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER="$CC_BIN" \
+  -DCMAKE_CXX_COMPILER="$CXX_BIN" -DSTEREO_FUZZ=ON -DSTEREO_WITH_GL=OFF -DSTEREO_WITH_CUDA=OFF \
+  -DSTEREO_BUILD_TESTS=OFF "${launcher[@]}" >/dev/null
+cmake --build "$BUILD" -j"${FUZZ_JOBS:-$(nproc)}" --target make_seeds $(for t in $TARGETS; do echo fuzz_$t; done) >/dev/null
+
+seeds="$BUILD/seeds"
+rm -rf "$seeds"
+if [ -d "$DATA" ]; then
+  "$BUILD/fuzz/make_seeds" "$DATA" "$seeds"
+else
+  echo "fuzz: no shared data at $DATA (STEREO_DATA): hand-made seeds only"
+  "$BUILD/fuzz/make_seeds" /nonexistent "$seeds"
+fi
+
+status=0
+for t in $TARGETS; do
+  corpus="$BUILD/corpus/$t"   # grows across runs; the seeds are read alongside it
+  artifacts="$BUILD/artifacts/$t/"
+  mkdir -p "$corpus" "$artifacts" "$seeds/$t"
+  log="$BUILD/fuzz_$t.log"
+  # -rss_limit_mb bounds the whole process; -malloc_limit_mb one allocation: a decoder that
+  # believes a corrupt header and allocates gigabytes is a finding.
+  if "$BUILD/fuzz/fuzz_$t" "$corpus" "$seeds/$t" -max_total_time="$FUZZ_SECONDS" -timeout="$FUZZ_TIMEOUT" \
+      -rss_limit_mb=2560 -malloc_limit_mb=2048 -artifact_prefix="$artifacts" -print_final_stats=1 \
+      >"$log" 2>&1; then
+    result=ok
+  else
+    result="FAILED (input in $artifacts, log $log)"
+    status=1
+  fi
+  execs=$(grep -E "stat::number_of_executed_units" "$log" | awk '{print $2}' || true)
+  cov=$(grep -E "^#[0-9]+.*(DONE|pulse|NEW|REDUCE)" "$log" | tail -1 | grep -oE "cov: [0-9]+" || true)
+  echo "fuzz_$t: ${execs:-?} executions in ${FUZZ_SECONDS} s, ${cov:-cov: ?}, $result"
+  [ "$result" = ok ] || grep -E "ERROR|SUMMARY|==[0-9]+==" "$log" | head -5
+done
+exit "$status"

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The CPU and GL tests under AddressSanitizer + UndefinedBehaviorSanitizer: builds
+# build-asan/ with -DSTEREO_SANITIZE=address,undefined and the CUDA backends off (nvcc takes no
+# -fsanitize; the GPU code is checked by compute-sanitizer, scripts/gpu_soak.sh), runs ctest.
+# Mesa's own lifetime allocations are suppressed for
+# LeakSanitizer by scripts/lsan.supp (driver libraries only). Run by .ci/run after the tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=build-asan
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEREO_SANITIZE=address,undefined \
+  -DSTEREO_WITH_CUDA=OFF "${launcher[@]}" >/dev/null
+# Everything this configuration has (CPU and GL tests, the driver the CLI tests run, the soak
+# tool): a test binary left unbuilt would be a failing NOT_BUILT test in ctest.
+cmake --build "$BUILD" -j"$(nproc)"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp:print_suppressions=0"
+status=0
+ctest --test-dir "$BUILD" --output-on-failure -j"$(nproc)" -LE glfw --timeout 900 || status=1
+exit "$status"
