@@ -135,7 +135,7 @@ Responses flip_rows(const Responses& responses, int width) {
 }
 
 ImageF pad_rows(const ImageF& image, int padded_width) {
-  require(image.channels == 1 && padded_width >= image.width,
+  require(image.channels == 1 && padded_width >= image.width && padded_width <= 2 * image.width,
           "symstereo: pad_rows: cannot pad rows of " + std::to_string(image.width) + " to " +
               std::to_string(padded_width));
   const int w = image.width, pad = padded_width - w;
@@ -147,7 +147,6 @@ ImageF pad_rows(const ImageF& image, int padded_width) {
         const int t = x - w;
         // First half: the end mirrored; second half: the start mirrored, ending at x = 0's neighbour.
         source = t < pad / 2 ? w - 1 - t : padded_width - 1 - x;
-        source = std::clamp(source, 0, w - 1);
       }
       out.at(x, y) = image.at(source, y);
     }

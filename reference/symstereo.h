@@ -131,9 +131,11 @@ ImageF flip_rows(const ImageF& image);
 /// image; any padding after them stays where it is) mirrored.
 Responses flip_rows(const Responses& responses, int width);
 
-/// Rows extended to `padded_width` (symstereo_padded_length) so that the circular FFT sees a
-/// continuous signal: the first half of the extension mirrors the row's end (W-1, W-2, ...),
-/// the second half its start (..., 1, 0), which the circular transform joins to x = 0.
+/// Rows extended to `padded_width` (symstereo_padded_length, W..2W) so that the circular FFT
+/// sees a continuous signal: the first half of the extension mirrors the row's end (W-1, W-2,
+/// ...), the second half its start (..., 1, 0), which the circular transform joins to x = 0.
+/// At 2W the extension is the whole mirrored row and the circular row the row's exact even
+/// extension; shorter ones keep their one jump (mid-extension) a filter's reach from the row.
 ImageF pad_rows(const ImageF& image, int padded_width);
 
 /// Real-to-complex FFT of every row: H rows of W/2 + 1 bins. `plan` must be made for

@@ -81,8 +81,8 @@ TEST(CudaSymStereoMatcher, ReusesPlansAcrossRunsAndSizes) {
 
 TEST(CudaSymStereoMatcher, RefusesWhatDoesNotFit) {
   STEREO_REQUIRE_CUDA();
-  // 8192 x 4096 with N = 256: the responses alone are over 2 x 256 x 8192 x 4096 x 8 B = 137 GB
-  // (and the rows pad to millions of samples: lambda_256 = 6 x 1.05^255 px).
+  // 8192 x 4096 with N = 256: the responses alone are 2 x 256 x 16384 x 4096 x 8 B = 275 GB
+  // (lambda_256 = 6 x 1.05^255 px is far beyond the row: the rows pad to the cap, 2W).
   auto gpu = create_matcher("symstereo", "cuda", {{"wavelets", "256"}});
   const ImageU8 big(8192, 4096, 1, 0);
   try {
@@ -94,9 +94,11 @@ TEST(CudaSymStereoMatcher, RefusesWhatDoesNotFit) {
     EXPECT_NE(msg.find("8192x4096"), std::string::npos) << msg;
     EXPECT_NE(msg.find("MiB"), std::string::npos) << msg;
   }
-  // The matcher still works after the refusal.
+  // The matcher still works after the refusal, with the same N = 256 (rows of 2 x 64: 8 MB of
+  // responses), and agrees with the CPU there.
   const ImageU8 a = test::random_texture(64, 16, 3);
   EXPECT_NO_THROW(gpu->compute(a, a, 8));
+  compare(a, test::shifted(a, 3), DisparityRange{0, 8}, {{"wavelets", "256"}}, "64x16, N = 256");
 }
 
 TEST(CudaSymStereoMatcher, OutOfMemoryAtEveryAllocationIsClear) {

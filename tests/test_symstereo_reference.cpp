@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <numbers>
@@ -78,24 +79,115 @@ TEST(SymStereoReference, FlipFilterFlipBackIsConjugate) {
   EXPECT_LT(std::sqrt(err / norm), 1e-5);
 }
 
-// The FFT rows: at least twice the longest wavelength past the image, 7-smooth, and the
-// extension mirrors the row's end and then its start, so the circular row is continuous.
+// The FFT rows: at least twice the longest wavelength past the image, 7-smooth, and never more
+// than the row and its mirror image (2W); the extension mirrors the row's end and then its
+// start, so the circular row is continuous.
 TEST(SymStereoReference, PaddedRowsAreContinuousAndLongEnough) {
   const SymStereoParams params;
   for (int width : {71, 384, 450, 1024}) {
     const int wp = symstereo_padded_length(width, params);
     const double longest = params.min_wavelength * std::pow(double(params.ratio), params.wavelets - 1);
     EXPECT_GE(wp, width + 2.0 * longest) << width;
+    EXPECT_LT(wp, 2 * width) << width;
     int r = wp;
     for (int p : {2, 3, 5, 7})
       while (r % p == 0) r /= p;
     EXPECT_EQ(r, 1) << wp << " has a prime factor above 7";
   }
+  // Wavelengths beyond the row: the cap. N = 256 at m = 1.05 reaches 6 x 1.05^255 = 1.5e6 px.
+  SymStereoParams huge;
+  huge.wavelets = 256;
+  EXPECT_EQ(symstereo_padded_length(64, huge), 128);
+  EXPECT_EQ(symstereo_padded_length(8192, huge), 16384);
+  huge.ratio = 4.0f;  // 6 x 4^255 = 2e154 px: still the cap, no overflow
+  EXPECT_EQ(symstereo_padded_length(1021, huge), 2042);
+  // Twice the longest wavelength (here 2 x 24.8) fits below 2W, but no 7-smooth length does.
+  EXPECT_EQ(symstereo_padded_length(51, params), 102);
   ImageF row(10, 1, 1);
   for (int x = 0; x < 10; ++x) row.at(x, 0) = float(x);
   const ImageF padded = ref::pad_rows(row, 16);  // 6 extra: 9 8 7 | 2 1 0
   const std::vector<float> expect = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 8, 7, 2, 1, 0};
   EXPECT_EQ(padded.data, expect);
+  const ImageF whole = ref::pad_rows(row, 20);  // the cap: the whole row mirrored
+  const std::vector<float> mirrored = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0};
+  EXPECT_EQ(whole.data, mirrored);
+  EXPECT_THROW(ref::pad_rows(row, 21), Error);
+}
+
+// Why 2W is enough for any wavelength: the row and its mirror image are one period of the
+// row's even extension, and filtering that periodic signal circularly at 2W gives the same
+// responses as at 8 x 2W (eight periods), where the filters are sampled 8 times as finely
+// but the signal has no energy between the 2W transform's bins. Wavelengths up to 6 x 2^7 =
+// 768 px on a 40-pixel row. (The row at W + 2 x 768 with constant stretches, as the extension
+// was before the cap, is not this signal: its longest wavelets saw the stretches.)
+TEST(SymStereoReference, RowAndMirrorAreExactForAnyWavelength) {
+  SymStereoParams params;
+  params.wavelets = 8;
+  params.ratio = 2.0f;
+  const int width = 40, height = 3, periods = 8;
+  ASSERT_EQ(symstereo_padded_length(width, params), 2 * width);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(0.0f, 255.0f);
+  ImageF img(width, height, 1);
+  for (float& v : img.data) v = u(rng);
+
+  const auto responses = [&](const ImageF& rows) {
+    ref::FftwPlan plan(rows.width, rows.height);
+    return ref::inverse(ref::filter(ref::row_fft(rows, plan), ref::log_gabor_bank(rows.width, params)), plan);
+  };
+  const ref::Responses short_rows = responses(ref::pad_rows(img, 2 * width));
+  ImageF long_rows(2 * width * periods, height, 1);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < long_rows.width; ++x) {
+      const int m = x % (2 * width);
+      long_rows.at(x, y) = img.at(m < width ? m : 2 * width - 1 - m, y);
+    }
+  const ref::Responses long_resp = responses(long_rows);
+  for (int k = 0; k < params.wavelets; ++k) {
+    double err = 0, norm = 0;
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x) {
+        const ref::Complex a = short_rows.row(k * height + y)[x], b = long_resp.row(k * height + y)[x];
+        err += std::norm(a - b);
+        norm += std::norm(b);
+      }
+    ASSERT_GT(norm, 0.0) << "wavelet " << k << " answers nothing";
+    std::printf("wavelet %d (lambda %g px): response RMS %.3g, difference RMS %.3g grey levels\n", k,
+                ref::log_gabor_bank(2, params).wavelengths[std::size_t(k)], std::sqrt(norm / (width * height)),
+                std::sqrt(err / (width * height)));
+    // Relative 1e-5; for a response below one grey level (the longest wavelengths, whose
+    // gains at 1 / 2W are down to 1e-7) 1e-5 grey levels, the fp32 FFTs' round-off on 0..255.
+    EXPECT_LT(std::sqrt(err / (width * height)), 1e-5 * std::max(1.0, std::sqrt(norm / (width * height))))
+        << "wavelet " << k;
+  }
+}
+
+// N = 256 (the most validate() allows) on a small image: the wavelets far beyond the row have
+// gains that underflow to zero in float and add nothing; the DSI stays finite and in range,
+// and the shift is still found.
+TEST(SymStereoReference, HugeBankStaysFinite) {
+  SymStereoParams params;
+  params.wavelets = 256;
+  const int wp = symstereo_padded_length(64, params);
+  const ref::FilterBank bank = ref::log_gabor_bank(wp, params);
+  for (float v : bank.data) {
+    ASSERT_TRUE(std::isfinite(v));
+    ASSERT_GE(v, 0.0f);
+    ASSERT_LE(v, 2.0f / float(wp) * 1.0001f);
+  }
+  const float* last = bank.data.data() + std::size_t(255) * std::size_t(bank.bins);
+  EXPECT_EQ(*std::max_element(last, last + bank.bins), 0.0f) << "lambda_256 = 1.5e6 px on a 128-sample row";
+  const ImageU8 left = test::random_texture(64, 16, 4);
+  const ref::Dsi dsi = ref::symstereo_dsi(left, test::shifted(left, 3), DisparityRange{0, 8}, params);
+  for (float v : dsi.data) {
+    ASSERT_TRUE(std::isfinite(v));
+    ASSERT_TRUE(v == SYMSTEREO_OUT_OF_IMAGE || (v >= -1.0f && v <= 1.0f)) << v;
+  }
+  const ImageF d = ref::wta(dsi);
+  int right = 0, counted = 0;
+  for (int y = 0; y < 16; ++y)
+    for (int x = 16; x < 56; ++x, ++counted) right += d.at(x, y) == 3.0f;
+  EXPECT_GE(right, counted * 9 / 10) << right << " of " << counted;
 }
 
 TEST(SymStereoReference, FftRoundTrip) {

@@ -22,7 +22,6 @@ __global__ void flip_rows_kernel(const std::uint8_t* raw, int width, int height,
   if (x >= width) {
     const int t = x - width;
     column = t < (padded_width - width) / 2 ? width - 1 - t : padded_width - 1 - x;
-    column = min(max(column, 0), width - 1);
   }
   const int source = mirror ? width - 1 - column : column;
   const std::uint8_t* p = raw + (std::size_t(y) * std::size_t(width) + std::size_t(source)) * std::size_t(channels);
@@ -34,8 +33,9 @@ __global__ void flip_rows_kernel(const std::uint8_t* raw, int width, int height,
 
 void flip_rows(const std::uint8_t* raw, int width, int height, int channels, bool mirror, int padded_width,
                float* grey, cudaStream_t stream) {
-  require(padded_width >= width, "symstereo/cuda: flip_rows: padded width " + std::to_string(padded_width) +
-                                     " is less than the width " + std::to_string(width));
+  require(padded_width >= width && padded_width <= 2 * width,
+          "symstereo/cuda: flip_rows: padded width " + std::to_string(padded_width) + " is outside " +
+              std::to_string(width) + ".." + std::to_string(2 * width) + " (the row and its mirror image)");
   require(width >= 1 && height >= 1, "symstereo/cuda: flip_rows on an empty image");
   require(channels == 1 || channels == 3 || channels == 4,
           "symstereo/cuda: flip_rows needs 1, 3 or 4 channels, got " + std::to_string(channels));
