@@ -150,7 +150,10 @@ TEST(CudaSymStereoStages, RowFftFilterInverse) {
 TEST(CudaSymStereoStages, EnergyAndWta) {
   STEREO_REQUIRE_CUDA();
   // 131 wide (not a multiple of the 64-pixel tile), 37 levels (not a multiple of 32), and a
-  // range with negative disparities, so both out-of-image sides are exercised.
+  // range with negative disparities, so both out-of-image sides are exercised. Level counts
+  // whose last tile is 8, 16, 24 and 32 levels high (7, 37, 15, 20, 70, 110), and tiles wholly
+  // outside the right image on either side (110 levels: x < 64 at d >= 64; min -100: x >= 64
+  // at x - d >= 155), which the kernel fills without computing.
   const int width = 131, height = 9, n = 21;
   const ImageU8 left = test::random_texture(width, height, 4);
   const ImageU8 right = test::shifted(left, 3);
@@ -165,7 +168,9 @@ TEST(CudaSymStereoStages, EnergyAndWta) {
   const ref::Responses rr = ref::flip_rows(rr_mirrored, width);
   auto d_left = complex_to_device(rl.data);
   auto d_right = complex_to_device(rr_mirrored.data);
-  for (const DisparityRange range : {DisparityRange{0, 37}, DisparityRange{-5, 70}, DisparityRange{0, 7}}) {
+  for (const DisparityRange range : {DisparityRange{0, 37}, DisparityRange{-5, 70}, DisparityRange{0, 7},
+                                     DisparityRange{2, 15}, DisparityRange{0, 20}, DisparityRange{0, 110},
+                                     DisparityRange{-100, 10}, DisparityRange{-20, 64}}) {
     const ref::Dsi expect = ref::energy(rl, rr, width, height, range);
     auto d_dsi = cu::make_device_buffer<float>(expect.data.size(), "test", "dsi");
     CUDA_CHECK(cudaMemset(d_dsi.get(), 0xFF, expect.data.size() * sizeof(float)));

@@ -31,15 +31,12 @@ namespace {
 constexpr int TX = 16;               // threads along x
 constexpr int TD = 8;                // threads along the levels
 constexpr int PX = 4;                // pixels per thread (stride TX)
-constexpr int PD = 4;                // levels per thread (stride TD)
+constexpr int PD_MAX = 4;            // levels per thread (stride TD) in a full level tile
 constexpr int BX = TX * PX;          // 64 pixels per block
-constexpr int BD = TD * PD;          // 32 levels per block
-constexpr int RIGHT = BX + BD - 1;   // 95 right-view responses a block reaches
-constexpr int RIGHT_PAD = BX + BD;   // row pitch in shared memory
+constexpr int BD_MAX = TD * PD_MAX;  // 32 levels per full level tile
+constexpr int RIGHT_PAD = BX + BD_MAX;  // row pitch in shared memory (>= the 95 a full tile reaches)
 constexpr int KC = 16;               // wavelets staged per chunk
 constexpr int THREADS = TX * TD;     // 128
-// Right values one thread reads per wavelet: offsets 16 i - 8 j = 8 m, m = 2i - j in -3..6.
-constexpr int RM = 2 * (PX - 1) + (PD - 1) + 1;  // 10
 
 // |re + i im| with one SFU instruction: sqrt.approx is MUFU.SQRT on sm_75 and later (relative
 // error about 2^-23, zero at zero), where sqrtf would be the IEEE-rounded multi-instruction
@@ -50,20 +47,44 @@ __device__ __forceinline__ float magnitude(float re, float im) {
   return r;
 }
 
-__global__ void __launch_bounds__(THREADS) energy_kernel(const float2* __restrict__ left,
-                                                         const float2* __restrict__ right_mirrored, int width,
-                                                         int height, int row_pitch, std::size_t wavelet_pitch,
-                                                         int wavelets,
-                                                         int min_disparity, int levels, float* __restrict__ dsi) {
-  __shared__ float2 left_s[KC][BX];
-  __shared__ float2 right_s[KC][RIGHT_PAD];
+// One block's tile: 64 pixels x TD * PD levels from level k0. The last level tile of a range
+// whose count is not a multiple of 32 runs with PD = ceil(rest / 8) < 4, so it computes at
+// most 7 unused levels instead of up to 31 (170 levels: 176 computed instead of 192; 69: 72
+// instead of 96; Table 2's 7: 8 instead of 32). The x - d offsets of a thread's pairs are
+// 16 i - 8 j = 8 m, m = 2i - j in -(PD-1)..6: RM right values feed its PX x PD pairs.
+template <int PD>
+__device__ __forceinline__ void energy_tile(float2 (&left_s)[KC][BX], float2 (&right_s)[KC][RIGHT_PAD],
+                                            const float2* __restrict__ left,
+                                            const float2* __restrict__ right_mirrored, int width, int height,
+                                            int row_pitch, std::size_t wavelet_pitch, int wavelets,
+                                            int min_disparity, int levels, int k0, float* __restrict__ dsi) {
+  constexpr int BD = TD * PD;
+  constexpr int RIGHT = BX + BD - 1;  // right-view responses the tile reaches
+  constexpr int RM = 2 * (PX - 1) + (PD - 1) + 1;
   const int tx = int(threadIdx.x) % TX;
   const int td = int(threadIdx.x) / TX;
   const int x0 = int(blockIdx.x) * BX;
-  const int k0 = int(blockIdx.y) * BD;
   const int y = int(blockIdx.z);
-  // q of right_s[.][0]: the smallest x - d of the block, x0 - (range.min + k0 + BD - 1).
+  // q of right_s[.][0]: the smallest x - d of the tile, x0 - (range.min + k0 + BD - 1).
   const int q_base = x0 - (min_disparity + k0 + BD - 1);
+  const std::size_t plane = std::size_t(width) * std::size_t(height);
+
+  // A tile wholly outside the right image (x - d < 0 for its largest x and smallest d, or
+  // >= W for the opposite corner) only writes the out-of-image value: at 1024 x 768 with 170
+  // levels that is 6 of every 96 tiles.
+  if (x0 + BX - 1 - (min_disparity + k0) < 0 || q_base >= width) {
+#pragma unroll
+    for (int j = 0; j < PD; ++j) {
+      const int k = k0 + td + TD * j;
+#pragma unroll
+      for (int i = 0; i < PX; ++i) {
+        const int x = x0 + tx + TX * i;
+        if (k < levels && x < width)
+          dsi[std::size_t(k) * plane + std::size_t(y) * std::size_t(width) + std::size_t(x)] = SYMSTEREO_OUT_OF_IMAGE;
+      }
+    }
+    return;  // uniform over the block: before any barrier
+  }
 
   float num_s[PX][PD], den_s[PX][PD], num_a[PX][PD], den_a[PX][PD];
 #pragma unroll
@@ -71,20 +92,19 @@ __global__ void __launch_bounds__(THREADS) energy_kernel(const float2* __restric
 #pragma unroll
     for (int j = 0; j < PD; ++j) num_s[i][j] = den_s[i][j] = num_a[i][j] = den_a[i][j] = 0.0f;
 
-  const std::size_t row_stride = wavelet_pitch;  // one wavelet's image to the next
   const std::size_t row = std::size_t(y) * std::size_t(row_pitch);
   for (int w0 = 0; w0 < wavelets; w0 += KC) {
     const int kc = min(KC, wavelets - w0);
     __syncthreads();  // the previous chunk is consumed
     for (int idx = int(threadIdx.x); idx < kc * BX; idx += THREADS) {
       const int kk = idx / BX, xx = idx % BX, x = x0 + xx;
-      left_s[kk][xx] = x < width ? left[std::size_t(w0 + kk) * row_stride + row + std::size_t(x)] : float2{0, 0};
+      left_s[kk][xx] = x < width ? left[std::size_t(w0 + kk) * wavelet_pitch + row + std::size_t(x)] : float2{0, 0};
     }
-    for (int idx = int(threadIdx.x); idx < kc * RIGHT_PAD; idx += THREADS) {
-      const int kk = idx / RIGHT_PAD, rr = idx % RIGHT_PAD, q = q_base + rr;
+    for (int idx = int(threadIdx.x); idx < kc * RIGHT; idx += THREADS) {
+      const int kk = idx / RIGHT, rr = idx % RIGHT, q = q_base + rr;
       float2 v{0, 0};
-      if (rr < RIGHT && q >= 0 && q < width)
-        v = right_mirrored[std::size_t(w0 + kk) * row_stride + row + std::size_t(width - 1 - q)];
+      if (q >= 0 && q < width)
+        v = right_mirrored[std::size_t(w0 + kk) * wavelet_pitch + row + std::size_t(width - 1 - q)];
       right_s[kk][rr] = v;
     }
     __syncthreads();
@@ -111,7 +131,6 @@ __global__ void __launch_bounds__(THREADS) energy_kernel(const float2* __restric
         }
     }
   }
-  const std::size_t plane = std::size_t(width) * std::size_t(height);
 #pragma unroll
   for (int j = 0; j < PD; ++j) {
     const int k = k0 + td + TD * j;
@@ -129,6 +148,33 @@ __global__ void __launch_bounds__(THREADS) energy_kernel(const float2* __restric
   }
 }
 
+// One kernel per tile height, so each gets its own register allocation (the four heights
+// switched in one kernel took 156 registers, 3 blocks per SM, and spilled when held to 128).
+// The bound of 4 blocks per SM keeps the full tile at 124 registers (4 blocks, 16 warps) and
+// stops ptxas squeezing the PD = 2 tile into 64 registers with spills (nvcc 13.0, sm_90).
+// blockIdx.y counts level tiles from level k_first.
+template <int PD>
+__global__ void __launch_bounds__(THREADS, 4) energy_kernel(const float2* __restrict__ left,
+                                                         const float2* __restrict__ right_mirrored, int width,
+                                                         int height, int row_pitch, std::size_t wavelet_pitch,
+                                                         int wavelets, int min_disparity, int levels, int k_first,
+                                                         float* __restrict__ dsi) {
+  __shared__ float2 left_s[KC][BX];
+  __shared__ float2 right_s[KC][RIGHT_PAD];
+  energy_tile<PD>(left_s, right_s, left, right_mirrored, width, height, row_pitch, wavelet_pitch, wavelets,
+                  min_disparity, levels, k_first + int(blockIdx.y) * TD * PD, dsi);
+}
+
+template <int PD>
+void launch(const float2* left, const float2* right_mirrored, int width, int height, int row_pitch,
+            std::size_t wavelet_pitch, int wavelets, DisparityRange range, int k_first, int tiles, float* dsi,
+            cudaStream_t stream) {
+  const dim3 grid(unsigned(div_up(width, BX)), unsigned(tiles), unsigned(height));
+  energy_kernel<PD><<<grid, THREADS, 0, stream>>>(left, right_mirrored, width, height, row_pitch, wavelet_pitch,
+                                                  wavelets, range.min, range.count, k_first, dsi);
+  CUDA_CHECK_LAUNCH();
+}
+
 }  // namespace
 
 void energy(const cufftComplex* left, const cufftComplex* right_mirrored, int width, int height, int row_pitch,
@@ -139,11 +185,20 @@ void energy(const cufftComplex* left, const cufftComplex* right_mirrored, int wi
   require(height <= 65535, "symstereo/cuda: energy: height " + std::to_string(height) + " exceeds the grid's 65535");
   require(row_pitch >= width && wavelet_pitch >= std::size_t(row_pitch) * std::size_t(height),
           "symstereo/cuda: energy: wavelet pitch " + std::to_string(wavelet_pitch) + " is less than one image");
-  const dim3 grid(unsigned(div_up(width, BX)), unsigned(div_up(range.count, BD)), unsigned(height));
-  energy_kernel<<<grid, THREADS, 0, stream>>>(reinterpret_cast<const float2*>(left),
-                                              reinterpret_cast<const float2*>(right_mirrored), width, height,
-                                              row_pitch, wavelet_pitch, wavelets, range.min, range.count, dsi);
-  CUDA_CHECK_LAUNCH();
+  const auto* l = reinterpret_cast<const float2*>(left);
+  const auto* r = reinterpret_cast<const float2*>(right_mirrored);
+  // Full 32-level tiles, then one tile of the rest's height (ceil(rest / 8) x 8 levels).
+  const int full_tiles = range.count / BD_MAX, rest = range.count - full_tiles * BD_MAX;
+  if (full_tiles > 0)
+    launch<4>(l, r, width, height, row_pitch, wavelet_pitch, wavelets, range, 0, full_tiles, dsi, stream);
+  const int k_rest = full_tiles * BD_MAX;
+  switch (div_up(rest, TD)) {
+    case 0: break;
+    case 1: launch<1>(l, r, width, height, row_pitch, wavelet_pitch, wavelets, range, k_rest, 1, dsi, stream); break;
+    case 2: launch<2>(l, r, width, height, row_pitch, wavelet_pitch, wavelets, range, k_rest, 1, dsi, stream); break;
+    case 3: launch<3>(l, r, width, height, row_pitch, wavelet_pitch, wavelets, range, k_rest, 1, dsi, stream); break;
+    default: launch<4>(l, r, width, height, row_pitch, wavelet_pitch, wavelets, range, k_rest, 1, dsi, stream); break;
+  }
 }
 
 }  // namespace stereo::cu::symstereo
