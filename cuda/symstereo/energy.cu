@@ -3,7 +3,7 @@
 //   E_S = sum(|Re S| - |Im S|) / sum |S|,   E_A = sum(|Im A| - |Re A|) / sum |A|,   E = E_A E_S.
 //
 // The paper's Fig. 1 mapping, carried one step further. A block covers 64 pixels x 32 levels of
-// one row. The left view's responses of those 64 pixels are what every level of the block reads
+// one row (the range's last tile: 8, 16, 24 or 32 levels, whichever covers its rest). The left view's responses of those 64 pixels are what every level of the block reads
 // (the paper keeps them in shared memory); here the right view's 64 + 31 responses the block's
 // levels reach are staged in shared memory too, a chunk of 16 wavelets at a time, because each
 // is read by up to 32 (x, d) pairs with the same x - d. Each thread then holds a 4 x 4 tile of
