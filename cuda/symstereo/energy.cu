@@ -37,6 +37,8 @@ constexpr int BD_MAX = TD * PD_MAX;  // 32 levels per full level tile
 constexpr int RIGHT_PAD = BX + BD_MAX;  // row pitch in shared memory (>= the 95 a full tile reaches)
 constexpr int KC = 16;               // wavelets staged per chunk
 constexpr int THREADS = TX * TD;     // 128
+constexpr int LEFT_ROWS = THREADS / BX;  // wavelets whose left responses one pass of the block stages
+static_assert(THREADS % BX == 0 && KC % LEFT_ROWS == 0 && BX + BD_MAX - 1 <= THREADS, "staging layout");
 
 // |re + i im| with one SFU instruction: sqrt.approx is MUFU.SQRT on sm_75 and later (relative
 // error about 2^-23, zero at zero), where sqrtf would be the IEEE-rounded multi-instruction
@@ -96,16 +98,35 @@ __device__ __forceinline__ void energy_tile(float2 (&left_s)[KC][BX], float2 (&r
   for (int w0 = 0; w0 < wavelets; w0 += KC) {
     const int kc = min(KC, wavelets - w0);
     __syncthreads();  // the previous chunk is consumed
-    for (int idx = int(threadIdx.x); idx < kc * BX; idx += THREADS) {
-      const int kk = idx / BX, xx = idx % BX, x = x0 + xx;
-      left_s[kk][xx] = x < width ? left[std::size_t(w0 + kk) * wavelet_pitch + row + std::size_t(x)] : float2{0, 0};
+    // Staging with compile-time trip counts and no branch between the loads: every load reads
+    // a valid address (a wavelet past the chunk's last re-reads the last, a position outside
+    // the row reads its first value) and the value is chosen afterwards, so each thread has
+    // its 8 left and up to 16 right loads in flight at once and a chunk costs about one L2
+    // round trip, with no index division per element. Rows kk >= kc are staged but never read.
+    {
+      const int xx = int(threadIdx.x) % BX, x = x0 + xx;
+      const bool inside = x < width;
+      const float2* src = left + (std::size_t(w0) * wavelet_pitch + row + std::size_t(inside ? x : 0));
+      float2 v[KC / LEFT_ROWS];
+#pragma unroll
+      for (int i = 0; i < KC / LEFT_ROWS; ++i) {
+        const int kk = min(int(threadIdx.x) / BX + LEFT_ROWS * i, kc - 1);
+        v[i] = src[std::size_t(kk) * wavelet_pitch];
+      }
+#pragma unroll
+      for (int i = 0; i < KC / LEFT_ROWS; ++i)
+        left_s[int(threadIdx.x) / BX + LEFT_ROWS * i][xx] = inside ? v[i] : float2{0, 0};
     }
-    for (int idx = int(threadIdx.x); idx < kc * RIGHT; idx += THREADS) {
-      const int kk = idx / RIGHT, rr = idx % RIGHT, q = q_base + rr;
-      float2 v{0, 0};
-      if (q >= 0 && q < width)
-        v = right_mirrored[std::size_t(w0 + kk) * wavelet_pitch + row + std::size_t(width - 1 - q)];
-      right_s[kk][rr] = v;
+    if (int(threadIdx.x) < RIGHT) {  // RIGHT <= 95 < THREADS: one position of every wavelet
+      const int rr = int(threadIdx.x), q = q_base + rr;
+      const bool inside = q >= 0 && q < width;
+      const float2* src =
+          right_mirrored + (std::size_t(w0) * wavelet_pitch + row + std::size_t(inside ? width - 1 - q : 0));
+      float2 v[KC];
+#pragma unroll
+      for (int kk = 0; kk < KC; ++kk) v[kk] = src[std::size_t(min(kk, kc - 1)) * wavelet_pitch];
+#pragma unroll
+      for (int kk = 0; kk < KC; ++kk) right_s[kk][rr] = inside ? v[kk] : float2{0, 0};
     }
     __syncthreads();
 #pragma unroll 2
@@ -150,8 +171,8 @@ __device__ __forceinline__ void energy_tile(float2 (&left_s)[KC][BX], float2 (&r
 
 // One kernel per tile height, so each gets its own register allocation (the four heights
 // switched in one kernel took 156 registers, 3 blocks per SM, and spilled when held to 128).
-// The bound of 4 blocks per SM keeps the full tile at 124 registers (4 blocks, 16 warps) and
-// stops ptxas squeezing the PD = 2 tile into 64 registers with spills (nvcc 13.0, sm_90).
+// The bound of 4 blocks per SM (<= 128 registers: 122 for the full tile, 16 warps per SM) stops
+// ptxas squeezing a short tile into 64 registers with spills (it did for PD = 2, nvcc 13.0).
 // blockIdx.y counts level tiles from level k_first.
 template <int PD>
 __global__ void __launch_bounds__(THREADS, 4) energy_kernel(const float2* __restrict__ left,
