@@ -4,6 +4,7 @@
 #include <opencv2/calib3d.hpp>
 #include <opencv2/core.hpp>
 #include <opencv2/core/utility.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include <chrono>
 #include <cmath>
@@ -76,17 +77,26 @@ class SgbmOpenCv final : public Matcher {
     // StereoSGBM searches a multiple of 16 disparities; the range is rounded up and anything
     // found beyond the asked maximum counts as invalid.
     const int count16 = (range.count + 15) / 16 * 16;
-    require(count16 < left.width, "sgbm/opencv: StereoSGBM searches " + std::to_string(count16) + " disparities (" +
-                                      std::to_string(range.count) + " rounded up to a multiple of 16), more than a " +
-                                      std::to_string(left.width) + "-pixel-wide image allows");
     auto sgbm = cv::StereoSGBM::create(range.min, count16, params_.block_size, p1, p2, params_.disp12_max_diff,
                                        params_.pre_filter_cap, params_.uniqueness_ratio, params_.speckle_window,
                                        params_.speckle_range, sgbm_mode(params_.mode));
     const int type = channels == 3 ? CV_8UC3 : CV_8UC1;
     // cv::Mat over the suite's buffers: no copy; the channel order does not matter to SGBM,
     // whose cost sums over the channels.
-    const cv::Mat l(left.height, left.width, type, const_cast<std::uint8_t*>(left.data.data()));
-    const cv::Mat r(right.height, right.width, type, const_cast<std::uint8_t*>(right.data.data()));
+    cv::Mat l(left.height, left.width, type, const_cast<std::uint8_t*>(left.data.data()));
+    cv::Mat r(right.height, right.width, type, const_cast<std::uint8_t*>(right.data.data()));
+    // StereoSGBM needs the image wider than the rounded count, and it leaves the first `count`
+    // columns without a match. A pair no wider than the count is extended on the left by
+    // repeating its first column `count16` times (every original pixel then has its whole
+    // search inside the extended pair) and the map cropped back.
+    const int pad = count16 >= left.width ? count16 : 0;
+    if (pad > 0) {
+      cv::Mat lp, rp;
+      cv::copyMakeBorder(l, lp, 0, 0, pad, 0, cv::BORDER_REPLICATE);
+      cv::copyMakeBorder(r, rp, 0, 0, pad, 0, cv::BORDER_REPLICATE);
+      l = lp;
+      r = rp;
+    }
     cv::Mat out;
     const auto start = std::chrono::steady_clock::now();
     try {
@@ -96,10 +106,10 @@ class SgbmOpenCv final : public Matcher {
     }
     ImageF disparity(left.width, left.height, 1);
     const float inf = std::numeric_limits<float>::infinity();
-    for (int y = 0; y < out.rows; ++y) {
-      const auto* src = out.ptr<std::int16_t>(y);
+    for (int y = 0; y < left.height; ++y) {
+      const auto* src = out.ptr<std::int16_t>(y) + pad;
       float* dst = disparity.row(y);
-      for (int x = 0; x < out.cols; ++x) {
+      for (int x = 0; x < left.width; ++x) {
         // Fixed point with 4 fractional bits; (min - 1) x 16 marks an invalid pixel.
         const float d = float(src[x]) / 16.0f;
         dst[x] = d < float(range.min) || d > float(range.max()) ? inf : d;
