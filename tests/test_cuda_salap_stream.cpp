@@ -146,8 +146,9 @@ TEST(CudaSalapStream, DeviceMemorySteadyOver1000Frames) {
   std::printf("  free device memory after frame 3: %.1f MiB, after frame 999: %.1f MiB\n",
               double(after_first) / 1048576.0, double(after_all) / 1048576.0);
   // cudaMemGetInfo counts whole pages of the device's allocator: any allocation per frame
-  // would show as 1000 x at least 2 MiB. Other processes on the GPU could move it, so the
-  // test reports both figures.
+  // would show as 1000 x at least 2 MiB. The figure is device-wide, so ctest runs this test
+  // alone (RUN_SERIAL, tests/cuda_tests.cmake: every test named *DeviceMemory*); another
+  // process using the GPU at the same time would still move it, hence both figures printed.
   EXPECT_EQ(after_all, after_first);
 }
 
