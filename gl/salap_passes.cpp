@@ -83,19 +83,29 @@ void PixelTransfer::upload(Texture& texture, const ImageU8& image, int slot, con
       dst[3] = 255;
     }
   };
-  if (image.channels == 3 && pixels >= PARALLEL_PIXELS) {
-    if (!pool_) pool_ = std::make_unique<ThreadPool>(std::min(8u, ThreadPool::hardware_threads()));
+  const bool as_rgb = image.channels == 3 && !host_expand_;
+  const std::size_t plain_bytes = pixels * (as_rgb ? 3 : texel_bytes);
+  if (!pool_ && pixels >= PARALLEL_PIXELS)
+    pool_ = std::make_unique<ThreadPool>(std::min(8u, ThreadPool::hardware_threads()));
+  if ((as_rgb || image.channels != 3) && pixels >= PARALLEL_PIXELS) {
+    // A plain copy, in bands too: one core's memcpy (~8-10 GB/s) would be longer than the DMA.
+    const std::size_t bands = std::size_t(pool_->size()) * 2;
+    pool_->parallel_for(bands, [&](std::size_t b) {
+      const std::size_t first = plain_bytes * b / bands, last = plain_bytes * (b + 1) / bands;
+      std::memcpy(base + first, source + first, last - first);
+    });
+  } else if (as_rgb || image.channels != 3) {
+    std::memcpy(base, source, plain_bytes);
+  } else if (pixels >= PARALLEL_PIXELS) {
     const std::size_t bands = std::size_t(pool_->size()) * 2;
     pool_->parallel_for(bands, [&](std::size_t b) { expand(pixels * b / bands, pixels * (b + 1) / bands); });
-  } else if (image.channels == 3) {
-    expand(0, pixels);
   } else {
-    std::memcpy(base, source, pixels * texel_bytes);
+    expand(0, pixels);
   }
   GL_CHECK(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, up_.buffer.id()));
   GL_CHECK(glPixelStorei(GL_UNPACK_ALIGNMENT, 1));
   GL_CHECK(glTextureSubImage2D(texture.id(), 0, 0, 0, image.width, image.height,
-                               image.channels == 1 ? GL_RED : GL_RGBA, GL_UNSIGNED_BYTE,
+                               image.channels == 1 ? GL_RED : as_rgb ? GL_RGB : GL_RGBA, GL_UNSIGNED_BYTE,
                                reinterpret_cast<const void*>(offset)));
   GL_CHECK(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0));
 }
@@ -146,6 +156,12 @@ void PixelTransfer::start_download(const Texture& texture, GLenum format, int ch
   down_fence_[half] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
   check_gl_error("glFenceSync(read-back)");
   pending_[half] = Pending{texture.width(), texture.height(), channels};
+}
+
+void PixelTransfer::wait_download(int half) {
+  require(half == 0 || half == 1, "gl: read-back half must be 0 or 1");
+  require(pending_[half].width > 0, "gl: no read-back started in half " + std::to_string(half));
+  wait(down_fence_[half], "read-back");
 }
 
 ImageF PixelTransfer::finish_download(int half) {
