@@ -91,7 +91,9 @@ class PixelTransfer {
   };
   static Mapped map_buffer(std::size_t bytes, GLbitfield access, const std::string& label);
   static void wait(GLsync& fence, const char* what);
-  /// Host threads for the RGB -> RGBA expansion (created on the first large upload).
+  /// memcpy out of a read-back buffer, in bands on pool_ when large.
+  void copy_out(void* dst, const void* src, std::size_t bytes);
+  /// Host threads for the RGB -> RGBA expansion and the large copies (created on first use).
   std::unique_ptr<ThreadPool> pool_;
   Mapped up_;
   Mapped down_[2];
