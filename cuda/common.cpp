@@ -80,32 +80,55 @@ void* host_alloc(std::size_t bytes, const std::string& component, const std::str
   return p;
 }
 
-void staged_upload(void* d_dst, const void* src, void* staging, std::size_t bytes, cudaStream_t stream,
-                   ThreadPool* pool) {
-  // 1 MiB slices: large enough that a cudaMemcpyAsync call (a few microseconds) is small
-  // beside the slice's ~40 us on the link, small enough that the first wave's host copy,
-  // which nothing overlaps, stays short.
-  constexpr std::size_t SLICE = std::size_t(1) << 20;
-  auto* dst = static_cast<unsigned char*>(d_dst);
-  const auto* from = static_cast<const unsigned char*>(src);
-  auto* stage = static_cast<unsigned char*>(staging);
-  const std::size_t slices = (bytes + SLICE - 1) / SLICE;
+void staged_upload(const std::vector<UploadPart>& parts, void* staging, cudaStream_t stream, ThreadPool* pool) {
+  // Slices grow from 128 KiB (a wave of them is copied in ~10-20 us, the pipeline's start-up
+  // that nothing overlaps) to 1 MiB (a cudaMemcpyAsync call, a few microseconds, is then
+  // small beside the slice's ~40 us on the link). A slice never crosses from one part into
+  // the next, so each maps to one contiguous device range.
+  constexpr std::size_t FIRST_SLICE = std::size_t(128) << 10;
+  constexpr std::size_t MAX_SLICE = std::size_t(1) << 20;
+  struct Slice {
+    std::size_t part, offset, bytes, stage;  // offset in the part, stage offset in staging
+  };
+  std::vector<Slice> slices;
+  std::size_t slice = FIRST_SLICE, stage = 0;
   const std::size_t wave = pool != nullptr ? pool->size() : 1;
-  for (std::size_t first = 0; first < slices; first += wave) {
-    const std::size_t count = std::min(wave, slices - first);
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    for (std::size_t offset = 0; offset < parts[p].bytes;) {
+      const std::size_t n = std::min(slice, parts[p].bytes - offset);
+      slices.push_back({p, offset, n, stage});
+      offset += n;
+      stage += n;
+      // Double after each full wave.
+      if (slices.size() % wave == 0) slice = std::min(2 * slice, MAX_SLICE);
+    }
+  }
+  auto* stage_base = static_cast<unsigned char*>(staging);
+  for (std::size_t first = 0; first < slices.size(); first += wave) {
+    const std::size_t count = std::min(wave, slices.size() - first);
     const auto copy_slice = [&](std::size_t k) {
-      const std::size_t offset = (first + k) * SLICE;
-      std::memcpy(stage + offset, from + offset, std::min(SLICE, bytes - offset));
+      const Slice& sl = slices[first + k];
+      std::memcpy(stage_base + sl.stage, static_cast<const unsigned char*>(parts[sl.part].src) + sl.offset, sl.bytes);
     };
     if (pool != nullptr && count > 1)
       pool->parallel_for(count, copy_slice);
     else
       for (std::size_t k = 0; k < count; ++k) copy_slice(k);
-    // The wave's DMA, issued by this thread only (the current device is the caller's).
-    const std::size_t offset = first * SLICE;
-    const std::size_t n = std::min(count * SLICE, bytes - offset);
-    CUDA_CHECK(cudaMemcpyAsync(dst + offset, stage + offset, n, cudaMemcpyHostToDevice, stream));
+    // The wave's DMA, issued by this thread only (the current device is the caller's): one
+    // copy per run of slices within one part.
+    for (std::size_t k = first; k < first + count;) {
+      std::size_t end = k + 1, n = slices[k].bytes;
+      while (end < first + count && slices[end].part == slices[k].part) n += slices[end++].bytes;
+      CUDA_CHECK(cudaMemcpyAsync(static_cast<unsigned char*>(parts[slices[k].part].d_dst) + slices[k].offset,
+                                 stage_base + slices[k].stage, n, cudaMemcpyHostToDevice, stream));
+      k = end;
+    }
   }
+}
+
+void staged_upload(void* d_dst, const void* src, void* staging, std::size_t bytes, cudaStream_t stream,
+                   ThreadPool* pool) {
+  staged_upload(std::vector<UploadPart>{{d_dst, src, bytes}}, staging, stream, pool);
 }
 
 void require_free_memory(std::size_t bytes, const std::string& component, const std::string& what) {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "host/error.h"
 #include "host/image.h"
@@ -128,13 +129,26 @@ HostBuffer<T> make_host_buffer(std::size_t count, const std::string& component, 
   return HostBuffer<T>(static_cast<T*>(host_alloc(count * sizeof(T), component, what)));
 }
 
-/// Host-to-device copy of pageable `src` through the pinned `staging` (at least `bytes`),
-/// in slices: the host copies the next slices into staging while the copy engine moves the
-/// ones before, so the upload takes about the longer of the two rather than their sum. With
-/// a `pool`, each wave of slices (one per pool thread) is copied by the pool's threads at
-/// once, which lifts the host side above one core's memcpy rate; only the calling thread
-/// calls CUDA. Asynchronous on `stream` except for the host copies themselves; the staging
-/// must not be in use by an earlier copy (the caller orders that).
+/// One piece of a staged upload: `bytes` from pageable `src` to device `d_dst`.
+struct UploadPart {
+  void* d_dst = nullptr;
+  const void* src = nullptr;
+  std::size_t bytes = 0;
+};
+
+/// Host-to-device copy of pageable parts through the pinned `staging` (at least the sum of
+/// their bytes, the parts laid end to end), in waves of slices: the host copies the next
+/// wave into staging while the copy engine moves the ones before, so the upload takes about
+/// the longer of the two plus the first wave, rather than their sum. The parts form one
+/// pipeline (a second image does not restart it), and the slices start small and double up
+/// to 1 MiB so that the first wave, which nothing overlaps, is short. With a `pool`, a
+/// wave's slices (one per pool thread) are copied by the pool's threads at once, which lifts
+/// the host side above one core's memcpy rate; only the calling thread calls CUDA.
+/// Asynchronous on `stream` except for the host copies themselves; the staging must not be
+/// in use by an earlier copy (the caller orders that).
+void staged_upload(const std::vector<UploadPart>& parts, void* staging, cudaStream_t stream,
+                   ThreadPool* pool = nullptr);
+/// One part.
 void staged_upload(void* d_dst, const void* src, void* staging, std::size_t bytes, cudaStream_t stream,
                    ThreadPool* pool = nullptr);
 

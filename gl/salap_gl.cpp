@@ -49,6 +49,7 @@ struct SalapGlMatcher::Impl {
   Framebuffer tad_fbo, horizontal_fbo, vertical_fbo, select_fbo;
 
   Impl(const SalapParams& p, const SalapGlOptions& o) : params(p), options(o), context(shared_context()) {
+    transfer.expand_rgb_on_host(options.upload == "rgba");
     taps = tap_layout(params, options.taps == "bilinear");
     horizontal = FullscreenPass("salap horizontal",
                                 Program::from_files("salap_taps.vert", "salap_horizontal.frag",

@@ -29,6 +29,9 @@ struct SalapGlOptions {
   std::string format = "rgba8";      // Lu et al. Sec. 3: intermediates stored 8 bits per channel
   std::string taps = "bilinear";     // Sec. 3: W/2 bilinear lookups + one nearest per 1D filter
   std::string depth = "depth24";     // Sec. 3 Z-test; the depth format of that era
+  // How RGB reaches the texture: a choice, not the paper's; the host's expansion was measured,
+  // the driver's (rgb) has not been yet (issue 14).
+  std::string upload = "rgba";
 
   template <class B>
   void describe(B& b) {
@@ -37,6 +40,9 @@ struct SalapGlOptions {
     b.choice("gl_taps", taps, {"bilinear", "nearest"},
              "1D filter taps: bilinear pairs (Sec. 3) or W+1 plain fetches");
     b.choice("gl_depth", depth, {"depth24", "depth32f"}, "depth buffer of the depth-test WTA");
+    b.choice("gl_upload", upload, {"rgba", "rgb"},
+             "RGB images into the upload buffer: rgba = expanded to RGBA by the host; rgb = as given, the "
+             "driver expands them while unpacking from the buffer (a quarter fewer bytes over the link)");
   }
 };
 

@@ -105,6 +105,7 @@ struct SalapGlComputeMatcher::Impl {
   Texture left, right, cost, c_left, c_right, c[4], best;
 
   Impl(const SalapParams& p, const SalapGlComputeOptions& o) : params(p), options(o), context(shared_context()) {
+    transfer.expand_rgb_on_host(options.upload == "rgba");
     context->make_current();
     local = parse_local_size(options.local_size);
     image_format = options.format;

@@ -83,19 +83,29 @@ void PixelTransfer::upload(Texture& texture, const ImageU8& image, int slot, con
       dst[3] = 255;
     }
   };
-  if (image.channels == 3 && pixels >= PARALLEL_PIXELS) {
-    if (!pool_) pool_ = std::make_unique<ThreadPool>(std::min(8u, ThreadPool::hardware_threads()));
+  const bool as_rgb = image.channels == 3 && !host_expand_;
+  const std::size_t plain_bytes = pixels * (as_rgb ? 3 : texel_bytes);
+  if (!pool_ && pixels >= PARALLEL_PIXELS)
+    pool_ = std::make_unique<ThreadPool>(std::min(8u, ThreadPool::hardware_threads()));
+  if ((as_rgb || image.channels != 3) && pixels >= PARALLEL_PIXELS) {
+    // A plain copy, in bands too: one core's memcpy (~8-10 GB/s) would be longer than the DMA.
+    const std::size_t bands = std::size_t(pool_->size()) * 2;
+    pool_->parallel_for(bands, [&](std::size_t b) {
+      const std::size_t first = plain_bytes * b / bands, last = plain_bytes * (b + 1) / bands;
+      std::memcpy(base + first, source + first, last - first);
+    });
+  } else if (as_rgb || image.channels != 3) {
+    std::memcpy(base, source, plain_bytes);
+  } else if (pixels >= PARALLEL_PIXELS) {
     const std::size_t bands = std::size_t(pool_->size()) * 2;
     pool_->parallel_for(bands, [&](std::size_t b) { expand(pixels * b / bands, pixels * (b + 1) / bands); });
-  } else if (image.channels == 3) {
-    expand(0, pixels);
   } else {
-    std::memcpy(base, source, pixels * texel_bytes);
+    expand(0, pixels);
   }
   GL_CHECK(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, up_.buffer.id()));
   GL_CHECK(glPixelStorei(GL_UNPACK_ALIGNMENT, 1));
   GL_CHECK(glTextureSubImage2D(texture.id(), 0, 0, 0, image.width, image.height,
-                               image.channels == 1 ? GL_RED : GL_RGBA, GL_UNSIGNED_BYTE,
+                               image.channels == 1 ? GL_RED : as_rgb ? GL_RGB : GL_RGBA, GL_UNSIGNED_BYTE,
                                reinterpret_cast<const void*>(offset)));
   GL_CHECK(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0));
 }
@@ -118,7 +128,6 @@ ImageF PixelTransfer::download(const Texture& texture, GLenum format, int channe
   // Refused before the host image or the buffer is allocated.
   const std::size_t bytes = readback_bytes(texture.width(), texture.height(), channels);
   const GLsizei size = checked_sizei(bytes, "read-back");
-  ImageF out(texture.width(), texture.height(), channels);
   if (!down_[0].buffer || down_[0].buffer.size() < bytes) {
     wait(down_fence_[0], "read-back");  // the old buffer goes: no copy may still write it
     down_[0] = map_buffer(bytes, GL_MAP_READ_BIT, "read-back PBO 0");
@@ -127,8 +136,11 @@ ImageF PixelTransfer::download(const Texture& texture, GLenum format, int channe
   GL_CHECK(glPixelStorei(GL_PACK_ALIGNMENT, 1));
   GL_CHECK(glGetTextureImage(texture.id(), 0, format, GL_FLOAT, size, nullptr));
   GL_CHECK(glBindBuffer(GL_PIXEL_PACK_BUFFER, 0));
+  GL_CHECK(glFlush());
+  // The host image is allocated (and zero-filled: 8 MB at 1080p) while the GPU copies.
+  ImageF out(texture.width(), texture.height(), channels);
   GL_CHECK(glFinish());  // the copy into the coherent mapping is complete and visible
-  std::memcpy(out.data.data(), down_[0].data, bytes);
+  copy_out(out.data.data(), down_[0].data, bytes);
   return out;
 }
 
@@ -148,6 +160,12 @@ void PixelTransfer::start_download(const Texture& texture, GLenum format, int ch
   pending_[half] = Pending{texture.width(), texture.height(), channels};
 }
 
+void PixelTransfer::wait_download(int half) {
+  require(half == 0 || half == 1, "gl: read-back half must be 0 or 1");
+  require(pending_[half].width > 0, "gl: no read-back started in half " + std::to_string(half));
+  wait(down_fence_[half], "read-back");
+}
+
 ImageF PixelTransfer::finish_download(int half) {
   require(half == 0 || half == 1, "gl: read-back half must be 0 or 1");
   const Pending p = pending_[half];
@@ -156,8 +174,25 @@ ImageF PixelTransfer::finish_download(int half) {
   wait(down_fence_[half], "read-back");
   pending_[half] = Pending{};
   ImageF out(p.width, p.height, p.channels);
-  std::memcpy(out.data.data(), down_[half].data, out.data.size() * sizeof(float));
+  copy_out(out.data.data(), down_[half].data, out.data.size() * sizeof(float));
   return out;
+}
+
+void PixelTransfer::copy_out(void* dst, const void* src, std::size_t bytes) {
+  // Bands on the pool above 1 MiB: one core reads a mapped buffer at a few GB/s, which at
+  // 1080p (8 MB of floats) was most of the read-back.
+  constexpr std::size_t PARALLEL_BYTES = std::size_t(1) << 20;
+  if (bytes < PARALLEL_BYTES) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  if (!pool_) pool_ = std::make_unique<ThreadPool>(std::min(8u, ThreadPool::hardware_threads()));
+  const std::size_t bands = std::size_t(pool_->size()) * 2;
+  pool_->parallel_for(bands, [&](std::size_t b) {
+    const std::size_t first = bytes * b / bands, last = bytes * (b + 1) / bands;
+    std::memcpy(static_cast<unsigned char*>(dst) + first, static_cast<const unsigned char*>(src) + first,
+                last - first);
+  });
 }
 
 TapLayout tap_layout(const SalapParams& p, bool bilinear) {

@@ -62,6 +62,11 @@ class PixelTransfer {
   /// from it last time are complete (its fence), so a sequence can fill one half while the
   /// GPU still reads the other.
   void upload(Texture& texture, const ImageU8& image, int slot, const std::string& component, int half = 0);
+  /// RGB images: expanded to RGBA by the host while written into the buffer (true, the
+  /// default), or written as they are, the driver expanding them while it unpacks from the
+  /// buffer (false: 3 bytes per pixel over the link instead of 4, the host copy a plain
+  /// memcpy; whether the driver expands on the GPU or the CPU decides which is faster).
+  void expand_rgb_on_host(bool on) { host_expand_ = on; }
   /// Fences the copies just issued from upload half `half` (the sequence path calls it after
   /// both views; single runs need not, their read-back waits for everything).
   void fence_upload(int half);
@@ -72,6 +77,9 @@ class PixelTransfer {
   /// so the GPU can already run the next frame's passes.
   void start_download(const Texture& texture, GLenum format, int channels, int half);
   ImageF finish_download(int half);
+  /// Waits for half `half`'s read-back fence alone (finish_download then only copies), so a
+  /// caller can tell the GPU's work from the host's copy.
+  void wait_download(int half);
 
  private:
   struct Mapped {
@@ -83,13 +91,16 @@ class PixelTransfer {
   };
   static Mapped map_buffer(std::size_t bytes, GLbitfield access, const std::string& label);
   static void wait(GLsync& fence, const char* what);
-  /// Host threads for the RGB -> RGBA expansion (created on the first large upload).
+  /// memcpy out of a read-back buffer, in bands on pool_ when large.
+  void copy_out(void* dst, const void* src, std::size_t bytes);
+  /// Host threads for the RGB -> RGBA expansion and the large copies (created on first use).
   std::unique_ptr<ThreadPool> pool_;
   Mapped up_;
   Mapped down_[2];
   GLsync up_fence_[2] = {nullptr, nullptr};
   GLsync down_fence_[2] = {nullptr, nullptr};
   Pending pending_[2];
+  bool host_expand_ = true;
 };
 
 /// Bytes of a read-back of width x height pixels of `channels` floats; throws stereo::Error
@@ -166,8 +177,10 @@ StereoResult run_salap(Impl& m, const std::string& component, const ImageU8& lef
 /// `start_read_disparity(half)` and `finish_read_disparity(half)`.
 /// Timing per frame (host clock): upload = writing both views into the buffer and issuing
 /// the copies; algorithm = from issuing the passes until the map's fence signalled (it
-/// includes the GPU's read-back copy and whatever of the previous frame was still running);
-/// read-back = copying the map out of the mapped buffer.
+/// includes the GPU's read-back copy and whatever of the previous frame was still running,
+/// so it is a latency, and frames overlap: the stream's fps is the throughput); read-back =
+/// copying the map out of the mapped buffer, after the fence (before, the wait for the fence
+/// was counted here, which made the read-back look like 9 ms at 1080p on glcompute).
 template <class Impl>
 void stream_salap(Impl& m, const std::string& component, DisparityRange range, const FrameSource& next,
                   const FrameSink& done) {
@@ -184,10 +197,14 @@ void stream_salap(Impl& m, const std::string& component, DisparityRange range, c
   const auto collect = [&] {
     InFlight f = std::move(*in_flight);
     in_flight.reset();
+    // The fence signals when the passes and the GPU's copy into the read-back buffer are
+    // done: up to there the frame's time is the GPU's (and its queue's); after it, the host's
+    // copy out of the buffer alone.
+    m.transfer.wait_download(f.half);
     const Clock::time_point t0 = Clock::now();
-    ImageF levels = m.finish_read_disparity(f.half);  // waits for the fence, then copies
-    f.timing.readback_ms = ms_since(t0);
     f.timing.algorithm_ms = std::chrono::duration<double, std::milli>(t0 - f.issued).count();
+    ImageF levels = m.finish_read_disparity(f.half);
+    f.timing.readback_ms = ms_since(t0);
     FrameResult r;
     r.index = f.index;
     r.timing = std::move(f.timing);

@@ -24,4 +24,9 @@ stereo_warnings(stereo_cuda_tests)
 # test_cuda_foundation.cpp runs the driver for --device.
 target_compile_definitions(stereo_cuda_tests PRIVATE STEREO_BIN="$<TARGET_FILE:stereo>")
 add_dependencies(stereo_cuda_tests stereo)
-gtest_discover_tests(stereo_cuda_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS cuda)
+gtest_discover_tests(stereo_cuda_tests DISCOVERY_TIMEOUT 60 TEST_FILTER "-*DeviceMemory*" PROPERTIES LABELS cuda)
+# Tests named *DeviceMemory* compare the device-wide free memory (cudaMemGetInfo) at two
+# points: another test process allocating in between (ctest -j) would fail them, so they run
+# alone.
+gtest_discover_tests(stereo_cuda_tests DISCOVERY_TIMEOUT 60 TEST_FILTER "*DeviceMemory*"
+                     PROPERTIES LABELS cuda RUN_SERIAL TRUE)

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -267,6 +268,53 @@ TEST(GlComputeSalap, WorkGroupSizeDoesNotChangeTheResult) {
   for (const char* size : {"8x8", "32x8", "64x4", "256x1"}) {
     const ImageF other = run({{"gl_local_size", size}}, pair.left, pair.right, 8);
     EXPECT_EQ(test::difference(base, other).identical, 1.0) << size;
+  }
+}
+
+// gl_upload=rgb hands the RGB bytes to the driver, which expands them while unpacking; the
+// texture must hold what the host's expansion writes (alpha 255), so every map is the same.
+// Both backends share the upload (gl/salap_passes.cpp); 37x29 takes the one-thread path,
+// 520x512 (at least 2^18 pixels) the banded one, in the single-run and the sequence paths.
+TEST(GlComputeSalap, RgbUploadGivesTheSameMaps) {
+  STEREO_REQUIRE_GL45();
+  const OddPair odd;
+  const ImageU8 big_left = test::random_texture(520, 512, 77);
+  const ImageU8 big_right = test::shifted(big_left, 2);
+  for (const char* backend : {"gl", "glcompute"}) {
+    std::unique_ptr<Matcher> host_expand, driver_expand;
+    if (std::string(backend) == "gl") {
+      host_expand = std::make_unique<gl::SalapGlMatcher>(Overrides{{"gl_upload", "rgba"}});
+      driver_expand = std::make_unique<gl::SalapGlMatcher>(Overrides{{"gl_upload", "rgb"}});
+    } else {
+      host_expand = std::make_unique<gl::SalapGlComputeMatcher>(Overrides{{"gl_upload", "rgba"}});
+      driver_expand = std::make_unique<gl::SalapGlComputeMatcher>(Overrides{{"gl_upload", "rgb"}});
+    }
+    EXPECT_EQ(driver_expand->params().at("gl_upload"), "rgb");
+    EXPECT_EQ(host_expand->compute(odd.left, odd.right, 8).disparity.data,
+              driver_expand->compute(odd.left, odd.right, 8).disparity.data)
+        << backend;
+    const ImageF big = host_expand->compute(big_left, big_right, 4).disparity;
+    // Over 1 MiB of floats: read back in bands on the pool (PixelTransfer::copy_out). A band
+    // in the wrong place would break the agreement with the 8-bit reference.
+    if (std::string(backend) == "gl") {
+      const double same = agreement(big, reference::salap_disparity(big_left, big_right, 4, SalapParams{}, 8));
+      std::cout << "[ gl 520x512 ] " << same * 100 << " % identical to the 8-bit reference\n";
+      EXPECT_GE(same, 0.999);
+    }
+    EXPECT_EQ(big.data, driver_expand->compute(big_left, big_right, 4).disparity.data) << backend;
+    std::vector<ImageF> streamed;
+    int given = 0;
+    driver_expand->match_sequence(
+        DisparityRange{0, 4},
+        [&](FramePair& pair) {
+          if (given++ == 2) return false;
+          pair.left = big_left;
+          pair.right = big_right;
+          return true;
+        },
+        [&](FrameResult&& r) { streamed.push_back(r.disparity.to_float()); });
+    ASSERT_EQ(streamed.size(), 2u) << backend;
+    for (const ImageF& f : streamed) EXPECT_EQ(f.data, big.data) << backend;
   }
 }
 

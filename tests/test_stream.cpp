@@ -190,6 +190,8 @@ TEST_F(Stream, JsonSummaryCountsTheFrames) {
   // W x H x levels x fps, in G.
   EXPECT_NEAR(j["gdes"].get<double>(), 72.0 * 48.0 * LEVELS * j["fps"].get<double>() * 1e-9, 1e-12);
   EXPECT_GT(j["fps"].get<double>(), 0.0);
+  EXPECT_GT(j["steady_fps"].get<double>(), 0.0);  // from 4 frames: 3 intervals
+  EXPECT_NEAR(j["steady_gdes"].get<double>(), 72.0 * 48.0 * LEVELS * j["steady_fps"].get<double>() * 1e-9, 1e-12);
   EXPECT_LE(j["latency_ms"]["p50"].get<double>(), j["latency_ms"]["p99"].get<double>());
   EXPECT_FALSE(fs::exists(dir_ / "out"));  // no --out: nothing written
 }

@@ -121,6 +121,7 @@ void cmd_stream(const StreamArgs& a) {
   // Bookkeeping per frame: when the matcher got it and when its map came back.
   std::vector<Clock::time_point> given(names.size());
   std::vector<double> latency_ms;
+  Clock::time_point first_done, last_done;  // deliveries of the first and the last map
   Timing sums;
   std::size_t next_index = 0;
   int first_width = 0, first_height = 0;
@@ -170,7 +171,9 @@ void cmd_stream(const StreamArgs& a) {
   };
   Clock::time_point last_progress = t0;
   const FrameSink done = [&](FrameResult&& r) {
-    latency_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - given[r.index]).count());
+    last_done = Clock::now();
+    if (latency_ms.empty()) first_done = last_done;
+    latency_ms.push_back(std::chrono::duration<double, std::milli>(last_done - given[r.index]).count());
     sums.upload_ms += r.timing.upload_ms;
     sums.algorithm_ms += r.timing.algorithm_ms;
     sums.readback_ms += r.timing.readback_ms;
@@ -223,6 +226,12 @@ void cmd_stream(const StreamArgs& a) {
   const double fps = frames / wall_s;
   // W x H x levels per second over the whole stream (host/cli/commands.cpp's Mde/s, in G).
   const double gdes = double(first_width) * double(first_height) * double(range.count) * fps * 1e-9;
+  // The steady state: maps per second from the first map's delivery to the last one's, which
+  // leaves out what happens once per stream (buffers allocated for the first frame, the
+  // pipeline filling), so it is the rate a long sequence approaches.
+  const double steady_s = std::chrono::duration<double>(last_done - first_done).count();
+  const double steady_fps = frames > 1 && steady_s > 0 ? (frames - 1) / steady_s : 0.0;
+  const double steady_gdes = double(first_width) * double(first_height) * double(range.count) * steady_fps * 1e-9;
   json j = {{"method", a.method},
             {"backend", a.backend},
             {"device", matcher->device()},
@@ -237,6 +246,8 @@ void cmd_stream(const StreamArgs& a) {
             {"width", first_width},
             {"height", first_height},
             {"gdes", gdes},
+            {"steady_fps", steady_fps},
+            {"steady_gdes", steady_gdes},
             {"latency_ms", {{"mean", mean}, {"p50", percentile(latency_ms, 0.50)}, {"p99", percentile(latency_ms, 0.99)}}},
             {"per_frame_ms",
              {{"upload", sums.upload_ms / frames},
@@ -253,6 +264,8 @@ void cmd_stream(const StreamArgs& a) {
             << " s: " << fps << " fps, " << gdes << " Gde/s ("
             << (a.preload ? "pairs read before timing" : "reading") << (a.out_dir.empty() ? "" : ", writing")
             << ", upload, matching and read-back included)\n"
+            << "steady state (first map back -> last map back): " << steady_fps << " fps, " << steady_gdes
+            << " Gde/s\n"
             << "latency per frame (given to the matcher -> map back): mean " << mean << " ms, p50 "
             << percentile(latency_ms, 0.50) << " ms, p99 " << percentile(latency_ms, 0.99) << " ms\n"
             << "per frame (" << sums.clock << "): upload "
