@@ -197,10 +197,10 @@ Dsi energy(const Responses& left, const Responses& right, int width, int height,
               " image");
   const int wavelets = left.count / height;
   Dsi dsi(width, height, range);
-  static ThreadPool pool;
   // Rows are independent and each writes its own slice of the DSI, so the result does not
-  // depend on the thread count.
-  pool.parallel_for(std::size_t(height), [&](std::size_t yi) {
+  // depend on the thread count. A pool per call: a pool serves one calling thread at a time,
+  // and two matchers may run in two threads at once (a shared static pool gave wrong maps).
+  parallel_for(std::size_t(height), 0, [&](std::size_t yi) {
     const int y = int(yi);
     for (int k = 0; k < range.count; ++k) {
       const int d = range.min + k;
