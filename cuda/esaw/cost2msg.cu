@@ -36,17 +36,33 @@ __global__ void cost2msg_kernel(const __half* in, std::size_t pixels, int levels
   }
 }
 
-// cost2msg-: eq. 20-21 over stored forward values; the running value stays fp32.
-__global__ void cost2msg_backward_kernel(const __half* forward, const float* truncation, std::size_t pixels,
-                                         int levels, float c, __half* out) {
+// cost2msg-: eq. 20-21 over stored forward values; the running value stays fp32. A pure stream
+// (2 B read, 2 B written per cell) whose thread reads one 2-byte value per level: the levels are
+// loaded BACKWARD_IN_FLIGHT at a time before the recurrence uses them, so a thread keeps that many
+// loads in flight (Little's law, NOTES.md), and __restrict__ lets them pass the earlier stores.
+constexpr int BACKWARD_IN_FLIGHT = 8;
+
+__global__ void cost2msg_backward_kernel(const __half* __restrict__ forward, const float* __restrict__ truncation,
+                                         std::size_t pixels, int levels, float c, __half* __restrict__ out) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= pixels) return;
   const float h = truncation[i];
-  float next = fminf(__half2float(forward[std::size_t(levels - 1) * pixels + i]), h);
-  out[std::size_t(levels - 1) * pixels + i] = __float2half_rn(next);
-  for (int k = levels - 2; k >= 0; --k) {
-    next = fminf(fminf(__fadd_rn(next, c), __half2float(forward[std::size_t(k) * pixels + i])), h);
-    out[std::size_t(k) * pixels + i] = __float2half_rn(next);
+  float next = 0.0f;
+  for (int top = levels - 1; top >= 0; top -= BACKWARD_IN_FLIGHT) {
+    float f[BACKWARD_IN_FLIGHT];
+#pragma unroll
+    for (int u = 0; u < BACKWARD_IN_FLIGHT; ++u) {
+      const int k = top - u;
+      f[u] = k >= 0 ? __half2float(forward[std::size_t(k) * pixels + i]) : 0.0f;
+    }
+#pragma unroll
+    for (int u = 0; u < BACKWARD_IN_FLIGHT; ++u) {
+      const int k = top - u;
+      if (k < 0) break;
+      // eq. 20 at the top level, eq. 21 below it
+      next = k == levels - 1 ? fminf(f[u], h) : fminf(fminf(__fadd_rn(next, c), f[u]), h);
+      out[std::size_t(k) * pixels + i] = __float2half_rn(next);
+    }
   }
 }
 

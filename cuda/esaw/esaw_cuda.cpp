@@ -12,6 +12,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -72,6 +73,38 @@ struct Workspace {
     if (volumes == 3) c = {w, h, planes, component, what};
   }
 };
+
+// A captured graph and its executable form, owned (non-throwing deleters).
+struct GraphDeleter {
+  void operator()(cudaGraph_t g) const noexcept { cudaGraphDestroy(g); }
+};
+struct GraphExecDeleter {
+  void operator()(cudaGraphExec_t g) const noexcept { cudaGraphExecDestroy(g); }
+};
+using Graph = std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, GraphDeleter>;
+using GraphExec = std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, GraphExecDeleter>;
+
+// Captures what `launch` enqueues on `stream` into an executable graph. The launches are only
+// recorded, not run; an exception during the capture ends it before it propagates, so the
+// stream is never left capturing.
+template <class F>
+GraphExec capture_graph(cudaStream_t stream, F&& launch) {
+  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  try {
+    launch();
+  } catch (...) {
+    cudaGraph_t broken = nullptr;
+    cudaStreamEndCapture(stream, &broken);  // the first error is the one to report
+    if (broken) cudaGraphDestroy(broken);
+    throw;
+  }
+  cudaGraph_t raw = nullptr;
+  CUDA_CHECK(cudaStreamEndCapture(stream, &raw));
+  const Graph graph(raw);
+  cudaGraphExec_t exec = nullptr;
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph.get(), 0));
+  return GraphExec(exec);
+}
 
 // Accumulated CUDA-event time per named kernel: a pair of events around every launch group,
 // read after the stream has finished.
@@ -155,6 +188,19 @@ class EsawFamilyCuda final : public Matcher {
       tables.push_back(ce::weight_table(p.gamma_c, p.gamma_p, steps.back()));
     }
 
+    if constexpr (!ESMP) {
+      if (p.cuda_graph && (!slab_graph_ || graph_work_ != work_.get() || graph_range_min_ != range.min ||
+                           graph_range_count_ != range.count)) {
+        // Captured before the timed region, the stream idle since the last match: the launches
+        // are recorded, not run (a host cost of ~1 us each, once per size and range). The
+        // graph holds the buffers' addresses, so a new workspace or range re-captures it.
+        slab_graph_.reset();
+        slab_graph_ = capture_graph(s, [&] { enqueue_slabs(range, steps, tables, border); });
+        graph_work_ = work_.get();
+        graph_range_min_ = range.min;
+        graph_range_count_ = range.count;
+      }
+    }
     CUDA_CHECK(cudaEventRecord(events_[0].get(), s));
     CUDA_CHECK(cudaMemcpyAsync(w.raw_left.get(), left.data.data(), left.data.size(), cudaMemcpyHostToDevice, s));
     CUDA_CHECK(cudaMemcpyAsync(w.raw_right.get(), right.data.data(), right.data.size(), cudaMemcpyHostToDevice, s));
@@ -170,16 +216,8 @@ class EsawFamilyCuda final : public Matcher {
       // Slab by slab: the kernels of one slab are timed together (events per launch would cost
       // more than the launches); NOTES.md splits the time by the bytes each kernel moves.
       clock_.time("init_cost+aggr_H+aggr_V+select_disparity (L2 slabs)", [&] {
-        for (int k0 = 0; k0 < range.count; k0 += w.slab) {
-          const int n = std::min(w.slab, range.count - k0);
-          ce::init_cost(w.grey_left, w.grey_right, range.min + k0, n, p.lambda, p.tau, w.a.plane(0), s);
-          for (std::size_t t = 0; t < steps.size(); ++t) {
-            const bool last = t + 1 == steps.size();
-            ce::aggr_H(w.rgba_left, w.a.plane(0), w.a.plane(0), n, steps[t], tables[t], border, w.b.plane(0), s);
-            ce::aggr_V(w.rgba_left, w.b.plane(0), w.b.plane(0), n, steps[t], tables[t], border,
-                       last ? nullptr : w.a.plane(0), last ? &w.winner : nullptr, range.min + k0, s);
-          }
-        }
+        if (p.cuda_graph) CUDA_CHECK(cudaGraphLaunch(slab_graph_.get(), s));
+        else enqueue_slabs(range, steps, tables, border);
       });
     } else {
       const float eta = p.eta_factor * float(range.count - 1);  // eta = 0.0375 d_max, as the cpu backend reads it
@@ -303,10 +341,30 @@ class EsawFamilyCuda final : public Matcher {
   }
 
  private:
+  // ESAW's slab loop: init_cost and all 2T passes on a slab of planes, the last pass updating the
+  // running arg-min, then the next slab. Enqueued directly (cuda_graph=false) or captured.
+  void enqueue_slabs(DisparityRange range, const std::vector<int>& steps, const std::vector<ce::WeightTable>& tables,
+                     ref::Border border) {
+    Workspace& w = *work_;
+    cudaStream_t s = stream_.get();
+    const Params& p = params_;
+    for (int k0 = 0; k0 < range.count; k0 += w.slab) {
+      const int n = std::min(w.slab, range.count - k0);
+      ce::init_cost(w.grey_left, w.grey_right, range.min + k0, n, p.lambda, p.tau, w.a.plane(0), s);
+      for (std::size_t t = 0; t < steps.size(); ++t) {
+        const bool last = t + 1 == steps.size();
+        ce::aggr_H(w.rgba_left, w.a.plane(0), w.a.plane(0), n, steps[t], tables[t], border, w.b.plane(0), s);
+        ce::aggr_V(w.rgba_left, w.b.plane(0), w.b.plane(0), n, steps[t], tables[t], border,
+                   last ? nullptr : w.a.plane(0), last ? &w.winner : nullptr, range.min + k0, s);
+      }
+    }
+  }
+
   // ESAW: the most planes per slab such that the two slab buffers fill half the L2 (the rest
   // holds the images and other tenants); ESMP: the whole volume, three times.
   int slab_planes(int width, int height, int levels) const {
     if constexpr (ESMP) return levels;
+    else if (params_.slab_planes > 0) return std::min(params_.slab_planes, levels);  // --set slab_planes=K
     const std::size_t plane = std::size_t(width) * std::size_t(height) * 2;
     const std::size_t fit = (l2_bytes_ / 2) / (2 * plane);
     return int(std::clamp<std::size_t>(fit, 1, std::size_t(levels)));
@@ -334,6 +392,8 @@ class EsawFamilyCuda final : public Matcher {
       throw Error(component_ + ": " + std::to_string(width) + "x" + std::to_string(height) + " with " +
                   std::to_string(levels) + " levels needs " + mib(needed) + " MiB of GPU memory, " +
                   mib(free_bytes + held) + " MiB free");
+    slab_graph_.reset();  // it holds the old buffers' addresses (a new workspace may reuse its host address)
+    graph_work_ = nullptr;
     work_.reset();  // release the old size first, so the new one can use its memory
     auto fresh = std::make_unique<Workspace>(component_, width, height, channels, levels, planes, volumes);
     work_ = std::move(fresh);
@@ -350,6 +410,10 @@ class EsawFamilyCuda final : public Matcher {
   std::array<cu::Event, 4> events_;
   KernelClock clock_;
   std::unique_ptr<Workspace> work_;
+  // ESAW's captured slab loop (cuda_graph=true) and what it was captured for.
+  GraphExec slab_graph_;
+  const Workspace* graph_work_ = nullptr;
+  int graph_range_min_ = 0, graph_range_count_ = 0;
 };
 
 }  // namespace

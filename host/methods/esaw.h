@@ -44,6 +44,14 @@ struct EsawParams {
   std::string storage = "fp16";
   std::string border = "drop";  // a sample p +- s outside the image: a choice, see the file comment
   bool median = true;      // step 4: 3x3 median of the disparity map
+  // CUDA only, no effect on the result: disparity planes per slab that runs through all passes
+  // before the next (cuda/esaw/NOTES.md). 0 = the most whose two buffers fill half the L2;
+  // the disparity count = whole-volume passes through DRAM. A tuning knob, swept on the H100.
+  int slab_planes = 0;
+  // CUDA only, no effect on the result: launch the slab loop (init_cost and 2T passes per slab,
+  // ~1600 launches at 1920 x 1080 x 256) as one CUDA graph, captured once per image size and
+  // range, instead of launch by launch. false = the launch-by-launch loop, for comparison.
+  bool cuda_graph = true;
 
   template <class B>
   void describe(B& b) {
@@ -58,6 +66,10 @@ struct EsawParams {
     b.choice("border", border, {"drop", "clamp"},
              "a sample outside the image: drop it (weight 0) or read the edge pixel (clamp, a texture's addressing)");
     b.field("median", median, "3x3 median of the disparity map (step 4)");
+    b.field("slab_planes", slab_planes,
+            "cuda: disparity planes per slab through all passes (0 = two slabs fill half the L2; no effect on the "
+            "result)");
+    b.field("cuda_graph", cuda_graph, "cuda: run the slab loop as one captured CUDA graph (no effect on the result)");
   }
 
   void validate(const std::string& component) const {
@@ -67,6 +79,8 @@ struct EsawParams {
     require(gamma_c > 0.0f && gamma_p > 0.0f, component + ": gamma_c and gamma_p must be > 0");
     require(tau > 0.0f && tau <= 255.0f, component + ": tau must be in (0, 255], got " + std::to_string(tau));
     require(lambda > 0.0f, component + ": lambda must be > 0, got " + std::to_string(lambda));
+    require(slab_planes >= 0, component + ": slab_planes must be >= 0 (0 = automatic), got " +
+                                  std::to_string(slab_planes));
   }
 };
 
