@@ -46,11 +46,12 @@ struct Workspace {
   ce::Winner winner;
   cu::DeviceImage<float> disparity;  // after the median
   cu::DeviceImage<float> truncation;  // ESMP's min + eta per pixel, from aggr_H+/aggr_V+
+  cu::DeviceImage<float> truncation_next;  // ESMP folded: the pass after writes here (its neighbours read the other)
   ce::DeviceVolume a, b, c;          // ESAW: two slabs (a, b); ESMP: three whole volumes
 
   static std::size_t bytes_needed(int w, int h, int channels, int planes, int volumes) {
     const std::size_t px = std::size_t(w) * std::size_t(h);
-    return px * (2 * std::size_t(channels) + 2 * 4 + 2 + 4 * 4) +
+    return px * (2 * std::size_t(channels) + 2 * 4 + 2 + 5 * 4) +
            std::size_t(volumes) * ce::DeviceVolume::cells(w, h, planes) * 2;
   }
 
@@ -67,6 +68,7 @@ struct Workspace {
     winner.disparity = {w, h, component, "the winning disparities"};
     disparity = {w, h, component, "the disparity map"};
     truncation = {w, h, component, "the min-sum truncation map"};
+    truncation_next = {w, h, component, "the next min-sum truncation map"};
     const char* what = planes < lv ? "a slab of cost planes" : "a cost volume";
     a = {w, h, planes, component, what};
     b = {w, h, planes, component, what};
@@ -226,7 +228,33 @@ class EsawFamilyCuda final : public Matcher {
       clock_.time("init_cost", [&] {
         ce::init_cost(w.grey_left, w.grey_right, range.min, levels, p.lambda, p.tau, w.a.plane(0), s);
       });
-      if (literal) {
+      if (literal && p.fold_cost2msg) {
+        // cost2msg- folded into the next pass (aggr_msg.cu): after the first aggr_H+, every
+        // pass reads the forward values and truncations of the one before and writes its own,
+        // ping-ponging (a, truncation) <-> (b, truncation_next); the last runs the WTA.
+        const ce::ForwardMinSum forward{p.c, eta, &w.truncation};
+        clock_.time("cost2msg", [&] { ce::cost2msg(w.a.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s); });
+        clock_.time("aggr_H+", [&] {
+          ce::aggr_H(w.rgba_left, w.b.plane(0), w.b.plane(0), levels, steps[0], tables[0], border, w.a.plane(0), s,
+                     &forward);
+        });
+        const int passes = 2 * int(steps.size());
+        for (int j = 1; j < passes; ++j) {
+          const bool vertical = j % 2 == 1, last = j + 1 == passes;
+          const std::size_t t = std::size_t(j / 2);
+          const bool from_a = j % 2 == 1;
+          const std::uint16_t* in = from_a ? w.a.plane(0) : w.b.plane(0);
+          const cu::DeviceImage<float>& h_in = from_a ? w.truncation : w.truncation_next;
+          std::uint16_t* out = last ? nullptr : (from_a ? w.b.plane(0) : w.a.plane(0));
+          cu::DeviceImage<float>* h_out = last ? nullptr : (from_a ? &w.truncation_next : &w.truncation);
+          const std::string name = std::string("cost2msg-+") + (vertical ? "aggr_V+" : "aggr_H+") +
+                                   (last ? "select_disparity" : "");
+          clock_.time(name, [&] {
+            ce::aggr_msg(w.rgba_left, vertical, in, h_in, levels, steps[t], tables[t], border, p.c, eta, out, h_out,
+                         last ? &w.winner : nullptr, range.min, s);
+          });
+        }
+      } else if (literal) {
         // The paper's reorganisation (Sec. IV): every aggregation but the last stores the
         // forward min-sum of its output (aggr_H+, aggr_V+) and cost2msg- finishes the messages,
         // so the min-sum needs no shared memory. a: C0, then forward values; b: messages.
@@ -314,7 +342,19 @@ class EsawFamilyCuda final : public Matcher {
           {"median_filter", px * 8.0},
       };
     } else {
-      if (params_.esmp_variant == "literal")
+      if (params_.esmp_variant == "literal" && params_.fold_cost2msg)
+        m.stage_bytes = {
+            {"rgb2grey", px * 2.0 * (3.0 + 4.0 + 1.0)},
+            {"init_cost", cells * 2.0},
+            {"cost2msg", cells * 4.0},
+            {"aggr_H+", cells * 4.0 + px * 4.0},
+            // forward values in, forward values out, h in (3 samples, mostly cached) and out
+            {"cost2msg-+aggr_V+", cells * 4.0 * (T - 1.0) + px * 8.0 * (T - 1.0)},
+            {"cost2msg-+aggr_H+", cells * 4.0 * (T - 1.0) + px * 8.0 * (T - 1.0)},
+            {"cost2msg-+aggr_V+select_disparity", cells * 2.0 + px * 12.0},
+            {"median_filter", px * 8.0},
+        };
+      else if (params_.esmp_variant == "literal")
         m.stage_bytes = {
             {"rgb2grey", px * 2.0 * (3.0 + 4.0 + 1.0)},
             {"init_cost", cells * 2.0},

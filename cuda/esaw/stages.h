@@ -11,6 +11,7 @@
 ///   select_disparity.cu  wta_reset, select_disparity   eq. 7 as a running arg-min over slabs
 ///   cost2msg.cu          cost2msg           eq. 17-21, one thread per pixel over all levels
 ///                        cost2msg_backward  the paper's cost2msg-: eq. 20-21 after aggr_H+/aggr_V+
+///   aggr_msg.cu          aggr_msg           ESMP: cost2msg- folded into the next aggr_H+/aggr_V+
 ///   memory.cu            upload_volume, download_volume (tests)
 ///   esaw_cuda.cpp        the matchers ("esaw", "cuda") and ("esmp", "cuda")
 ///
@@ -118,6 +119,19 @@ void cost2msg(const std::uint16_t* in, int width, int height, int levels, float 
 /// aggr_H+/aggr_V+ stored, with their min + eta; one thread per pixel, no shared memory.
 void cost2msg_backward(const std::uint16_t* forward, const DeviceImage<float>& truncation, int levels, float c,
                        std::uint16_t* out, cudaStream_t stream);
+
+/// ESMP's pass with cost2msg- folded in (NOTES.md): reads the forward values and truncations
+/// an aggr_H+/aggr_V+ (or an earlier aggr_msg) stored, finishes the messages of the three samples
+/// on the way down the levels (eq. 20-21, each message rounded to half as cost2msg- stores it),
+/// aggregates them along x (vertical = false, eq. 14) or y (eq. 16), and stores the forward
+/// min-sum of the output and its min + eta (as aggr_H+/aggr_V+). With `winner` it writes only
+/// the arg-min over all `levels` (eq. 7, plane 0 = first_disparity; the winner's previous
+/// contents are not read). Equal, bit for bit, to cost2msg_backward followed by aggr_H+/aggr_V+
+/// (or aggr_V with the winner). Outputs may not alias inputs; levels x 128 B of shared memory.
+void aggr_msg(const DeviceImage<uchar4>& rgba, bool vertical, const std::uint16_t* forward_in,
+              const DeviceImage<float>& truncation_in, int levels, int step, const WeightTable& table,
+              reference::Border border, float c, float eta, std::uint16_t* forward_out,
+              DeviceImage<float>* truncation_out, Winner* winner, int first_disparity, cudaStream_t stream);
 
 // ---- tests and set-up (synchronous) ----
 /// A reference volume (disparity fastest, fp16-representable values) as planes.

@@ -111,6 +111,10 @@ struct EsmpParams {
   std::string storage = "fp16";  // as EsawParams::storage
   std::string border = "drop";   // as EsawParams::border
   bool median = true;
+  // CUDA only, no effect on the result: in the literal reading, finish each pass's messages
+  // (cost2msg-) inside the next aggregation (cuda/esaw/aggr_msg.cu), so a pass reads and writes
+  // the volume once. false = the paper's aggr_H+ / cost2msg- / aggr_V+ kernels, for comparison.
+  bool fold_cost2msg = true;
 
   template <class B>
   void describe(B& b) {
@@ -129,6 +133,9 @@ struct EsmpParams {
     b.choice("border", border, {"drop", "clamp"},
              "a sample outside the image: drop it (weight 0) or read the edge pixel (clamp, a texture's addressing)");
     b.field("median", median, "3x3 median of the disparity map (step 4)");
+    b.field("fold_cost2msg", fold_cost2msg,
+            "cuda, literal reading: finish the messages inside the next aggregation (no cost2msg- pass; no effect on "
+            "the result)");
   }
 
   void validate(const std::string& component) const {
