@@ -15,9 +15,9 @@
 
 #include <cuda_fp16.h>
 
-#include <algorithm>
 #include <cmath>
 
+#include "cuda/esaw/aggr_pass.cuh"
 #include "cuda/esaw/stages.h"
 #include "cuda/esaw/weights.cuh"
 
@@ -46,10 +46,7 @@ __global__ void __launch_bounds__(THREADS)
   // stay in L2 for all levels (in plain order they are s rows apart: at s > ~20 rows, beyond
   // what 50 MB holds of 256 levels, and read from DRAM three times).
   int y = blockIdx.y;
-  if (DY) {
-    const int stride = min(step, height), per_class = (height + stride - 1) / stride;
-    y = (int(blockIdx.y) % per_class) * stride + int(blockIdx.y) / per_class;
-  }
+  if (DY) y = detail::vertical_row_order(y, step, height);
   if (x >= width || y >= height) return;  // no barrier below: each thread owns its column of held
   const int xm = x - DX * step, ym = y - DY * step, xp = x + DX * step, yp = y + DY * step;
   const bool in_minus = clamp_border || (xm >= 0 && ym >= 0);
@@ -134,8 +131,7 @@ void launch(const DeviceImage<uchar4>& rgba, const __half* forward_in, const flo
                                std::to_string(limit));
     CUDA_CHECK(cudaFuncSetAttribute(aggr_msg_kernel<DX, DY>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   }
-  const int stride = std::min(step, rgba.height);  // DY: the row order of the kernel's comment
-  const int rows = DY ? stride * div_up(rgba.height, stride) : rgba.height;
+  const int rows = DY ? detail::vertical_row_slots(step, rgba.height) : rgba.height;
   const dim3 grid(unsigned(div_up(rgba.width, THREADS)), unsigned(rows));
   aggr_msg_kernel<DX, DY><<<grid, THREADS, smem, stream>>>(rgba.get(), rgba.width, rgba.height, forward_in, h_in,
                                                            levels, step, table, clamp, c, eta, forward_out, h_out,

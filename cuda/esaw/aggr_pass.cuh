@@ -23,6 +23,22 @@ constexpr int AGGR_BLOCK_X = 64;
 constexpr int AGGR_BLOCK_Y = 4;
 constexpr int PLANES_IN_FLIGHT = 8;
 
+// Vertical passes visit rows in the order q, q + s, q + 2s, ... for q = 0 .. s - 1 (row slot v of
+// the grid is row vertical_row_order(v)), so the rows a pass reads as sides (y +- s) are the
+// centre rows of the threads just before and after it and are still in L2 when the volume
+// streams from DRAM; in plain order they are s rows apart and, with many planes per thread,
+// evicted before their third read. The grid has vertical_row_slots(step, height) row slots;
+// the slots past the image map to rows >= height.
+__host__ __device__ inline int vertical_row_slots(int step, int height) {
+  const int stride = step < height ? step : height;
+  return stride * ((height + stride - 1) / stride);
+}
+__device__ __forceinline__ int vertical_row_order(int slot, int step, int height) {
+  const int stride = min(step, height), per_class = (height + stride - 1) / stride;
+  if (slot >= stride * per_class) return height;  // the grid's rounding to whole blocks
+  return (slot % per_class) * stride + slot / per_class;
+}
+
 template <int DX, int DY>
 __global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y)
     aggr_pass_kernel(const uchar4* __restrict__ rgba, int width, int height, const __half* __restrict__ centre,
@@ -36,7 +52,8 @@ __global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y)
   __syncthreads();
 
   const int x = blockIdx.x * AGGR_BLOCK_X + threadIdx.x;
-  const int y = blockIdx.y * AGGR_BLOCK_Y + threadIdx.y;
+  int y = blockIdx.y * AGGR_BLOCK_Y + threadIdx.y;
+  if (DY) y = vertical_row_order(y, step, height);
   if (x >= width || y >= height) return;
   const int xm = x - DX * step, ym = y - DY * step, xp = x + DX * step, yp = y + DY * step;
   // Border::drop reads no sample outside; Border::clamp reads the edge pixel instead.
