@@ -1,8 +1,8 @@
 // The `cuda` backends of ESAW and ESMP (cuda/esaw/stages.h). ESAW runs slab by slab: a run of
-// disparity planes small enough that two copies stay in the L2 cache goes through init_cost
-// and all 2T passes of all iterations, the last pass updating the running arg-min, before the
-// next slab starts (the passes are independent across disparities; only the weights, one
-// image, are shared). ESMP's cost2msg needs every disparity of a pixel, so it runs pass by pass
+// disparity planes goes through init_cost and all 2T passes of all iterations, the last pass
+// updating the running arg-min, before the next slab starts (the passes are independent across
+// disparities; only the weights, one image, are shared). The default slab is the whole volume
+// (slab_planes below); an L2-sized slab is a --set away. ESMP's cost2msg needs every disparity of a pixel, so it runs pass by pass
 // over the whole volume. NOTES.md gives the bytes and the expected bound of every kernel.
 
 #include <algorithm>
@@ -217,7 +217,7 @@ class EsawFamilyCuda final : public Matcher {
     if constexpr (!ESMP) {
       // Slab by slab: the kernels of one slab are timed together (events per launch would cost
       // more than the launches); NOTES.md splits the time by the bytes each kernel moves.
-      clock_.time("init_cost+aggr_H+aggr_V+select_disparity (L2 slabs)", [&] {
+      clock_.time("init_cost+aggr_H+aggr_V+select_disparity (slabs)", [&] {
         if (p.cuda_graph) CUDA_CHECK(cudaGraphLaunch(slab_graph_.get(), s));
         else enqueue_slabs(range, steps, tables, border);
       });
@@ -324,9 +324,9 @@ class EsawFamilyCuda final : public Matcher {
   [[nodiscard]] std::string device() const override { return device_; }
   [[nodiscard]] nlohmann::json device_info() const override { return device_info_; }
 
-  /// The fewest bytes each timed stage moves (NOTES.md). ESAW's slabs stay in L2, so its
-  /// figure is L2 traffic (each pass reads its slab once and writes it once) and may exceed
-  /// the DRAM copy rate; ESMP's whole-volume passes go to DRAM.
+  /// The fewest bytes each timed stage moves (NOTES.md): each pass reads its volume once and
+  /// writes it once. ESAW's default slab is the whole volume (DRAM traffic); with slab_planes
+  /// set to an L2-sized slab the figure is L2 traffic and may exceed the DRAM copy rate.
   std::optional<MemoryStats> memory_stats(int width, int height, DisparityRange range) override {
     const cu::DeviceScope device_scope(ordinal_);
     const double px = double(width) * double(height);
@@ -338,7 +338,7 @@ class EsawFamilyCuda final : public Matcher {
           {"rgb2grey", px * 2.0 * (3.0 + 4.0 + 1.0)},
           // init_cost writes 2 B a cell; each of the 2T passes reads 2 B and writes 2 B, the last
           // writes nothing (fused WTA).
-          {"init_cost+aggr_H+aggr_V+select_disparity (L2 slabs)", cells * (2.0 + 2.0 * T * 4.0 - 2.0) + px * 8.0},
+          {"init_cost+aggr_H+aggr_V+select_disparity (slabs)", cells * (2.0 + 2.0 * T * 4.0 - 2.0) + px * 8.0},
           {"median_filter", px * 8.0},
       };
     } else {
@@ -400,11 +400,18 @@ class EsawFamilyCuda final : public Matcher {
     }
   }
 
-  // ESAW: the most planes per slab such that the two slab buffers fill half the L2 (the rest
-  // holds the images and other tenants); ESMP: the whole volume, three times.
-  int slab_planes(int width, int height, int levels) const {
+  // ESAW's planes per slab. --set slab_planes=K wins. Otherwise the whole volume when its two
+  // copies fit in 90 % of the free memory: every pass then streams the volume through DRAM once
+  // (4 B a cell), with its side rows and RGBA reused from L1/L2 (rows in step order). Chosen
+  // from the H100's figures at 1920 x 1080 x 256 (not yet measured for ESAW itself): the L2
+  // slabs hold only 3 planes there and moved 697 GB/s (55 ms for ESAW-9), while ESMP's
+  // whole-volume aggr_H+, which does more per cell, streamed 1661 GB/s. Where the volume does not fit: the most planes
+  // whose two slab buffers fill half the L2 (NOTES.md). ESMP: the whole volume, always.
+  int slab_planes(int width, int height, int channels, int levels, std::size_t available) const {
     if constexpr (ESMP) return levels;
     else if (params_.slab_planes > 0) return std::min(params_.slab_planes, levels);  // --set slab_planes=K
+    if (double(Workspace::bytes_needed(width, height, channels, levels, volume_count())) <= 0.9 * double(available))
+      return levels;
     const std::size_t plane = std::size_t(width) * std::size_t(height) * 2;
     const std::size_t fit = (l2_bytes_ / 2) / (2 * plane);
     return int(std::clamp<std::size_t>(fit, 1, std::size_t(levels)));
@@ -420,13 +427,13 @@ class EsawFamilyCuda final : public Matcher {
     if (work_ && work_->width == width && work_->height == height && work_->channels == channels &&
         work_->levels == levels)
       return;
-    const int planes = slab_planes(width, height, levels);
     const int volumes = volume_count();
     const std::size_t held = work_ ? Workspace::bytes_needed(work_->width, work_->height, work_->channels,
                                                              work_->slab, volumes)
                                    : 0;
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const int planes = slab_planes(width, height, channels, levels, free_bytes + held);
     const std::size_t needed = Workspace::bytes_needed(width, height, channels, planes, volumes);
     if (needed > free_bytes + held)
       throw Error(component_ + ": " + std::to_string(width) + "x" + std::to_string(height) + " with " +
@@ -460,14 +467,14 @@ class EsawFamilyCuda final : public Matcher {
 
 void register_esaw_cuda(Registry& registry) {
   registry.add(BackendEntry{
-      "esaw", "cuda", "ESAW (Yu et al. TCSVT 2010), CUDA: fp16 disparity planes, L2-resident slabs, fused WTA",
+      "esaw", "cuda", "ESAW (Yu et al. TCSVT 2010), CUDA: fp16 disparity planes, slabs (whole volume or L2-sized), fused WTA, one CUDA graph",
       [] { return cu::device_unavailable(); },
       [](const Overrides& o) -> std::unique_ptr<Matcher> { return std::make_unique<EsawFamilyCuda<EsawParams>>(o); }});
 }
 
 void register_esmp_cuda(Registry& registry) {
   registry.add(BackendEntry{
-      "esmp", "cuda", "ESMP (Yu et al. TCSVT 2010), CUDA: fp16 disparity planes, shared-memory min-sum, fused WTA",
+      "esmp", "cuda", "ESMP (Yu et al. TCSVT 2010), CUDA: fp16 disparity planes, cost2msg- folded into the passes, fused WTA",
       [] { return cu::device_unavailable(); },
       [](const Overrides& o) -> std::unique_ptr<Matcher> { return std::make_unique<EsawFamilyCuda<EsmpParams>>(o); }});
 }

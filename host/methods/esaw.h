@@ -45,8 +45,9 @@ struct EsawParams {
   std::string border = "drop";  // a sample p +- s outside the image: a choice, see the file comment
   bool median = true;      // step 4: 3x3 median of the disparity map
   // CUDA only, no effect on the result: disparity planes per slab that runs through all passes
-  // before the next (cuda/esaw/NOTES.md). 0 = the most whose two buffers fill half the L2;
-  // the disparity count = whole-volume passes through DRAM. A tuning knob, swept on the H100.
+  // before the next (cuda/esaw/NOTES.md). 0 = the whole volume where two copies fit in the
+  // GPU's memory (each pass streams it through DRAM), else the most planes whose two buffers
+  // fill half the L2; K > 0 = K planes (3 = the L2 slabs at 1080p). A tuning knob.
   int slab_planes = 0;
   // CUDA only, no effect on the result: launch the slab loop (init_cost and 2T passes per slab,
   // ~1600 launches at 1920 x 1080 x 256) as one CUDA graph, captured once per image size and
@@ -67,8 +68,8 @@ struct EsawParams {
              "a sample outside the image: drop it (weight 0) or read the edge pixel (clamp, a texture's addressing)");
     b.field("median", median, "3x3 median of the disparity map (step 4)");
     b.field("slab_planes", slab_planes,
-            "cuda: disparity planes per slab through all passes (0 = two slabs fill half the L2; no effect on the "
-            "result)");
+            "cuda: disparity planes per slab through all passes (0 = the whole volume if it fits, else two slabs "
+            "fill half the L2; no effect on the result)");
     b.field("cuda_graph", cuda_graph, "cuda: run the slab loop as one captured CUDA graph (no effect on the result)");
   }
 
