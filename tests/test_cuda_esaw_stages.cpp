@@ -213,8 +213,6 @@ TEST(CudaEsawStages, FusedForwardAndCost2MsgBackwardMatchReference) {
 // its fused WTA equals select_disparity of the aggregated messages.
 TEST(CudaEsawStages, AggrMsgMatchesCost2MsgThenAggregation) {
   STEREO_REQUIRE_CUDA();
-  const int levels = 37;  // four groups of 8 levels loaded ahead and a tail of 5
-  const DisparityRange range{0, levels};
   const ImageU8 rgb = random_rgb(W, H, 81);
   cu::DeviceImage<uchar4> rgba(W, H, "test", "rgba");
   {
@@ -223,48 +221,56 @@ TEST(CudaEsawStages, AggrMsgMatchesCost2MsgThenAggregation) {
     cu::DeviceImage<std::uint8_t> grey(W, H, "test", "grey");
     ce::rgb2grey(d_raw.get(), 3, rgba, grey, nullptr);
   }
-  const ref::CostVolume msg0 = random_half_volume(W, H, range, 82, 2.5f);
-  const ce::DeviceVolume d_msg0 = ce::upload_volume(msg0);
-  const float c = 1.0f, eta = 0.0375f * float(levels - 1);
+  const float c = 1.0f;
   const auto fp16 = ref::Storage::fp16;
-  for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
-    for (const int step : {1, 6, 40}) {  // 40 reaches past the 29 rows
-      const std::string what = std::string(border == ref::Border::drop ? "drop" : "clamp") + " step " +
-                               std::to_string(step);
-      const ce::WeightTable table = ce::weight_table(18.0f, 29.0f, step);
-      cu::DeviceImage<float> h1(W, H, "test", "h1"), h2(W, H, "test", "h2"), h3(W, H, "test", "h3");
-      ce::DeviceVolume f1(W, H, levels, "test", "f1"), f2(W, H, levels, "test", "f2"), f3(W, H, levels, "test", "f3");
-      ce::DeviceVolume msg(W, H, levels, "test", "messages");
-      const ce::ForwardMinSum forward{c, eta, &h1};
-      ce::aggr_H(rgba, d_msg0.plane(0), d_msg0.plane(0), levels, step, table, border, f1.plane(0), nullptr, &forward);
-      const ref::CostVolume msg1 = ref::cost2msg(ref::aggr_H(msg0, msg0, rgb, step, 18.0f, 29.0f, border, fp16), c,
-                                                 eta, fp16);
+  // 37 levels: four groups of 8 loaded ahead and a tail of 5; 400: 51 KB of shared memory, the
+  // opt-in path; 1: the top level only.
+  for (const int levels : {37, 400, 1}) {
+    const DisparityRange range{0, levels};
+    const float eta = 0.0375f * float(levels - 1);
+    const ref::CostVolume msg0 = random_half_volume(W, H, range, 82u + unsigned(levels), 2.5f);
+    const ce::DeviceVolume d_msg0 = ce::upload_volume(msg0);
+    for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
+      for (const int step : {1, 6, 40}) {  // 40 reaches past the 29 rows
+        const std::string what = std::string(border == ref::Border::drop ? "drop" : "clamp") + " step " +
+                                 std::to_string(step) + " levels " + std::to_string(levels);
+        const ce::WeightTable table = ce::weight_table(18.0f, 29.0f, step);
+        cu::DeviceImage<float> h1(W, H, "test", "h1"), h2(W, H, "test", "h2"), h3(W, H, "test", "h3");
+        ce::DeviceVolume f1(W, H, levels, "test", "f1"), f2(W, H, levels, "test", "f2"), f3(W, H, levels, "test", "f3");
+        ce::DeviceVolume msg(W, H, levels, "test", "messages");
+        const ce::ForwardMinSum forward{c, eta, &h1};
+        ce::aggr_H(rgba, d_msg0.plane(0), d_msg0.plane(0), levels, step, table, border, f1.plane(0), nullptr, &forward);
+        const ref::CostVolume msg1 = ref::cost2msg(ref::aggr_H(msg0, msg0, rgb, step, 18.0f, 29.0f, border, fp16), c,
+                                                   eta, fp16);
 
-      // Vertical, from aggr_H+'s output.
-      ce::aggr_msg(rgba, true, f1.plane(0), h1, levels, step, table, border, c, eta, f2.plane(0), &h2, nullptr, 0,
-                   nullptr);
-      ce::cost2msg_backward(f2.plane(0), h2, levels, c, msg.plane(0), nullptr);
-      const ref::CostVolume agg2 = ref::aggr_V(msg1, msg1, rgb, step, 18.0f, 29.0f, border, fp16);
-      const ref::CostVolume msg2 = ref::cost2msg(agg2, c, eta, fp16);
-      expect_same_volume(ce::download_volume(msg, range), msg2, "aggr_msg V " + what);
+        // Vertical, from aggr_H+'s output.
+        ce::aggr_msg(rgba, true, f1.plane(0), h1, levels, step, table, border, c, eta, f2.plane(0), &h2, nullptr, 0,
+                     nullptr);
+        ce::cost2msg_backward(f2.plane(0), h2, levels, c, msg.plane(0), nullptr);
+        const ref::CostVolume agg2 = ref::aggr_V(msg1, msg1, rgb, step, 18.0f, 29.0f, border, fp16);
+        const ref::CostVolume msg2 = ref::cost2msg(agg2, c, eta, fp16);
+        expect_same_volume(ce::download_volume(msg, range), msg2, "aggr_msg V " + what);
 
-      // Horizontal, from aggr_msg's own output (the chain the matcher runs).
-      ce::aggr_msg(rgba, false, f2.plane(0), h2, levels, step, table, border, c, eta, f3.plane(0), &h3, nullptr, 0,
-                   nullptr);
-      ce::cost2msg_backward(f3.plane(0), h3, levels, c, msg.plane(0), nullptr);
-      expect_same_volume(ce::download_volume(msg, range),
-                         ref::cost2msg(ref::aggr_H(msg2, msg2, rgb, step, 18.0f, 29.0f, border, fp16), c, eta, fp16),
-                         "aggr_msg H " + what);
+        // Horizontal, from aggr_msg's own output (the chain the matcher runs).
+        ce::aggr_msg(rgba, false, f2.plane(0), h2, levels, step, table, border, c, eta, f3.plane(0), &h3, nullptr, 0,
+                     nullptr);
+        ce::cost2msg_backward(f3.plane(0), h3, levels, c, msg.plane(0), nullptr);
+        expect_same_volume(ce::download_volume(msg, range),
+                           ref::cost2msg(ref::aggr_H(msg2, msg2, rgb, step, 18.0f, 29.0f, border, fp16), c, eta, fp16),
+                           "aggr_msg H " + what);
 
-      // The fused WTA over all levels, the first disparity 4.
-      ce::Winner winner = make_winner(W, H);
-      ce::aggr_msg(rgba, true, f1.plane(0), h1, levels, step, table, border, c, eta, nullptr, nullptr, &winner, 4,
-                   nullptr);
-      ref::CostVolume shifted = agg2;
-      shifted.range = DisparityRange{4, levels};
-      EXPECT_EQ(download_map(winner.disparity).data, ref::select_disparity(shifted).data) << "aggr_msg WTA " << what;
-    }
+        // The fused WTA over all levels, the first disparity 4.
+        ce::Winner winner = make_winner(W, H);
+        ce::aggr_msg(rgba, true, f1.plane(0), h1, levels, step, table, border, c, eta, nullptr, nullptr, &winner, 4,
+                     nullptr);
+        ref::CostVolume shifted = agg2;
+        shifted.range = DisparityRange{4, levels};
+        EXPECT_EQ(download_map(winner.disparity).data, ref::select_disparity(shifted).data) << "aggr_msg WTA " << what;
+      }
+  }
   // Misuse: an output aliasing its input.
+  const int levels = 4;
+  const float eta = 1.0f;
   cu::DeviceImage<float> h(W, H, "test", "h");
   ce::DeviceVolume f(W, H, levels, "test", "f");
   const ce::WeightTable table = ce::weight_table(18.0f, 29.0f, 1);

@@ -31,7 +31,8 @@ void aggr_H(const DeviceImage<uchar4>& rgba, const std::uint16_t* centre, const 
             "esaw/cuda: aggr_H+: the truncation map is missing or differs in size from the image");
   }
   const dim3 block(detail::AGGR_BLOCK_X, detail::AGGR_BLOCK_Y);
-  const dim3 grid(unsigned(div_up(rgba.width, detail::AGGR_BLOCK_X)), unsigned(div_up(rgba.height, detail::AGGR_BLOCK_Y)));
+  const dim3 grid(unsigned(div_up(rgba.width, detail::AGGR_BLOCK_X)),
+                  unsigned(div_up(rgba.height, detail::AGGR_BLOCK_Y)));
   detail::aggr_pass_kernel<1, 0><<<grid, block, 0, stream>>>(
       rgba.get(), rgba.width, rgba.height, reinterpret_cast<const __half*>(centre),
       reinterpret_cast<const __half*>(side), planes, step, table, border == reference::Border::clamp,

@@ -122,7 +122,7 @@ void launch(const DeviceImage<uchar4>& rgba, const __half* forward_in, const flo
             const WeightTable& table, bool clamp, float c, float eta, __half* forward_out, float* h_out,
             float* winner_cost, float* winner_disparity, int first_disparity, cudaStream_t stream) {
   const std::size_t smem = winner_cost ? 0 : std::size_t(levels) * THREADS * sizeof(__half);
-  if (smem > 48 * 1024) {
+  if (smem + sizeof(WeightTable) > 48 * 1024) {  // static + dynamic beyond the default 48 KB: opt in
     int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     const std::size_t limit = shared_memory_optin_limit(device) - sizeof(WeightTable);

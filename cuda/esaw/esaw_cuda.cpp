@@ -2,8 +2,9 @@
 // disparity planes goes through init_cost and all 2T passes of all iterations, the last pass
 // updating the running arg-min, before the next slab starts (the passes are independent across
 // disparities; only the weights, one image, are shared). The default slab is the whole volume
-// (slab_planes below); an L2-sized slab is a --set away. ESMP's cost2msg needs every disparity of a pixel, so it runs pass by pass
-// over the whole volume. NOTES.md gives the bytes and the expected bound of every kernel.
+// (slab_planes below); an L2-sized slab is a --set away. ESMP's cost2msg needs every disparity
+// of a pixel, so it runs pass by pass over the whole volume, cost2msg- folded into the
+// aggregations (aggr_msg.cu). NOTES.md gives the bytes and the expected bound of every kernel.
 
 #include <algorithm>
 #include <array>
@@ -467,7 +468,8 @@ class EsawFamilyCuda final : public Matcher {
 
 void register_esaw_cuda(Registry& registry) {
   registry.add(BackendEntry{
-      "esaw", "cuda", "ESAW (Yu et al. TCSVT 2010), CUDA: fp16 disparity planes, slabs (whole volume or L2-sized), fused WTA, one CUDA graph",
+      "esaw", "cuda", "ESAW (Yu et al. TCSVT 2010), CUDA: fp16 disparity planes, slabs (whole volume or L2-sized), fused WTA, "
+      "one CUDA graph",
       [] { return cu::device_unavailable(); },
       [](const Overrides& o) -> std::unique_ptr<Matcher> { return std::make_unique<EsawFamilyCuda<EsawParams>>(o); }});
 }
