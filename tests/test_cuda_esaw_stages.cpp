@@ -142,6 +142,43 @@ TEST(CudaEsawStages, AggrHAndAggrVMatchReference) {
     }
 }
 
+// ESAW's first pass with eq. 3 computed inside it equals aggr_H over init_cost's stored planes,
+// on two slabs (5 and 8 planes, a negative first disparity), both borders and steps past the
+// image width.
+TEST(CudaEsawStages, InitAggrHMatchesInitCostThenAggrH) {
+  STEREO_REQUIRE_CUDA();
+  const ImageU8 left = cuda_test::random_u8(W, H, 1, 91), right = cuda_test::random_u8(W, H, 1, 92);
+  const ImageU8 rgb = random_rgb(W, H, 93);
+  auto upload_grey = [](const ImageU8& img) {
+    cu::DeviceImage<std::uint8_t> d(img.width, img.height, "test", "grey");
+    CUDA_CHECK(cudaMemcpy(d.get(), img.data.data(), img.data.size(), cudaMemcpyHostToDevice));
+    return d;
+  };
+  const auto d_left = upload_grey(left), d_right = upload_grey(right);
+  cu::DeviceImage<uchar4> rgba(W, H, "test", "rgba");
+  {
+    auto d_raw = cu::make_device_buffer<std::uint8_t>(rgb.data.size(), "test", "raw");
+    CUDA_CHECK(cudaMemcpy(d_raw.get(), rgb.data.data(), rgb.data.size(), cudaMemcpyHostToDevice));
+    cu::DeviceImage<std::uint8_t> grey(W, H, "test", "grey");
+    ce::rgb2grey(d_raw.get(), 3, rgba, grey, nullptr);
+  }
+  const DisparityRange range{-2, 13};
+  for (const float lambda : {1.0f, 0.15f})
+    for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
+      for (const int step : {1, 5, 100}) {  // 100 reaches past the 67 columns
+        const std::string what = "lambda " + std::to_string(lambda) +
+                                 (border == ref::Border::drop ? " drop" : " clamp") + " step " + std::to_string(step);
+        const ref::CostVolume c0 = ref::init_cost(left, right, range, lambda, 12.0f, ref::Storage::fp16);
+        const ref::CostVolume want = ref::aggr_H(c0, c0, rgb, step, 17.0f, 36.0f, border, ref::Storage::fp16);
+        const ce::WeightTable table = ce::weight_table(17.0f, 36.0f, step);
+        ce::DeviceVolume got(W, H, range.count, "test", "out");
+        ce::init_aggr_H(d_left, d_right, rgba, range.min, 5, lambda, 12.0f, step, table, border, got.plane(0), nullptr);
+        ce::init_aggr_H(d_left, d_right, rgba, range.min + 5, 8, lambda, 12.0f, step, table, border, got.plane(5),
+                        nullptr);
+        expect_same_volume(ce::download_volume(got, range), want, "init_cost+aggr_H " + what);
+      }
+}
+
 TEST(CudaEsawStages, SelectDisparityOverSlabsMatchesReference) {
   STEREO_REQUIRE_CUDA();
   const DisparityRange range{3, 11};

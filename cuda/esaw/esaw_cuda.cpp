@@ -339,7 +339,9 @@ class EsawFamilyCuda final : public Matcher {
           {"rgb2grey", px * 2.0 * (3.0 + 4.0 + 1.0)},
           // init_cost writes 2 B a cell; each of the 2T passes reads 2 B and writes 2 B, the last
           // writes nothing (fused WTA).
-          {"init_cost+aggr_H+aggr_V+select_disparity (slabs)", cells * (2.0 + 2.0 * T * 4.0 - 2.0) + px * 8.0},
+          // (fuse_init_cost: C0 is neither written nor read back, 4 B a cell less.)
+          {"init_cost+aggr_H+aggr_V+select_disparity (slabs)",
+           cells * (2.0 + 2.0 * T * 4.0 - 2.0 - (params_.fuse_init_cost ? 4.0 : 0.0)) + px * 8.0},
           {"median_filter", px * 8.0},
       };
     } else {
@@ -391,10 +393,19 @@ class EsawFamilyCuda final : public Matcher {
     const Params& p = params_;
     for (int k0 = 0; k0 < range.count; k0 += w.slab) {
       const int n = std::min(w.slab, range.count - k0);
-      ce::init_cost(w.grey_left, w.grey_right, range.min + k0, n, p.lambda, p.tau, w.a.plane(0), s);
+      if constexpr (!ESMP) {
+        if (!p.fuse_init_cost)
+          ce::init_cost(w.grey_left, w.grey_right, range.min + k0, n, p.lambda, p.tau, w.a.plane(0), s);
+      }
       for (std::size_t t = 0; t < steps.size(); ++t) {
         const bool last = t + 1 == steps.size();
-        ce::aggr_H(w.rgba_left, w.a.plane(0), w.a.plane(0), n, steps[t], tables[t], border, w.b.plane(0), s);
+        bool fused_first = false;
+        if constexpr (!ESMP) fused_first = t == 0 && p.fuse_init_cost;
+        if (fused_first)
+          ce::init_aggr_H(w.grey_left, w.grey_right, w.rgba_left, range.min + k0, n, p.lambda, p.tau, steps[t],
+                          tables[t], border, w.b.plane(0), s);
+        else
+          ce::aggr_H(w.rgba_left, w.a.plane(0), w.a.plane(0), n, steps[t], tables[t], border, w.b.plane(0), s);
         ce::aggr_V(w.rgba_left, w.b.plane(0), w.b.plane(0), n, steps[t], tables[t], border,
                    last ? nullptr : w.a.plane(0), last ? &w.winner : nullptr, range.min + k0, s);
       }

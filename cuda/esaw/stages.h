@@ -11,6 +11,7 @@
 ///   select_disparity.cu  wta_reset, select_disparity   eq. 7 as a running arg-min over slabs
 ///   cost2msg.cu          cost2msg           eq. 17-21, one thread per pixel over all levels
 ///                        cost2msg_backward  the paper's cost2msg-: eq. 20-21 after aggr_H+/aggr_V+
+///   init_aggr_h.cu       init_aggr_H        ESAW: init_cost fused into the first aggr_H
 ///   aggr_msg.cu          aggr_msg           ESMP: cost2msg- folded into the next aggr_H+/aggr_V+
 ///   memory.cu            upload_volume, download_volume (tests)
 ///   esaw_cuda.cpp        the matchers ("esaw", "cuda") and ("esmp", "cuda")
@@ -95,6 +96,13 @@ struct ForwardMinSum {
 void aggr_H(const DeviceImage<uchar4>& rgba, const std::uint16_t* centre, const std::uint16_t* side, int planes,
             int step, const WeightTable& table, reference::Border border, std::uint16_t* out, cudaStream_t stream,
             const ForwardMinSum* forward = nullptr);
+
+/// ESAW's first pass: aggr_H over init_cost's planes first_disparity, ... (eq. 3 computed on the
+/// fly, each sample rounded to half as stored), equal bit for bit to init_cost then aggr_H with
+/// centre = side = C0; C0 is never stored.
+void init_aggr_H(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
+                 const DeviceImage<uchar4>& rgba, int first_disparity, int planes, float lambda, float tau, int step,
+                 const WeightTable& table, reference::Border border, std::uint16_t* out, cudaStream_t stream);
 
 /// Eq. 6, along y (reference::aggr_V). With `winner`, the stored (rounded) value of every plane
 /// also updates the running arg-min, plane 0 being disparity first_disparity; out may then be

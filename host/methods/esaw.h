@@ -53,6 +53,9 @@ struct EsawParams {
   // ~1600 launches at 1920 x 1080 x 256) as one CUDA graph, captured once per image size and
   // range, instead of launch by launch. false = the launch-by-launch loop, for comparison.
   bool cuda_graph = true;
+  // CUDA only, no effect on the result: compute eq. 3 inside the first aggr_H
+  // (cuda/esaw/init_aggr_h.cu) instead of storing C0. false = init_cost then aggr_H.
+  bool fuse_init_cost = true;
 
   template <class B>
   void describe(B& b) {
@@ -71,6 +74,8 @@ struct EsawParams {
             "cuda: disparity planes per slab through all passes (0 = the whole volume if it fits, else two slabs "
             "fill half the L2; no effect on the result)");
     b.field("cuda_graph", cuda_graph, "cuda: run the slab loop as one captured CUDA graph (no effect on the result)");
+    b.field("fuse_init_cost", fuse_init_cost,
+            "cuda: compute the costs inside the first aggr_H instead of storing them (no effect on the result)");
   }
 
   void validate(const std::string& component) const {
