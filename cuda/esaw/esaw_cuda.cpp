@@ -226,15 +226,29 @@ class EsawFamilyCuda final : public Matcher {
       const float eta = p.eta_factor * float(range.count - 1);  // eta = 0.0375 d_max, as the cpu backend reads it
       const bool literal = p.esmp_variant == "literal";
       const int levels = range.count;
-      clock_.time("init_cost", [&] {
-        ce::init_cost(w.grey_left, w.grey_right, range.min, levels, p.lambda, p.tau, w.a.plane(0), s);
-      });
+      // The literal reading's first messages come from C0 alone: with fuse_init_cost, eq. 3 is
+      // computed inside cost2msg and C0 is never stored (init_cost2msg, cost2msg.cu).
+      const bool fuse_init = literal && p.fuse_init_cost;
+      if (!fuse_init)
+        clock_.time("init_cost", [&] {
+          ce::init_cost(w.grey_left, w.grey_right, range.min, levels, p.lambda, p.tau, w.a.plane(0), s);
+        });
+      const auto first_messages = [&] {  // the messages of C0 into b
+        if (fuse_init)
+          clock_.time("init_cost+cost2msg", [&] {
+            ce::init_cost2msg(w.grey_left, w.grey_right, range.min, levels, p.lambda, p.tau, p.c, eta, w.b.plane(0),
+                              s);
+          });
+        else
+          clock_.time("cost2msg",
+                      [&] { ce::cost2msg(w.a.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s); });
+      };
       if (literal && p.fold_cost2msg) {
         // cost2msg- folded into the next pass (aggr_msg.cu): after the first aggr_H+, every
         // pass reads the forward values and truncations of the one before and writes its own,
         // ping-ponging (a, truncation) <-> (b, truncation_next); the last runs the WTA.
         const ce::ForwardMinSum forward{p.c, eta, &w.truncation};
-        clock_.time("cost2msg", [&] { ce::cost2msg(w.a.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s); });
+        first_messages();
         clock_.time("aggr_H+", [&] {
           ce::aggr_H(w.rgba_left, w.b.plane(0), w.b.plane(0), levels, steps[0], tables[0], border, w.a.plane(0), s,
                      &forward);
@@ -260,7 +274,7 @@ class EsawFamilyCuda final : public Matcher {
         // forward min-sum of its output (aggr_H+, aggr_V+) and cost2msg- finishes the messages,
         // so the min-sum needs no shared memory. a: C0, then forward values; b: messages.
         const ce::ForwardMinSum forward{p.c, eta, &w.truncation};
-        clock_.time("cost2msg", [&] { ce::cost2msg(w.a.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s); });
+        first_messages();
         for (std::size_t t = 0; t < steps.size(); ++t) {
           const bool last = t + 1 == steps.size();
           clock_.time("aggr_H+", [&] {
@@ -348,8 +362,9 @@ class EsawFamilyCuda final : public Matcher {
       if (params_.esmp_variant == "literal" && params_.fold_cost2msg)
         m.stage_bytes = {
             {"rgb2grey", px * 2.0 * (3.0 + 4.0 + 1.0)},
-            {"init_cost", cells * 2.0},
-            {"cost2msg", cells * 4.0},
+            {"init_cost", cells * 2.0},  // (fuse_init_cost: none)
+            {"cost2msg", cells * 4.0},   // (fuse_init_cost: none)
+            {"init_cost+cost2msg", cells * 2.0},  // (without fuse_init_cost: none)
             {"aggr_H+", cells * 4.0 + px * 4.0},
             // forward values in, forward values out, h in (3 samples, mostly cached) and out
             {"cost2msg-+aggr_V+", cells * 4.0 * (T - 1.0) + px * 8.0 * (T - 1.0)},
@@ -362,6 +377,7 @@ class EsawFamilyCuda final : public Matcher {
             {"rgb2grey", px * 2.0 * (3.0 + 4.0 + 1.0)},
             {"init_cost", cells * 2.0},
             {"cost2msg", cells * 4.0},                          // once, on C0
+            {"init_cost+cost2msg", cells * 2.0},
             {"aggr_H+", cells * 4.0 * T + px * 4.0 * T},        // messages in, forward values + h out
             {"cost2msg-", cells * 4.0 * (2.0 * T - 1.0) + px * 4.0 * (2.0 * T - 1.0)},
             {"aggr_V+", cells * 4.0 * (T - 1.0) + px * 4.0 * (T - 1.0)},

@@ -123,6 +123,13 @@ void select_disparity(const std::uint16_t* volume, int width, int height, int pl
 void cost2msg(const std::uint16_t* in, int width, int height, int levels, float c, float eta, std::uint16_t* out,
               cudaStream_t stream);
 
+/// ESMP's first cost2msg with init_cost folded in: eq. 3 for disparities first_disparity, ...
+/// computed on the fly (each cost rounded to half as stored), then eq. 17-21; equal bit for bit
+/// to init_cost then cost2msg, without storing C0.
+void init_cost2msg(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
+                   int first_disparity, int levels, float lambda, float tau, float c, float eta, std::uint16_t* out,
+                   cudaStream_t stream);
+
 /// cost2msg- (Sec. IV): the backward pass and truncation (eq. 20-21) over forward values an
 /// aggr_H+/aggr_V+ stored, with their min + eta; one thread per pixel, no shared memory.
 void cost2msg_backward(const std::uint16_t* forward, const DeviceImage<float>& truncation, int levels, float c,

@@ -121,6 +121,9 @@ struct EsmpParams {
   // (cost2msg-) inside the next aggregation (cuda/esaw/aggr_msg.cu), so a pass reads and writes
   // the volume once. false = the paper's aggr_H+ / cost2msg- / aggr_V+ kernels, for comparison.
   bool fold_cost2msg = true;
+  // CUDA only, no effect on the result: the literal reading's first cost2msg computes eq. 3 on
+  // the fly (cuda/esaw/cost2msg.cu init_cost2msg) instead of reading a stored C0.
+  bool fuse_init_cost = true;
 
   template <class B>
   void describe(B& b) {
@@ -142,6 +145,9 @@ struct EsmpParams {
     b.field("fold_cost2msg", fold_cost2msg,
             "cuda, literal reading: finish the messages inside the next aggregation (no cost2msg- pass; no effect on "
             "the result)");
+    b.field("fuse_init_cost", fuse_init_cost,
+            "cuda, literal reading: compute the costs inside the first cost2msg instead of storing them (no effect "
+            "on the result)");
   }
 
   void validate(const std::string& component) const {
