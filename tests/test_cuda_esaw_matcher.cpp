@@ -68,12 +68,18 @@ TEST(CudaEsawMatcher, EsawV2CropsAgreeWithCpu) {
   STEREO_REQUIRE_CUDA();
   compare_on_v2("esaw", {}, false);
   compare_on_v2("esaw", {{"iterations", "5"}, {"base", "2.6"}, {"border", "clamp"}}, false);
+  // The slab size changes only the order of the work: one plane, an odd slab (tails of the
+  // kernels' groups of 8 planes) and the whole volume in one slab give the same map.
+  for (const char* slab : {"1", "5", "1000"}) compare_on_v2("esaw", {{"slab_planes", slab}}, false);
+  compare_on_v2("esaw", {{"cuda_graph", "false"}, {"fuse_init_cost", "false"}}, false);  // round 1's launches
 }
 
 TEST(CudaEsawMatcher, EsmpV2CropsAgreeWithCpu) {
   STEREO_REQUIRE_CUDA();
   compare_on_v2("esmp", {}, false);
   compare_on_v2("esmp", {{"esmp_variant", "centre"}, {"iterations", "3"}}, false);
+  // Round 1's kernels (init_cost, cost2msg, aggr_H+ / cost2msg- / aggr_V+) give the same map.
+  compare_on_v2("esmp", {{"fold_cost2msg", "false"}, {"fuse_init_cost", "false"}}, false);
 }
 
 // The whole v2 set (the acceptance figure); a few seconds of CPU per scene.
@@ -93,6 +99,11 @@ TEST(CudaEsawMatcher, ReusedBuffersNegativeMinimumAndTiming) {
     const StereoResult b = gpu->compute(left, right, DisparityRange{-3, 17});
     EXPECT_EQ(a.disparity.data, b.disparity.data) << method;
     EXPECT_GE(identical(a.disparity, cpu->compute(left, right, DisparityRange{-3, 17}).disparity), MIN_IDENTICAL);
+    // Same size, another range: ESAW's captured slab graph must be captured again.
+    EXPECT_GE(identical(gpu->compute(left, right, DisparityRange{2, 13}).disparity,
+                        cpu->compute(left, right, DisparityRange{2, 13}).disparity),
+              MIN_IDENTICAL)
+        << method << " after a range change";
     const ImageU8 small = test::random_texture(41, 23, 5);
     EXPECT_EQ(gpu->compute(small, small, 9).disparity.width, 41);  // re-sized
     EXPECT_EQ(a.timing.clock, "cuda events");

@@ -103,7 +103,8 @@ TEST(CudaEsawStages, InitCostMatchesReferenceOnEverySlab) {
 
 TEST(CudaEsawStages, AggrHAndAggrVMatchReference) {
   STEREO_REQUIRE_CUDA();
-  const DisparityRange range{0, 7};
+  // 19 planes: two of the kernels' groups of 8 planes in flight and a tail of 3.
+  const DisparityRange range{0, 19};
   const ImageU8 rgb = random_rgb(W, H, 21);
   cu::DeviceImage<uchar4> rgba(W, H, "test", "rgba");
   {
@@ -141,6 +142,43 @@ TEST(CudaEsawStages, AggrHAndAggrVMatchReference) {
     }
 }
 
+// ESAW's first pass with eq. 3 computed inside it equals aggr_H over init_cost's stored planes,
+// on two slabs (5 and 8 planes, a negative first disparity), both borders and steps past the
+// image width.
+TEST(CudaEsawStages, InitAggrHMatchesInitCostThenAggrH) {
+  STEREO_REQUIRE_CUDA();
+  const ImageU8 left = cuda_test::random_u8(W, H, 1, 91), right = cuda_test::random_u8(W, H, 1, 92);
+  const ImageU8 rgb = random_rgb(W, H, 93);
+  auto upload_grey = [](const ImageU8& img) {
+    cu::DeviceImage<std::uint8_t> d(img.width, img.height, "test", "grey");
+    CUDA_CHECK(cudaMemcpy(d.get(), img.data.data(), img.data.size(), cudaMemcpyHostToDevice));
+    return d;
+  };
+  const auto d_left = upload_grey(left), d_right = upload_grey(right);
+  cu::DeviceImage<uchar4> rgba(W, H, "test", "rgba");
+  {
+    auto d_raw = cu::make_device_buffer<std::uint8_t>(rgb.data.size(), "test", "raw");
+    CUDA_CHECK(cudaMemcpy(d_raw.get(), rgb.data.data(), rgb.data.size(), cudaMemcpyHostToDevice));
+    cu::DeviceImage<std::uint8_t> grey(W, H, "test", "grey");
+    ce::rgb2grey(d_raw.get(), 3, rgba, grey, nullptr);
+  }
+  const DisparityRange range{-2, 13};
+  for (const float lambda : {1.0f, 0.15f})
+    for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
+      for (const int step : {1, 5, 100}) {  // 100 reaches past the 67 columns
+        const std::string what = "lambda " + std::to_string(lambda) +
+                                 (border == ref::Border::drop ? " drop" : " clamp") + " step " + std::to_string(step);
+        const ref::CostVolume c0 = ref::init_cost(left, right, range, lambda, 12.0f, ref::Storage::fp16);
+        const ref::CostVolume want = ref::aggr_H(c0, c0, rgb, step, 17.0f, 36.0f, border, ref::Storage::fp16);
+        const ce::WeightTable table = ce::weight_table(17.0f, 36.0f, step);
+        ce::DeviceVolume got(W, H, range.count, "test", "out");
+        ce::init_aggr_H(d_left, d_right, rgba, range.min, 5, lambda, 12.0f, step, table, border, got.plane(0), nullptr);
+        ce::init_aggr_H(d_left, d_right, rgba, range.min + 5, 8, lambda, 12.0f, step, table, border, got.plane(5),
+                        nullptr);
+        expect_same_volume(ce::download_volume(got, range), want, "init_cost+aggr_H " + what);
+      }
+}
+
 TEST(CudaEsawStages, SelectDisparityOverSlabsMatchesReference) {
   STEREO_REQUIRE_CUDA();
   const DisparityRange range{3, 11};
@@ -166,6 +204,28 @@ TEST(CudaEsawStages, Cost2MsgMatchesReference) {
     ce::cost2msg(d.plane(0), W, H, levels, 1.0f, eta, out.plane(0), nullptr);
     expect_same_volume(ce::download_volume(out, range), ref::cost2msg(cost, 1.0f, eta, ref::Storage::fp16),
                        "cost2msg levels " + std::to_string(levels));
+  }
+}
+
+// ESMP's first messages with eq. 3 inside cost2msg equal cost2msg(init_cost(...)), at 1 level,
+// 60 and 400 (the shared-memory opt-in path), with a negative first disparity.
+TEST(CudaEsawStages, InitCost2MsgMatchesInitCostThenCost2Msg) {
+  STEREO_REQUIRE_CUDA();
+  const ImageU8 left = cuda_test::random_u8(W, H, 1, 95), right = cuda_test::random_u8(W, H, 1, 96);
+  auto upload_grey = [](const ImageU8& img) {
+    cu::DeviceImage<std::uint8_t> d(img.width, img.height, "test", "grey");
+    CUDA_CHECK(cudaMemcpy(d.get(), img.data.data(), img.data.size(), cudaMemcpyHostToDevice));
+    return d;
+  };
+  const auto d_left = upload_grey(left), d_right = upload_grey(right);
+  for (const int levels : {1, 60, 400}) {
+    const DisparityRange range{-3, levels};
+    const float lambda = 0.15f, tau = 17.0f, c = 1.0f, eta = 0.0375f * float(levels - 1);
+    const ref::CostVolume want = ref::cost2msg(ref::init_cost(left, right, range, lambda, tau, ref::Storage::fp16),
+                                               c, eta, ref::Storage::fp16);
+    ce::DeviceVolume got(W, H, levels, "test", "messages");
+    ce::init_cost2msg(d_left, d_right, range.min, levels, lambda, tau, c, eta, got.plane(0), nullptr);
+    expect_same_volume(ce::download_volume(got, range), want, "init_cost+cost2msg levels " + std::to_string(levels));
   }
 }
 
@@ -205,6 +265,77 @@ TEST(CudaEsawStages, FusedForwardAndCost2MsgBackwardMatchReference) {
         ref::Storage::fp16);
     expect_same_volume(ce::download_volume(out, range), want_v, "aggr_V+ / cost2msg- step " + std::to_string(step));
   }
+}
+
+// ESMP with cost2msg- folded into the next pass: aggr_msg on the forward values of an aggr_H+
+// (or of an aggr_msg) equals the reference's cost2msg(aggr_*(messages)), pass after pass, and
+// its fused WTA equals select_disparity of the aggregated messages.
+TEST(CudaEsawStages, AggrMsgMatchesCost2MsgThenAggregation) {
+  STEREO_REQUIRE_CUDA();
+  const ImageU8 rgb = random_rgb(W, H, 81);
+  cu::DeviceImage<uchar4> rgba(W, H, "test", "rgba");
+  {
+    auto d_raw = cu::make_device_buffer<std::uint8_t>(rgb.data.size(), "test", "raw");
+    CUDA_CHECK(cudaMemcpy(d_raw.get(), rgb.data.data(), rgb.data.size(), cudaMemcpyHostToDevice));
+    cu::DeviceImage<std::uint8_t> grey(W, H, "test", "grey");
+    ce::rgb2grey(d_raw.get(), 3, rgba, grey, nullptr);
+  }
+  const float c = 1.0f;
+  const auto fp16 = ref::Storage::fp16;
+  // 37 levels: four groups of 8 loaded ahead and a tail of 5; 400: 51 KB of shared memory, the
+  // opt-in path; 1: the top level only.
+  for (const int levels : {37, 400, 1}) {
+    const DisparityRange range{0, levels};
+    const float eta = 0.0375f * float(levels - 1);
+    const ref::CostVolume msg0 = random_half_volume(W, H, range, 82u + unsigned(levels), 2.5f);
+    const ce::DeviceVolume d_msg0 = ce::upload_volume(msg0);
+    for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
+      for (const int step : {1, 6, 40}) {  // 40 reaches past the 29 rows
+        const std::string what = std::string(border == ref::Border::drop ? "drop" : "clamp") + " step " +
+                                 std::to_string(step) + " levels " + std::to_string(levels);
+        const ce::WeightTable table = ce::weight_table(18.0f, 29.0f, step);
+        cu::DeviceImage<float> h1(W, H, "test", "h1"), h2(W, H, "test", "h2"), h3(W, H, "test", "h3");
+        ce::DeviceVolume f1(W, H, levels, "test", "f1"), f2(W, H, levels, "test", "f2"), f3(W, H, levels, "test", "f3");
+        ce::DeviceVolume msg(W, H, levels, "test", "messages");
+        const ce::ForwardMinSum forward{c, eta, &h1};
+        ce::aggr_H(rgba, d_msg0.plane(0), d_msg0.plane(0), levels, step, table, border, f1.plane(0), nullptr, &forward);
+        const ref::CostVolume msg1 = ref::cost2msg(ref::aggr_H(msg0, msg0, rgb, step, 18.0f, 29.0f, border, fp16), c,
+                                                   eta, fp16);
+
+        // Vertical, from aggr_H+'s output.
+        ce::aggr_msg(rgba, true, f1.plane(0), h1, levels, step, table, border, c, eta, f2.plane(0), &h2, nullptr, 0,
+                     nullptr);
+        ce::cost2msg_backward(f2.plane(0), h2, levels, c, msg.plane(0), nullptr);
+        const ref::CostVolume agg2 = ref::aggr_V(msg1, msg1, rgb, step, 18.0f, 29.0f, border, fp16);
+        const ref::CostVolume msg2 = ref::cost2msg(agg2, c, eta, fp16);
+        expect_same_volume(ce::download_volume(msg, range), msg2, "aggr_msg V " + what);
+
+        // Horizontal, from aggr_msg's own output (the chain the matcher runs).
+        ce::aggr_msg(rgba, false, f2.plane(0), h2, levels, step, table, border, c, eta, f3.plane(0), &h3, nullptr, 0,
+                     nullptr);
+        ce::cost2msg_backward(f3.plane(0), h3, levels, c, msg.plane(0), nullptr);
+        expect_same_volume(ce::download_volume(msg, range),
+                           ref::cost2msg(ref::aggr_H(msg2, msg2, rgb, step, 18.0f, 29.0f, border, fp16), c, eta, fp16),
+                           "aggr_msg H " + what);
+
+        // The fused WTA over all levels, the first disparity 4.
+        ce::Winner winner = make_winner(W, H);
+        ce::aggr_msg(rgba, true, f1.plane(0), h1, levels, step, table, border, c, eta, nullptr, nullptr, &winner, 4,
+                     nullptr);
+        ref::CostVolume shifted = agg2;
+        shifted.range = DisparityRange{4, levels};
+        EXPECT_EQ(download_map(winner.disparity).data, ref::select_disparity(shifted).data) << "aggr_msg WTA " << what;
+      }
+  }
+  // Misuse: an output aliasing its input.
+  const int levels = 4;
+  const float eta = 1.0f;
+  cu::DeviceImage<float> h(W, H, "test", "h");
+  ce::DeviceVolume f(W, H, levels, "test", "f");
+  const ce::WeightTable table = ce::weight_table(18.0f, 29.0f, 1);
+  EXPECT_THROW(ce::aggr_msg(rgba, true, f.plane(0), h, levels, 1, table, ref::Border::drop, c, eta, f.plane(0), &h,
+                            nullptr, 0, nullptr),
+               Error);
 }
 
 TEST(CudaEsawStages, MisuseIsAClearError) {

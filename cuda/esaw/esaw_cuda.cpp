@@ -1,9 +1,10 @@
 // The `cuda` backends of ESAW and ESMP (cuda/esaw/stages.h). ESAW runs slab by slab: a run of
-// disparity planes small enough that two copies stay in the L2 cache goes through init_cost
-// and all 2T passes of all iterations, the last pass updating the running arg-min, before the
-// next slab starts (the passes are independent across disparities; only the weights, one
-// image, are shared). ESMP's cost2msg needs every disparity of a pixel, so it runs pass by pass
-// over the whole volume. NOTES.md gives the bytes and the expected bound of every kernel.
+// disparity planes goes through init_cost and all 2T passes of all iterations, the last pass
+// updating the running arg-min, before the next slab starts (the passes are independent across
+// disparities; only the weights, one image, are shared). The default slab is the whole volume
+// (slab_planes below); an L2-sized slab is a --set away. ESMP's cost2msg needs every disparity
+// of a pixel, so it runs pass by pass over the whole volume, cost2msg- folded into the
+// aggregations (aggr_msg.cu). NOTES.md gives the bytes and the expected bound of every kernel.
 
 #include <algorithm>
 #include <array>
@@ -12,6 +13,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -45,11 +47,12 @@ struct Workspace {
   ce::Winner winner;
   cu::DeviceImage<float> disparity;  // after the median
   cu::DeviceImage<float> truncation;  // ESMP's min + eta per pixel, from aggr_H+/aggr_V+
+  cu::DeviceImage<float> truncation_next;  // ESMP folded: the pass after writes here (its neighbours read the other)
   ce::DeviceVolume a, b, c;          // ESAW: two slabs (a, b); ESMP: three whole volumes
 
   static std::size_t bytes_needed(int w, int h, int channels, int planes, int volumes) {
     const std::size_t px = std::size_t(w) * std::size_t(h);
-    return px * (2 * std::size_t(channels) + 2 * 4 + 2 + 4 * 4) +
+    return px * (2 * std::size_t(channels) + 2 * 4 + 2 + 5 * 4) +
            std::size_t(volumes) * ce::DeviceVolume::cells(w, h, planes) * 2;
   }
 
@@ -66,12 +69,45 @@ struct Workspace {
     winner.disparity = {w, h, component, "the winning disparities"};
     disparity = {w, h, component, "the disparity map"};
     truncation = {w, h, component, "the min-sum truncation map"};
+    truncation_next = {w, h, component, "the next min-sum truncation map"};
     const char* what = planes < lv ? "a slab of cost planes" : "a cost volume";
     a = {w, h, planes, component, what};
     b = {w, h, planes, component, what};
     if (volumes == 3) c = {w, h, planes, component, what};
   }
 };
+
+// A captured graph and its executable form, owned (non-throwing deleters).
+struct GraphDeleter {
+  void operator()(cudaGraph_t g) const noexcept { cudaGraphDestroy(g); }
+};
+struct GraphExecDeleter {
+  void operator()(cudaGraphExec_t g) const noexcept { cudaGraphExecDestroy(g); }
+};
+using Graph = std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, GraphDeleter>;
+using GraphExec = std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, GraphExecDeleter>;
+
+// Captures what `launch` enqueues on `stream` into an executable graph. The launches are only
+// recorded, not run; an exception during the capture ends it before it propagates, so the
+// stream is never left capturing.
+template <class F>
+GraphExec capture_graph(cudaStream_t stream, F&& launch) {
+  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  try {
+    launch();
+  } catch (...) {
+    cudaGraph_t broken = nullptr;
+    cudaStreamEndCapture(stream, &broken);  // the first error is the one to report
+    if (broken) cudaGraphDestroy(broken);
+    throw;
+  }
+  cudaGraph_t raw = nullptr;
+  CUDA_CHECK(cudaStreamEndCapture(stream, &raw));
+  const Graph graph(raw);
+  cudaGraphExec_t exec = nullptr;
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph.get(), 0));
+  return GraphExec(exec);
+}
 
 // Accumulated CUDA-event time per named kernel: a pair of events around every launch group,
 // read after the stream has finished.
@@ -155,6 +191,19 @@ class EsawFamilyCuda final : public Matcher {
       tables.push_back(ce::weight_table(p.gamma_c, p.gamma_p, steps.back()));
     }
 
+    if constexpr (!ESMP) {
+      if (p.cuda_graph && (!slab_graph_ || graph_work_ != work_.get() || graph_range_min_ != range.min ||
+                           graph_range_count_ != range.count)) {
+        // Captured before the timed region, the stream idle since the last match: the launches
+        // are recorded, not run (a host cost of ~1 us each, once per size and range). The
+        // graph holds the buffers' addresses, so a new workspace or range re-captures it.
+        slab_graph_.reset();
+        slab_graph_ = capture_graph(s, [&] { enqueue_slabs(range, steps, tables, border); });
+        graph_work_ = work_.get();
+        graph_range_min_ = range.min;
+        graph_range_count_ = range.count;
+      }
+    }
     CUDA_CHECK(cudaEventRecord(events_[0].get(), s));
     CUDA_CHECK(cudaMemcpyAsync(w.raw_left.get(), left.data.data(), left.data.size(), cudaMemcpyHostToDevice, s));
     CUDA_CHECK(cudaMemcpyAsync(w.raw_right.get(), right.data.data(), right.data.size(), cudaMemcpyHostToDevice, s));
@@ -169,31 +218,63 @@ class EsawFamilyCuda final : public Matcher {
     if constexpr (!ESMP) {
       // Slab by slab: the kernels of one slab are timed together (events per launch would cost
       // more than the launches); NOTES.md splits the time by the bytes each kernel moves.
-      clock_.time("init_cost+aggr_H+aggr_V+select_disparity (L2 slabs)", [&] {
-        for (int k0 = 0; k0 < range.count; k0 += w.slab) {
-          const int n = std::min(w.slab, range.count - k0);
-          ce::init_cost(w.grey_left, w.grey_right, range.min + k0, n, p.lambda, p.tau, w.a.plane(0), s);
-          for (std::size_t t = 0; t < steps.size(); ++t) {
-            const bool last = t + 1 == steps.size();
-            ce::aggr_H(w.rgba_left, w.a.plane(0), w.a.plane(0), n, steps[t], tables[t], border, w.b.plane(0), s);
-            ce::aggr_V(w.rgba_left, w.b.plane(0), w.b.plane(0), n, steps[t], tables[t], border,
-                       last ? nullptr : w.a.plane(0), last ? &w.winner : nullptr, range.min + k0, s);
-          }
-        }
+      clock_.time("init_cost+aggr_H+aggr_V+select_disparity (slabs)", [&] {
+        if (p.cuda_graph) CUDA_CHECK(cudaGraphLaunch(slab_graph_.get(), s));
+        else enqueue_slabs(range, steps, tables, border);
       });
     } else {
       const float eta = p.eta_factor * float(range.count - 1);  // eta = 0.0375 d_max, as the cpu backend reads it
       const bool literal = p.esmp_variant == "literal";
       const int levels = range.count;
-      clock_.time("init_cost", [&] {
-        ce::init_cost(w.grey_left, w.grey_right, range.min, levels, p.lambda, p.tau, w.a.plane(0), s);
-      });
-      if (literal) {
+      // The literal reading's first messages come from C0 alone: with fuse_init_cost, eq. 3 is
+      // computed inside cost2msg and C0 is never stored (init_cost2msg, cost2msg.cu).
+      const bool fuse_init = literal && p.fuse_init_cost;
+      if (!fuse_init)
+        clock_.time("init_cost", [&] {
+          ce::init_cost(w.grey_left, w.grey_right, range.min, levels, p.lambda, p.tau, w.a.plane(0), s);
+        });
+      const auto first_messages = [&] {  // the messages of C0 into b
+        if (fuse_init)
+          clock_.time("init_cost+cost2msg", [&] {
+            ce::init_cost2msg(w.grey_left, w.grey_right, range.min, levels, p.lambda, p.tau, p.c, eta, w.b.plane(0),
+                              s);
+          });
+        else
+          clock_.time("cost2msg",
+                      [&] { ce::cost2msg(w.a.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s); });
+      };
+      if (literal && p.fold_cost2msg) {
+        // cost2msg- folded into the next pass (aggr_msg.cu): after the first aggr_H+, every
+        // pass reads the forward values and truncations of the one before and writes its own,
+        // ping-ponging (a, truncation) <-> (b, truncation_next); the last runs the WTA.
+        const ce::ForwardMinSum forward{p.c, eta, &w.truncation};
+        first_messages();
+        clock_.time("aggr_H+", [&] {
+          ce::aggr_H(w.rgba_left, w.b.plane(0), w.b.plane(0), levels, steps[0], tables[0], border, w.a.plane(0), s,
+                     &forward);
+        });
+        const int passes = 2 * int(steps.size());
+        for (int j = 1; j < passes; ++j) {
+          const bool vertical = j % 2 == 1, last = j + 1 == passes;
+          const std::size_t t = std::size_t(j / 2);
+          const bool from_a = j % 2 == 1;
+          const std::uint16_t* in = from_a ? w.a.plane(0) : w.b.plane(0);
+          const cu::DeviceImage<float>& h_in = from_a ? w.truncation : w.truncation_next;
+          std::uint16_t* out = last ? nullptr : (from_a ? w.b.plane(0) : w.a.plane(0));
+          cu::DeviceImage<float>* h_out = last ? nullptr : (from_a ? &w.truncation_next : &w.truncation);
+          const std::string name = std::string("cost2msg-+") + (vertical ? "aggr_V+" : "aggr_H+") +
+                                   (last ? "select_disparity" : "");
+          clock_.time(name, [&] {
+            ce::aggr_msg(w.rgba_left, vertical, in, h_in, levels, steps[t], tables[t], border, p.c, eta, out, h_out,
+                         last ? &w.winner : nullptr, range.min, s);
+          });
+        }
+      } else if (literal) {
         // The paper's reorganisation (Sec. IV): every aggregation but the last stores the
         // forward min-sum of its output (aggr_H+, aggr_V+) and cost2msg- finishes the messages,
         // so the min-sum needs no shared memory. a: C0, then forward values; b: messages.
         const ce::ForwardMinSum forward{p.c, eta, &w.truncation};
-        clock_.time("cost2msg", [&] { ce::cost2msg(w.a.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s); });
+        first_messages();
         for (std::size_t t = 0; t < steps.size(); ++t) {
           const bool last = t + 1 == steps.size();
           clock_.time("aggr_H+", [&] {
@@ -258,9 +339,9 @@ class EsawFamilyCuda final : public Matcher {
   [[nodiscard]] std::string device() const override { return device_; }
   [[nodiscard]] nlohmann::json device_info() const override { return device_info_; }
 
-  /// The fewest bytes each timed stage moves (NOTES.md). ESAW's slabs stay in L2, so its
-  /// figure is L2 traffic (each pass reads its slab once and writes it once) and may exceed
-  /// the DRAM copy rate; ESMP's whole-volume passes go to DRAM.
+  /// The fewest bytes each timed stage moves (NOTES.md): each pass reads its volume once and
+  /// writes it once. ESAW's default slab is the whole volume (DRAM traffic); with slab_planes
+  /// set to an L2-sized slab the figure is L2 traffic and may exceed the DRAM copy rate.
   std::optional<MemoryStats> memory_stats(int width, int height, DisparityRange range) override {
     const cu::DeviceScope device_scope(ordinal_);
     const double px = double(width) * double(height);
@@ -272,15 +353,31 @@ class EsawFamilyCuda final : public Matcher {
           {"rgb2grey", px * 2.0 * (3.0 + 4.0 + 1.0)},
           // init_cost writes 2 B a cell; each of the 2T passes reads 2 B and writes 2 B, the last
           // writes nothing (fused WTA).
-          {"init_cost+aggr_H+aggr_V+select_disparity (L2 slabs)", cells * (2.0 + 2.0 * T * 4.0 - 2.0) + px * 8.0},
+          // (fuse_init_cost: C0 is neither written nor read back, 4 B a cell less.)
+          {"init_cost+aggr_H+aggr_V+select_disparity (slabs)",
+           cells * (2.0 + 2.0 * T * 4.0 - 2.0 - (params_.fuse_init_cost ? 4.0 : 0.0)) + px * 8.0},
           {"median_filter", px * 8.0},
       };
     } else {
-      if (params_.esmp_variant == "literal")
+      if (params_.esmp_variant == "literal" && params_.fold_cost2msg)
+        m.stage_bytes = {
+            {"rgb2grey", px * 2.0 * (3.0 + 4.0 + 1.0)},
+            {"init_cost", cells * 2.0},  // (fuse_init_cost: none)
+            {"cost2msg", cells * 4.0},   // (fuse_init_cost: none)
+            {"init_cost+cost2msg", cells * 2.0},  // (without fuse_init_cost: none)
+            {"aggr_H+", cells * 4.0 + px * 4.0},
+            // forward values in, forward values out, h in (3 samples, mostly cached) and out
+            {"cost2msg-+aggr_V+", cells * 4.0 * (T - 1.0) + px * 8.0 * (T - 1.0)},
+            {"cost2msg-+aggr_H+", cells * 4.0 * (T - 1.0) + px * 8.0 * (T - 1.0)},
+            {"cost2msg-+aggr_V+select_disparity", cells * 2.0 + px * 12.0},
+            {"median_filter", px * 8.0},
+        };
+      else if (params_.esmp_variant == "literal")
         m.stage_bytes = {
             {"rgb2grey", px * 2.0 * (3.0 + 4.0 + 1.0)},
             {"init_cost", cells * 2.0},
             {"cost2msg", cells * 4.0},                          // once, on C0
+            {"init_cost+cost2msg", cells * 2.0},
             {"aggr_H+", cells * 4.0 * T + px * 4.0 * T},        // messages in, forward values + h out
             {"cost2msg-", cells * 4.0 * (2.0 * T - 1.0) + px * 4.0 * (2.0 * T - 1.0)},
             {"aggr_V+", cells * 4.0 * (T - 1.0) + px * 4.0 * (T - 1.0)},
@@ -303,10 +400,46 @@ class EsawFamilyCuda final : public Matcher {
   }
 
  private:
-  // ESAW: the most planes per slab such that the two slab buffers fill half the L2 (the rest
-  // holds the images and other tenants); ESMP: the whole volume, three times.
-  int slab_planes(int width, int height, int levels) const {
+  // ESAW's slab loop: init_cost and all 2T passes on a slab of planes, the last pass updating the
+  // running arg-min, then the next slab. Enqueued directly (cuda_graph=false) or captured.
+  void enqueue_slabs(DisparityRange range, const std::vector<int>& steps, const std::vector<ce::WeightTable>& tables,
+                     ref::Border border) {
+    Workspace& w = *work_;
+    cudaStream_t s = stream_.get();
+    const Params& p = params_;
+    for (int k0 = 0; k0 < range.count; k0 += w.slab) {
+      const int n = std::min(w.slab, range.count - k0);
+      if constexpr (!ESMP) {
+        if (!p.fuse_init_cost)
+          ce::init_cost(w.grey_left, w.grey_right, range.min + k0, n, p.lambda, p.tau, w.a.plane(0), s);
+      }
+      for (std::size_t t = 0; t < steps.size(); ++t) {
+        const bool last = t + 1 == steps.size();
+        bool fused_first = false;
+        if constexpr (!ESMP) fused_first = t == 0 && p.fuse_init_cost;
+        if (fused_first)
+          ce::init_aggr_H(w.grey_left, w.grey_right, w.rgba_left, range.min + k0, n, p.lambda, p.tau, steps[t],
+                          tables[t], border, w.b.plane(0), s);
+        else
+          ce::aggr_H(w.rgba_left, w.a.plane(0), w.a.plane(0), n, steps[t], tables[t], border, w.b.plane(0), s);
+        ce::aggr_V(w.rgba_left, w.b.plane(0), w.b.plane(0), n, steps[t], tables[t], border,
+                   last ? nullptr : w.a.plane(0), last ? &w.winner : nullptr, range.min + k0, s);
+      }
+    }
+  }
+
+  // ESAW's planes per slab. --set slab_planes=K wins. Otherwise the whole volume when its two
+  // copies fit in 90 % of the free memory: every pass then streams the volume through DRAM once
+  // (4 B a cell), with its side rows and RGBA reused from L1/L2 (rows in step order). Chosen
+  // from the H100's figures at 1920 x 1080 x 256 (not yet measured for ESAW itself): the L2
+  // slabs hold only 3 planes there and moved 697 GB/s (55 ms for ESAW-9), while ESMP's
+  // whole-volume aggr_H+, which does more per cell, streamed 1661 GB/s. Where the volume does not fit: the most planes
+  // whose two slab buffers fill half the L2 (NOTES.md). ESMP: the whole volume, always.
+  int slab_planes(int width, int height, int channels, int levels, std::size_t available) const {
     if constexpr (ESMP) return levels;
+    else if (params_.slab_planes > 0) return std::min(params_.slab_planes, levels);  // --set slab_planes=K
+    if (double(Workspace::bytes_needed(width, height, channels, levels, volume_count())) <= 0.9 * double(available))
+      return levels;
     const std::size_t plane = std::size_t(width) * std::size_t(height) * 2;
     const std::size_t fit = (l2_bytes_ / 2) / (2 * plane);
     return int(std::clamp<std::size_t>(fit, 1, std::size_t(levels)));
@@ -322,18 +455,20 @@ class EsawFamilyCuda final : public Matcher {
     if (work_ && work_->width == width && work_->height == height && work_->channels == channels &&
         work_->levels == levels)
       return;
-    const int planes = slab_planes(width, height, levels);
     const int volumes = volume_count();
     const std::size_t held = work_ ? Workspace::bytes_needed(work_->width, work_->height, work_->channels,
                                                              work_->slab, volumes)
                                    : 0;
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const int planes = slab_planes(width, height, channels, levels, free_bytes + held);
     const std::size_t needed = Workspace::bytes_needed(width, height, channels, planes, volumes);
     if (needed > free_bytes + held)
       throw Error(component_ + ": " + std::to_string(width) + "x" + std::to_string(height) + " with " +
                   std::to_string(levels) + " levels needs " + mib(needed) + " MiB of GPU memory, " +
                   mib(free_bytes + held) + " MiB free");
+    slab_graph_.reset();  // it holds the old buffers' addresses (a new workspace may reuse its host address)
+    graph_work_ = nullptr;
     work_.reset();  // release the old size first, so the new one can use its memory
     auto fresh = std::make_unique<Workspace>(component_, width, height, channels, levels, planes, volumes);
     work_ = std::move(fresh);
@@ -350,20 +485,25 @@ class EsawFamilyCuda final : public Matcher {
   std::array<cu::Event, 4> events_;
   KernelClock clock_;
   std::unique_ptr<Workspace> work_;
+  // ESAW's captured slab loop (cuda_graph=true) and what it was captured for.
+  GraphExec slab_graph_;
+  const Workspace* graph_work_ = nullptr;
+  int graph_range_min_ = 0, graph_range_count_ = 0;
 };
 
 }  // namespace
 
 void register_esaw_cuda(Registry& registry) {
   registry.add(BackendEntry{
-      "esaw", "cuda", "ESAW (Yu et al. TCSVT 2010), CUDA: fp16 disparity planes, L2-resident slabs, fused WTA",
+      "esaw", "cuda", "ESAW (Yu et al. TCSVT 2010), CUDA: fp16 disparity planes, slabs (whole volume or L2-sized), fused WTA, "
+      "one CUDA graph",
       [] { return cu::device_unavailable(); },
       [](const Overrides& o) -> std::unique_ptr<Matcher> { return std::make_unique<EsawFamilyCuda<EsawParams>>(o); }});
 }
 
 void register_esmp_cuda(Registry& registry) {
   registry.add(BackendEntry{
-      "esmp", "cuda", "ESMP (Yu et al. TCSVT 2010), CUDA: fp16 disparity planes, shared-memory min-sum, fused WTA",
+      "esmp", "cuda", "ESMP (Yu et al. TCSVT 2010), CUDA: fp16 disparity planes, cost2msg- folded into the passes, fused WTA",
       [] { return cu::device_unavailable(); },
       [](const Overrides& o) -> std::unique_ptr<Matcher> { return std::make_unique<EsawFamilyCuda<EsmpParams>>(o); }});
 }

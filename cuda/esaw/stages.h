@@ -11,6 +11,8 @@
 ///   select_disparity.cu  wta_reset, select_disparity   eq. 7 as a running arg-min over slabs
 ///   cost2msg.cu          cost2msg           eq. 17-21, one thread per pixel over all levels
 ///                        cost2msg_backward  the paper's cost2msg-: eq. 20-21 after aggr_H+/aggr_V+
+///   init_aggr_h.cu       init_aggr_H        ESAW: init_cost fused into the first aggr_H
+///   aggr_msg.cu          aggr_msg           ESMP: cost2msg- folded into the next aggr_H+/aggr_V+
 ///   memory.cu            upload_volume, download_volume (tests)
 ///   esaw_cuda.cpp        the matchers ("esaw", "cuda") and ("esmp", "cuda")
 ///
@@ -95,6 +97,13 @@ void aggr_H(const DeviceImage<uchar4>& rgba, const std::uint16_t* centre, const 
             int step, const WeightTable& table, reference::Border border, std::uint16_t* out, cudaStream_t stream,
             const ForwardMinSum* forward = nullptr);
 
+/// ESAW's first pass: aggr_H over init_cost's planes first_disparity, ... (eq. 3 computed on the
+/// fly, each sample rounded to half as stored), equal bit for bit to init_cost then aggr_H with
+/// centre = side = C0; C0 is never stored.
+void init_aggr_H(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
+                 const DeviceImage<uchar4>& rgba, int first_disparity, int planes, float lambda, float tau, int step,
+                 const WeightTable& table, reference::Border border, std::uint16_t* out, cudaStream_t stream);
+
 /// Eq. 6, along y (reference::aggr_V). With `winner`, the stored (rounded) value of every plane
 /// also updates the running arg-min, plane 0 being disparity first_disparity; out may then be
 /// null (the WTA fused into the last pass, so the last volume is never written).
@@ -114,10 +123,30 @@ void select_disparity(const std::uint16_t* volume, int width, int height, int pl
 void cost2msg(const std::uint16_t* in, int width, int height, int levels, float c, float eta, std::uint16_t* out,
               cudaStream_t stream);
 
+/// ESMP's first cost2msg with init_cost folded in: eq. 3 for disparities first_disparity, ...
+/// computed on the fly (each cost rounded to half as stored), then eq. 17-21; equal bit for bit
+/// to init_cost then cost2msg, without storing C0.
+void init_cost2msg(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
+                   int first_disparity, int levels, float lambda, float tau, float c, float eta, std::uint16_t* out,
+                   cudaStream_t stream);
+
 /// cost2msg- (Sec. IV): the backward pass and truncation (eq. 20-21) over forward values an
 /// aggr_H+/aggr_V+ stored, with their min + eta; one thread per pixel, no shared memory.
 void cost2msg_backward(const std::uint16_t* forward, const DeviceImage<float>& truncation, int levels, float c,
                        std::uint16_t* out, cudaStream_t stream);
+
+/// ESMP's pass with cost2msg- folded in (NOTES.md): reads the forward values and truncations
+/// an aggr_H+/aggr_V+ (or an earlier aggr_msg) stored, finishes the messages of the three samples
+/// on the way down the levels (eq. 20-21, each message rounded to half as cost2msg- stores it),
+/// aggregates them along x (vertical = false, eq. 14) or y (eq. 16), and stores the forward
+/// min-sum of the output and its min + eta (as aggr_H+/aggr_V+). With `winner` it writes only
+/// the arg-min over all `levels` (eq. 7, plane 0 = first_disparity; the winner's previous
+/// contents are not read). Equal, bit for bit, to cost2msg_backward followed by aggr_H+/aggr_V+
+/// (or aggr_V with the winner). Outputs may not alias inputs; levels x 128 B of shared memory.
+void aggr_msg(const DeviceImage<uchar4>& rgba, bool vertical, const std::uint16_t* forward_in,
+              const DeviceImage<float>& truncation_in, int levels, int step, const WeightTable& table,
+              reference::Border border, float c, float eta, std::uint16_t* forward_out,
+              DeviceImage<float>* truncation_out, Winner* winner, int first_disparity, cudaStream_t stream);
 
 // ---- tests and set-up (synchronous) ----
 /// A reference volume (disparity fastest, fp16-representable values) as planes.

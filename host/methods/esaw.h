@@ -44,6 +44,18 @@ struct EsawParams {
   std::string storage = "fp16";
   std::string border = "drop";  // a sample p +- s outside the image: a choice, see the file comment
   bool median = true;      // step 4: 3x3 median of the disparity map
+  // CUDA only, no effect on the result: disparity planes per slab that runs through all passes
+  // before the next (cuda/esaw/NOTES.md). 0 = the whole volume where two copies fit in the
+  // GPU's memory (each pass streams it through DRAM), else the most planes whose two buffers
+  // fill half the L2; K > 0 = K planes (3 = the L2 slabs at 1080p). A tuning knob.
+  int slab_planes = 0;
+  // CUDA only, no effect on the result: launch the slab loop (init_cost and 2T passes per slab,
+  // ~1600 launches at 1920 x 1080 x 256) as one CUDA graph, captured once per image size and
+  // range, instead of launch by launch. false = the launch-by-launch loop, for comparison.
+  bool cuda_graph = true;
+  // CUDA only, no effect on the result: compute eq. 3 inside the first aggr_H
+  // (cuda/esaw/init_aggr_h.cu) instead of storing C0. false = init_cost then aggr_H.
+  bool fuse_init_cost = true;
 
   template <class B>
   void describe(B& b) {
@@ -58,6 +70,12 @@ struct EsawParams {
     b.choice("border", border, {"drop", "clamp"},
              "a sample outside the image: drop it (weight 0) or read the edge pixel (clamp, a texture's addressing)");
     b.field("median", median, "3x3 median of the disparity map (step 4)");
+    b.field("slab_planes", slab_planes,
+            "cuda: disparity planes per slab through all passes (0 = the whole volume if it fits, else two slabs "
+            "fill half the L2; no effect on the result)");
+    b.field("cuda_graph", cuda_graph, "cuda: run the slab loop as one captured CUDA graph (no effect on the result)");
+    b.field("fuse_init_cost", fuse_init_cost,
+            "cuda: compute the costs inside the first aggr_H instead of storing them (no effect on the result)");
   }
 
   void validate(const std::string& component) const {
@@ -67,6 +85,8 @@ struct EsawParams {
     require(gamma_c > 0.0f && gamma_p > 0.0f, component + ": gamma_c and gamma_p must be > 0");
     require(tau > 0.0f && tau <= 255.0f, component + ": tau must be in (0, 255], got " + std::to_string(tau));
     require(lambda > 0.0f, component + ": lambda must be > 0, got " + std::to_string(lambda));
+    require(slab_planes >= 0, component + ": slab_planes must be >= 0 (0 = automatic), got " +
+                                  std::to_string(slab_planes));
   }
 };
 
@@ -97,6 +117,13 @@ struct EsmpParams {
   std::string storage = "fp16";  // as EsawParams::storage
   std::string border = "drop";   // as EsawParams::border
   bool median = true;
+  // CUDA only, no effect on the result: in the literal reading, finish each pass's messages
+  // (cost2msg-) inside the next aggregation (cuda/esaw/aggr_msg.cu), so a pass reads and writes
+  // the volume once. false = the paper's aggr_H+ / cost2msg- / aggr_V+ kernels, for comparison.
+  bool fold_cost2msg = true;
+  // CUDA only, no effect on the result: the literal reading's first cost2msg computes eq. 3 on
+  // the fly (cuda/esaw/cost2msg.cu init_cost2msg) instead of reading a stored C0.
+  bool fuse_init_cost = true;
 
   template <class B>
   void describe(B& b) {
@@ -115,6 +142,12 @@ struct EsmpParams {
     b.choice("border", border, {"drop", "clamp"},
              "a sample outside the image: drop it (weight 0) or read the edge pixel (clamp, a texture's addressing)");
     b.field("median", median, "3x3 median of the disparity map (step 4)");
+    b.field("fold_cost2msg", fold_cost2msg,
+            "cuda, literal reading: finish the messages inside the next aggregation (no cost2msg- pass; no effect on "
+            "the result)");
+    b.field("fuse_init_cost", fuse_init_cost,
+            "cuda, literal reading: compute the costs inside the first cost2msg instead of storing them (no effect "
+            "on the result)");
   }
 
   void validate(const std::string& component) const {

@@ -1,0 +1,120 @@
+#pragma once
+// The three-sample pass of eq. 5/6 (ESMP eq. 14/16) as one kernel template over its direction,
+// shared by aggr_h.cu (DX = 1) and aggr_v.cu (DY = 1); each .cu keeps its own launch function.
+//
+// Why it is written this way (NOTES.md, "Memory-level parallelism"):
+//  - every pointer is __restrict__ (centre and side may be equal: both are only read), so the
+//    loads of a plane need not wait for the store of the plane before;
+//  - the plane loop runs in groups of PLANES_IN_FLIGHT: all loads of a group are issued before
+//    the first value is used. One pixel per thread reads 2-byte values, so one load in flight per
+//    thread cannot cover DRAM or L2 latency (Little's law: 2.9 TB/s x ~0.7 us = 2 MB in flight,
+//    the whole GPU's 270 K resident threads x 2 B = 0.5 MB); a group of 8 puts 4 MB in flight;
+//  - the arithmetic of a cell is exactly the old kernel's (weights.cuh, the reference's order,
+//    explicit _rn intrinsics), so the stage tests stay bit-exact.
+
+#include <cuda_fp16.h>
+
+#include "cuda/esaw/stages.h"
+#include "cuda/esaw/weights.cuh"
+
+namespace stereo::cu::esaw::detail {
+
+constexpr int AGGR_BLOCK_X = 64;
+constexpr int AGGR_BLOCK_Y = 4;
+constexpr int PLANES_IN_FLIGHT = 8;
+
+// Vertical passes visit rows in the order q, q + s, q + 2s, ... for q = 0 .. s - 1 (row slot v of
+// the grid is row vertical_row_order(v)), so the rows a pass reads as sides (y +- s) are the
+// centre rows of the threads just before and after it and are still in L2 when the volume
+// streams from DRAM; in plain order they are s rows apart and, with many planes per thread,
+// evicted before their third read. The grid has vertical_row_slots(step, height) row slots;
+// the slots past the image map to rows >= height.
+__host__ __device__ inline int vertical_row_slots(int step, int height) {
+  const int stride = step < height ? step : height;
+  return stride * ((height + stride - 1) / stride);
+}
+__device__ __forceinline__ int vertical_row_order(int slot, int step, int height) {
+  const int stride = min(step, height), per_class = (height + stride - 1) / stride;
+  if (slot >= stride * per_class) return height;  // the grid's rounding to whole blocks
+  return (slot % per_class) * stride + slot / per_class;
+}
+
+template <int DX, int DY>
+__global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y)
+    aggr_pass_kernel(const uchar4* __restrict__ rgba, int width, int height, const __half* __restrict__ centre,
+                     const __half* __restrict__ side, int planes, int step, WeightTable table, bool clamp_border,
+                     __half* __restrict__ out, float* __restrict__ winner_cost, float* __restrict__ winner_disparity,
+                     int first_disparity, float c, float eta, float* __restrict__ truncation) {
+  __shared__ WeightTable shared_table;  // dynamic indexing into kernel parameters would go to local memory
+  for (int i = threadIdx.y * AGGR_BLOCK_X + threadIdx.x; i < 256; i += AGGR_BLOCK_X * AGGR_BLOCK_Y)
+    shared_table.colour[i] = table.colour[i];
+  if (threadIdx.x == 0 && threadIdx.y == 0) shared_table.spatial = table.spatial;
+  __syncthreads();
+
+  const int x = blockIdx.x * AGGR_BLOCK_X + threadIdx.x;
+  int y = blockIdx.y * AGGR_BLOCK_Y + threadIdx.y;
+  if (DY) y = vertical_row_order(y, step, height);
+  if (x >= width || y >= height) return;
+  const int xm = x - DX * step, ym = y - DY * step, xp = x + DX * step, yp = y + DY * step;
+  // Border::drop reads no sample outside; Border::clamp reads the edge pixel instead.
+  const bool in_minus = clamp_border || (xm >= 0 && ym >= 0);
+  const bool in_plus = clamp_border || (xp < width && yp < height);
+  const std::size_t w = std::size_t(width);
+  const std::size_t i = std::size_t(y) * w + std::size_t(x);
+  const std::size_t im = std::size_t(max(ym, 0)) * w + std::size_t(max(xm, 0));
+  const std::size_t ip = std::size_t(min(yp, height - 1)) * w + std::size_t(min(xp, width - 1));
+  const Weights wt = pass_weights(shared_table, rgba[i], rgba[im], rgba[ip], in_minus, in_plus);
+  // The side loads are predicated on the geometry only, not on the weights, so that they need not
+  // wait for the RGBA loads and the weights' arithmetic: every thread issues its RGBA loads and
+  // the first group's volume loads at once. (im, ip are clamped, so the addresses are valid;
+  // weighted_sum ignores a side whose weight came out 0, as the reference does.)
+  const bool read_minus = in_minus, read_plus = in_plus;
+
+  const std::size_t plane = w * std::size_t(height);
+  float best = winner_cost ? winner_cost[i] : 0.0f;
+  float best_d = winner_cost ? winner_disparity[i] : 0.0f;
+  float lowest = 0.0f, forward = 0.0f;  // aggr_H+/aggr_V+ (ESMP): the min-sum's forward pass, eq. 17-19
+  for (int k0 = 0; k0 < planes; k0 += PLANES_IN_FLIGHT) {
+    // (Not named c: that is eq. 10's slope, a parameter of this kernel.)
+    float at_centre[PLANES_IN_FLIGHT], at_minus[PLANES_IN_FLIGHT], at_plus[PLANES_IN_FLIGHT];
+#pragma unroll
+    for (int u = 0; u < PLANES_IN_FLIGHT; ++u) {
+      const bool live = k0 + u < planes;
+      const std::size_t o = std::size_t(live ? k0 + u : k0) * plane;
+      at_centre[u] = live ? __half2float(centre[o + i]) : 0.0f;
+      at_minus[u] = live && read_minus ? __half2float(side[o + im]) : 0.0f;
+      at_plus[u] = live && read_plus ? __half2float(side[o + ip]) : 0.0f;
+    }
+#pragma unroll
+    for (int u = 0; u < PLANES_IN_FLIGHT; ++u) {
+      const int k = k0 + u;
+      if (k >= planes) break;
+      const std::size_t o = std::size_t(k) * plane;
+      const __half v = weighted_sum(wt, at_centre[u], at_minus[u], at_plus[u]);
+      if (truncation) {
+        // Eq. 18's minimum over the stored outputs; eq. 19 on them, each forward value rounded
+        // as reference::cost2msg rounds it.
+        const float value = __half2float(v);
+        lowest = k == 0 ? value : fminf(lowest, value);
+        forward = k == 0 ? value : __half2float(__float2half_rn(fminf(__fadd_rn(forward, c), value)));
+        out[o + i] = __float2half_rn(forward);
+      } else if (out) {
+        out[o + i] = v;
+      }
+      if (winner_cost) {
+        const float stored = __half2float(v);
+        if (stored < best) {  // strictly smaller: over increasing disparities the first wins a tie
+          best = stored;
+          best_d = float(first_disparity + k);
+        }
+      }
+    }
+  }
+  if (winner_cost) {
+    winner_cost[i] = best;
+    winner_disparity[i] = best_d;
+  }
+  if (truncation) truncation[i] = __fadd_rn(lowest, eta);  // eq. 18's h
+}
+
+}  // namespace stereo::cu::esaw::detail
