@@ -130,6 +130,14 @@ class EsmpCpu final : public Matcher {
         if (p.esmp_variant == "literal") {
           const ref::CostVolume m = msg(cost);  // eq. 13 / 15
           cost = aggr(m, m, left, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);  // eq. 14 / 16
+        } else if (p.esmp_variant == "costs") {  // control: no messages at all (ESAW with ESMP's settings)
+          cost = aggr(cost, cost, left, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);
+        } else if (p.esmp_variant == "bp") {
+          cost = ref::aggr_bp(cost, left, 1 - pass, pass, step, p.gamma_c, p.gamma_p, border_of(p.border), p.c, eta,
+                              storage);
+        } else if (p.esmp_variant == "sum") {
+          const ref::CostVolume m = msg(cost);
+          cost = ref::aggr_sum(m, m, left, 1 - pass, pass, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);
         } else if (p.esmp_variant == "centre") {
           const ref::CostVolume m = msg(cost);
           cost = aggr(cost, m, left, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);

@@ -108,7 +108,7 @@ struct EsmpParams {
     b.field("lambda", lambda, "cost scale of eq. 3 (Table III: 0.15)");
     b.field("c", c, "slope of V(x) = min(c|x|, eta), eq. 10 (Table III: 1)");
     b.field("eta_factor", eta_factor, "eta = eta_factor * d_max, eq. 10 (Table III: 0.0375)");
-    b.choice("esmp_variant", esmp_variant, {"literal", "centre", "data"},
+    b.choice("esmp_variant", esmp_variant, {"literal", "centre", "data", "bp", "sum", "costs"},
              "reading of eq. 13-16 (literal = as written, the best measured; README \"ESMP readings\")");
     b.choice("storage", storage, {"fp16", "fp32"},
              "precision of the cost volume between passes (a choice: fp16 halves the CUDA traffic)");
@@ -125,6 +125,12 @@ struct EsmpParams {
     require(tau > 0.0f && tau <= 255.0f, component + ": tau must be in (0, 255], got " + std::to_string(tau));
     require(lambda > 0.0f, component + ": lambda must be > 0, got " + std::to_string(lambda));
     require(c >= 0.0f && eta_factor >= 0.0f, component + ": c and eta_factor must be >= 0");
+    // The readings bp, sum and costs exist on the cpu backend only; the CUDA matcher knows
+    // literal and centre (and rejects data itself), so refuse the rest here rather than let it
+    // run another reading under their name.
+    const bool cuda = component.size() >= 5 && component.compare(component.size() - 5, 5, "/cuda") == 0;
+    require(!cuda || esmp_variant == "literal" || esmp_variant == "centre" || esmp_variant == "data",
+            component + ": esmp_variant=" + esmp_variant + " runs on the cpu backend only (README \"ESMP readings\")");
   }
 };
 
