@@ -82,17 +82,25 @@ struct EsmpParams {
   float lambda = 0.15f;    // eq. 3 scale, Table III
   float c = 1.0f;          // slope of V(x) = min(c|x|, eta), eq. 10, Table III
   float eta_factor = 0.0375f;  // eta = eta_factor * d_max, Table III (d_max read as levels - 1)
-  // How eq. 13-16 are read (README "ESMP readings", measured avg of 12 on Middlebury v2):
-  //  literal: every sample of every pass is a message, as eq. 14/16 are written (8.82 at
-  //           Table III's settings, 7.71 with base 2.0). Min-sum with a truncated linear V is
-  //           idempotent and a weighted mean of messages is a fixed point of it, so this is
-  //           ESAW on cost2msg(C0) with ESMP's weights: the later cost2msg passes change nothing.
+  // How eq. 13-16 are read (README "ESMP readings", measured avg of 12 on Middlebury v2 at
+  // Table III's settings):
+  //  literal: every sample of every pass is a message, as eq. 14/16 are written (8.82; 7.71
+  //           with base 2.0). Min-sum with a truncated linear V is idempotent and a weighted mean
+  //           of messages is a fixed point of it, so this is ESAW on cost2msg(C0) with ESMP's
+  //           weights: the later cost2msg passes change nothing. It is the only reading that
+  //           fits all of the paper: one isotropic message volume ("1/4 of BP's memory"), Table
+  //           II's aggr_H+/aggr_V+ reading one volume at three taps, Fig. 6 summing p's own message.
   //  centre:  eq. 9 read with q = p: d_q = d_p there and V(0) = 0, so p's own term is its
   //           cost, not its message; only the two side samples send messages (9.15).
   //  data:    the data cost kept apart from the propagated messages, as belief propagation
   //           keeps it: A = w_c A(p) + w_l M(p_l) + w_r M(p_r) with M = cost2msg(C0 + A), the
   //           WTA on C0 + A (17.3: p's single-pixel cost weighs as much as all it gathered).
-  // The literal reading is the best measured, so it is the default.
+  //  bp:      belief propagation's messages without the receiver's own contribution, with a
+  //           left-going and a right-going buffer per pass (reference::aggr_bp; 8.78). Sent in
+  //           one synchronous round it would equal `centre`: an edge p, p + s is new in every pass.
+  //  sum:     eq. 14/16 as Fig. 6's plain sum, the weights not normalised (13.2).
+  //  costs:   control, no messages at all: ESAW with ESMP's settings (9.79).
+  // None reaches the paper's 7.42 at b = 2.8; literal is the paper's own structure, the default.
   std::string esmp_variant = "literal";
   std::string storage = "fp16";  // as EsawParams::storage
   std::string border = "drop";   // as EsawParams::border
@@ -109,7 +117,7 @@ struct EsmpParams {
     b.field("c", c, "slope of V(x) = min(c|x|, eta), eq. 10 (Table III: 1)");
     b.field("eta_factor", eta_factor, "eta = eta_factor * d_max, eq. 10 (Table III: 0.0375)");
     b.choice("esmp_variant", esmp_variant, {"literal", "centre", "data", "bp", "sum", "costs"},
-             "reading of eq. 13-16 (literal = as written, the best measured; README \"ESMP readings\")");
+             "reading of eq. 13-16 (literal = as written, the default; bp, sum, costs: cpu only; README \"ESMP readings\")");
     b.choice("storage", storage, {"fp16", "fp32"},
              "precision of the cost volume between passes (a choice: fp16 halves the CUDA traffic)");
     b.choice("border", border, {"drop", "clamp"},
