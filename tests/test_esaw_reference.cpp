@@ -286,6 +286,12 @@ TEST(EsawReference, EsmpRecoversThePlanarScene) { expect_recovers("esmp", SynthL
 TEST(EsawReference, EsmpCentreRecoversTheSlantedScene) {
   expect_recovers("esmp", SynthLayout::slanted, {{"esmp_variant", "centre"}}, 2.5);
 }
+TEST(EsawReference, EsmpBpRecoversThePlanarScene) {
+  expect_recovers("esmp", SynthLayout::planes, {{"esmp_variant", "bp"}}, 1.0);
+}
+TEST(EsawReference, EsmpBpsumRecoversThePlanarScene) {
+  expect_recovers("esmp", SynthLayout::planes, {{"esmp_variant", "bpsum"}}, 1.0);
+}
 TEST(EsawReference, EsawRecoversTheSlantedScene) {
   expect_recovers("esaw", SynthLayout::slanted, {}, 2.5);
 }

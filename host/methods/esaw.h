@@ -98,6 +98,8 @@ struct EsmpParams {
   //  bp:      belief propagation's messages without the receiver's own contribution, with a
   //           left-going and a right-going buffer per pass (reference::aggr_bp; 8.78). Sent in
   //           one synchronous round it would equal `centre`: an edge p, p + s is new in every pass.
+  //  bpsum:   BP's bookkeeping: belief = C0 + the sum of all messages received (weights not
+  //           normalised), message = min-sum of the sender's belief, moved to minimum 0 (15.4).
   //  sum:     eq. 14/16 as Fig. 6's plain sum, the weights not normalised (13.2).
   //  costs:   control, no messages at all: ESAW with ESMP's settings (9.79).
   // None reaches the paper's 7.42 at b = 2.8; literal is the paper's own structure, the default.
@@ -116,8 +118,8 @@ struct EsmpParams {
     b.field("lambda", lambda, "cost scale of eq. 3 (Table III: 0.15)");
     b.field("c", c, "slope of V(x) = min(c|x|, eta), eq. 10 (Table III: 1)");
     b.field("eta_factor", eta_factor, "eta = eta_factor * d_max, eq. 10 (Table III: 0.0375)");
-    b.choice("esmp_variant", esmp_variant, {"literal", "centre", "data", "bp", "sum", "costs"},
-             "reading of eq. 13-16 (literal = as written, the default; bp, sum, costs: cpu only; README \"ESMP readings\")");
+    b.choice("esmp_variant", esmp_variant, {"literal", "centre", "data", "bp", "bpsum", "sum", "costs"},
+             "reading of eq. 13-16 (literal = as written, the default; bp, bpsum, sum, costs: cpu only; README \"ESMP readings\")");
     b.choice("storage", storage, {"fp16", "fp32"},
              "precision of the cost volume between passes (a choice: fp16 halves the CUDA traffic)");
     b.choice("border", border, {"drop", "clamp"},
