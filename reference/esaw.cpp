@@ -37,7 +37,8 @@ int colour_distance(const ImageU8& rgb, int x0, int y0, int x1, int y1) {
 // One three-sample pass along (dx, dy); the weights depend on the pixel only, so they are
 // computed once per pixel and applied to every disparity.
 CostVolume aggregate(const CostVolume& centre, const CostVolume& side, const ImageU8& rgb, int dx, int dy, int step,
-                     float gamma_c, float gamma_p, Border border, Storage storage, const char* stage) {
+                     float gamma_c, float gamma_p, Border border, Storage storage, const char* stage,
+                     bool normalise = true) {
   require_same_shape(centre, side, stage);
   require(rgb.width == centre.width && rgb.height == centre.height,
           std::string("esaw/cpu: ") + stage + ": reference image " + std::to_string(rgb.width) + "x" +
@@ -49,7 +50,8 @@ CostVolume aggregate(const CostVolume& centre, const CostVolume& side, const Ima
   parallel_for(std::size_t(centre.height), 0, [&](std::size_t row) {
     const int y = int(row);
     for (int x = 0; x < centre.width; ++x) {
-      const SampleWeights w = sample_weights(rgb, x, y, dx, dy, step, gamma_c, gamma_p, border);
+      SampleWeights w = sample_weights(rgb, x, y, dx, dy, step, gamma_c, gamma_p, border);
+      if (!normalise) w = SampleWeights{w.minus / w.centre, 1.0f, w.plus / w.centre};  // the `sum` reading
       const float* c = &centre.at(x, y, 0);
       // Clamped coordinates: with Border::drop a sample outside has weight 0 and is not read.
       const int xm = std::clamp(x - dx * step, 0, centre.width - 1), ym = std::clamp(y - dy * step, 0, centre.height - 1);
@@ -159,6 +161,60 @@ CostVolume cost2msg(const CostVolume& cost, float c, float eta, Storage storage)
     }
   });
   return out;
+}
+
+CostVolume aggr_bp(const CostVolume& belief, const ImageU8& rgb, int dx, int dy, int step, float gamma_c,
+                   float gamma_p, Border border, float c, float eta, Storage storage) {
+  require(rgb.width == belief.width && rgb.height == belief.height,
+          "esaw/cpu: aggr_bp: reference image " + std::to_string(rgb.width) + "x" + std::to_string(rgb.height) +
+              " does not match the volume " + std::to_string(belief.width) + "x" + std::to_string(belief.height));
+  require(step >= 1, "esaw/cpu: aggr_bp: step must be >= 1, got " + std::to_string(step));
+  require((dx == 1 && dy == 0) || (dx == 0 && dy == 1), "esaw/cpu: aggr_bp: direction must be (1,0) or (0,1)");
+  const int w = belief.width, h = belief.height, levels = belief.range.count;
+  const auto clamp_x = [&](int x) { return std::clamp(x, 0, w - 1); };
+  const auto clamp_y = [&](int y) { return std::clamp(y, 0, h - 1); };
+  const CostVolume hop = cost2msg(belief, c, eta, storage);  // what every pixel sends before this pass
+  // The weighted means a pixel sends on, one per direction, each without the receiver's message.
+  CostVolume to_minus(w, h, belief.range), to_plus(w, h, belief.range);
+  parallel_for(std::size_t(h), 0, [&](std::size_t row) {
+    const int y = int(row);
+    for (int x = 0; x < w; ++x) {
+      const SampleWeights q = sample_weights(rgb, x, y, dx, dy, step, gamma_c, gamma_p, border);
+      const float* b = &belief.at(x, y, 0);
+      const float* from_plus = &hop.at(clamp_x(x + dx * step), clamp_y(y + dy * step), 0);
+      const float* from_minus = &hop.at(clamp_x(x - dx * step), clamp_y(y - dy * step), 0);
+      const float wm = q.centre + q.plus, wp = q.centre + q.minus;
+      for (int k = 0; k < levels; ++k) {
+        to_minus.at(x, y, k) = store((q.centre * b[k] + q.plus * from_plus[k]) / wm, storage);
+        to_plus.at(x, y, k) = store((q.centre * b[k] + q.minus * from_minus[k]) / wp, storage);
+      }
+    }
+  });
+  const CostVolume msg_minus = cost2msg(to_minus, c, eta, storage);  // received by q - s
+  const CostVolume msg_plus = cost2msg(to_plus, c, eta, storage);    // received by q + s
+  CostVolume out(w, h, belief.range);
+  parallel_for(std::size_t(h), 0, [&](std::size_t row) {
+    const int y = int(row);
+    for (int x = 0; x < w; ++x) {
+      const SampleWeights p = sample_weights(rgb, x, y, dx, dy, step, gamma_c, gamma_p, border);
+      const float* b = &belief.at(x, y, 0);
+      // p's left (upper) neighbour sends what it sends towards plus, and the other way round.
+      const float* from_minus = &msg_plus.at(clamp_x(x - dx * step), clamp_y(y - dy * step), 0);
+      const float* from_plus = &msg_minus.at(clamp_x(x + dx * step), clamp_y(y + dy * step), 0);
+      for (int k = 0; k < levels; ++k) {
+        float sum = p.centre * b[k];
+        if (p.minus > 0.0f) sum += p.minus * from_minus[k];
+        if (p.plus > 0.0f) sum += p.plus * from_plus[k];
+        out.at(x, y, k) = store(sum, storage);
+      }
+    }
+  });
+  return out;
+}
+
+CostVolume aggr_sum(const CostVolume& centre, const CostVolume& side, const ImageU8& rgb, int dx, int dy, int step,
+                    float gamma_c, float gamma_p, Border border, Storage storage) {
+  return aggregate(centre, side, rgb, dx, dy, step, gamma_c, gamma_p, border, storage, "aggr_sum", false);
 }
 
 CostVolume add_volumes(const CostVolume& a, const CostVolume& b, Storage storage) {

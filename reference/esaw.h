@@ -77,6 +77,25 @@ CostVolume aggr_V(const CostVolume& centre, const CostVolume& side, const ImageU
 /// cost2msg-); the backward pass runs in fp32 and only its result is rounded.
 CostVolume cost2msg(const CostVolume& cost, float c, float eta, Storage storage);
 
+/// ESMP's `bp` reading: one three-sample pass along (dx, dy) (one of (1,0), (0,1)) with the
+/// messages belief propagation sends, each excluding its receiver. A pixel q sends towards
+/// q - s the min-sum message of the weighted mean of its own belief and the message it receives
+/// from q + s, and towards q + s the same with q - s:
+///   M(q)      = cost2msg(B(q))                                   (isotropic, one hop)
+///   toM(q)    = cost2msg((w_c(q) B(q) + w_+(q) M(q + s)) / (w_c(q) + w_+(q)))
+///   toP(q)    = cost2msg((w_c(q) B(q) + w_-(q) M(q - s)) / (w_c(q) + w_-(q)))
+///   out(p)    = w_c(p) B(p) + w_-(p) toP(p - s) + w_+(p) toM(p + s)
+/// with the weights of sample_weights (a side outside the image has weight 0 and is left out).
+/// Two directional buffers per pass, against the paper's single isotropic message volume.
+CostVolume aggr_bp(const CostVolume& belief, const ImageU8& reference_rgb, int dx, int dy, int step, float gamma_c,
+                   float gamma_p, Border border, float c, float eta, Storage storage);
+
+/// ESMP's `sum` reading: eq. 14/16 as the plain weighted sum of Fig. 6 (centre weight 1, a side
+/// exp(-Delta_c/gamma_c - s/gamma_p), not divided by their total), so the sum of three messages
+/// can rise faster than c per level and the next cost2msg acts again.
+CostVolume aggr_sum(const CostVolume& centre, const CostVolume& side, const ImageU8& reference_rgb, int dx, int dy,
+                    int step, float gamma_c, float gamma_p, Border border, Storage storage);
+
 /// a + b element by element (ESMP's "data" reading: the belief C0 + A), rounded to storage.
 CostVolume add_volumes(const CostVolume& a, const CostVolume& b, Storage storage);
 

@@ -1,7 +1,9 @@
 // The `cpu` backends of ESAW and ESMP: the reference stages of reference/esaw.h behind the
 // Matcher interface, timed stage by stage with the host clock.
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -130,6 +132,28 @@ class EsmpCpu final : public Matcher {
         if (p.esmp_variant == "literal") {
           const ref::CostVolume m = msg(cost);  // eq. 13 / 15
           cost = aggr(m, m, left, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);  // eq. 14 / 16
+        } else if (p.esmp_variant == "costs") {  // control: no messages at all (ESAW with ESMP's settings)
+          cost = aggr(cost, cost, left, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);
+        } else if (p.esmp_variant == "bp") {
+          cost = ref::aggr_bp(cost, left, 1 - pass, pass, step, p.gamma_c, p.gamma_p, border_of(p.border), p.c, eta,
+                              storage);
+        } else if (p.esmp_variant == "sum") {
+          const ref::CostVolume m = msg(cost);
+          cost = ref::aggr_sum(m, m, left, 1 - pass, pass, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);
+        } else if (p.esmp_variant == "bpsum") {
+          // Belief propagation's own bookkeeping: the belief is the data plus every message
+          // received (a sum, side weights not normalised), a message is the min-sum of the
+          // sender's belief (new edges every pass: nothing to exclude). Each message is moved to
+          // minimum 0, as BP normalises them: a per-pixel constant, so no argmin changes, and
+          // the belief's minimum does not grow past fp16 over 16 passes.
+          ref::CostVolume m = msg(cost);
+          const int levels = m.range.count;
+          for (std::size_t i = 0; i < m.data.size(); i += std::size_t(levels)) {
+            const float lowest = *std::min_element(m.data.begin() + std::ptrdiff_t(i),
+                                                   m.data.begin() + std::ptrdiff_t(i) + levels);
+            for (int k = 0; k < levels; ++k) m.data[i + std::size_t(k)] -= lowest;
+          }
+          cost = ref::aggr_sum(cost, m, left, 1 - pass, pass, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);
         } else if (p.esmp_variant == "centre") {
           const ref::CostVolume m = msg(cost);
           cost = aggr(cost, m, left, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <iostream>
 #include <random>
+#include <vector>
 
 #include "host/matcher.h"
 #include "host/methods/esaw.h"
@@ -119,6 +120,89 @@ TEST(EsawReference, Cost2MsgIsIdempotentSoTheLiteralEsmpStopsAfterOnePass) {
   for (std::size_t i = 0; i < h.data.size(); ++i) ASSERT_NEAR(hm.data[i], h.data[i], 1e-5f);
 }
 
+// Brute-force min-sum of one pixel's vector: min over e of min(c|d - e|, eta) + v(e), O(L^2).
+std::vector<float> brute_min_sum(const std::vector<float>& v, float c, float eta) {
+  std::vector<float> out(v.size(), INFINITY);
+  for (std::size_t d = 0; d < v.size(); ++d)
+    for (std::size_t e = 0; e < v.size(); ++e)
+      out[d] = std::min(out[d], std::min(c * std::fabs(float(d) - float(e)), eta) + v[e]);
+  return out;
+}
+
+TEST(EsawReference, BpPassSendsEachNeighbourTheMessageWithoutItsOwn) {
+  // ESMP's `bp` reading against its definition, written out per pixel with the O(L^2) min-sum:
+  // p hears from p - s the min-sum of (p - s)'s belief mixed with what p - 2s sent it, and from
+  // p + s the same with p + 2s; never its own message back.
+  const int w = 9, h = 7, levels = 6;
+  const CostVolume belief = random_volume(w, h, levels, 41u, 2.5f);
+  const ImageU8 rgb = random_rgb(w, h, 43);
+  const float c = 0.7f, eta = 1.1f, gamma_c = 18.0f, gamma_p = 29.0f;
+  const auto vec = [&](int x, int y) {
+    return std::vector<float>(&belief.at(x, y, 0), &belief.at(x, y, 0) + levels);
+  };
+  for (const int axis : {0, 1})
+    for (const int step : {1, 2, 3}) {
+      const int dx = 1 - axis, dy = axis;
+      const CostVolume out =
+          aggr_bp(belief, rgb, dx, dy, step, gamma_c, gamma_p, Border::drop, c, eta, Storage::fp32);
+      const auto inside = [&](int x, int y) { return x >= 0 && y >= 0 && x < w && y < h; };
+      // What q sends to its neighbour on side `towards` (-1 or +1): its belief mixed with the
+      // one-hop message of the pixel on the other side, weighted by q's own pass weights.
+      const auto sent = [&](int qx, int qy, int towards) {
+        const SampleWeights wq = sample_weights(rgb, qx, qy, dx, dy, step, gamma_c, gamma_p, Border::drop);
+        const int fx = qx - towards * dx * step, fy = qy - towards * dy * step;
+        const float wf = towards < 0 ? wq.plus : wq.minus;
+        std::vector<float> mix = vec(qx, qy);
+        if (inside(fx, fy)) {
+          const std::vector<float> far = brute_min_sum(vec(fx, fy), c, eta);
+          for (int k = 0; k < levels; ++k) mix[std::size_t(k)] = (wq.centre * mix[std::size_t(k)] + wf * far[std::size_t(k)]) / (wq.centre + wf);
+        }
+        return brute_min_sum(mix, c, eta);
+      };
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+          const SampleWeights wp = sample_weights(rgb, x, y, dx, dy, step, gamma_c, gamma_p, Border::drop);
+          std::vector<float> expect(std::size_t(levels), 0.0f);
+          const std::vector<float> own = vec(x, y);
+          for (int k = 0; k < levels; ++k) expect[std::size_t(k)] = wp.centre * own[std::size_t(k)];
+          if (inside(x - dx * step, y - dy * step)) {
+            const std::vector<float> m = sent(x - dx * step, y - dy * step, +1);
+            for (int k = 0; k < levels; ++k) expect[std::size_t(k)] += wp.minus * m[std::size_t(k)];
+          }
+          if (inside(x + dx * step, y + dy * step)) {
+            const std::vector<float> m = sent(x + dx * step, y + dy * step, -1);
+            for (int k = 0; k < levels; ++k) expect[std::size_t(k)] += wp.plus * m[std::size_t(k)];
+          }
+          for (int k = 0; k < levels; ++k)
+            ASSERT_NEAR(out.at(x, y, k), expect[std::size_t(k)], 1e-5f)
+                << "axis " << axis << " step " << step << " at " << x << "," << y << " d " << k;
+        }
+    }
+}
+
+TEST(EsawReference, SumPassIsTheUnnormalisedWeightedSumSoMinSumActsAgain) {
+  // ESMP's `sum` reading: the weights of eq. 14 without their division by the total (centre 1).
+  const CostVolume m = cost2msg(random_volume(10, 6, 8, 51u, 2.5f), 1.0f, 0.8f, Storage::fp32);
+  const ImageU8 rgb = random_rgb(10, 6, 53);
+  const CostVolume s = aggr_sum(m, m, rgb, 1, 0, 2, 18.0f, 29.0f, Border::drop, Storage::fp32);
+  for (int y = 0; y < 6; ++y)
+    for (int x = 0; x < 10; ++x) {
+      const SampleWeights w = sample_weights(rgb, x, y, 1, 0, 2, 18.0f, 29.0f, Border::drop);
+      for (int k = 0; k < 8; ++k) {
+        float expect = m.at(x, y, k);
+        if (x >= 2) expect += w.minus / w.centre * m.at(x - 2, y, k);
+        if (x + 2 < 10) expect += w.plus / w.centre * m.at(x + 2, y, k);
+        ASSERT_NEAR(s.at(x, y, k), expect, 1e-5f) << x << "," << y << " d " << k;
+      }
+    }
+  // Unlike the normalised mean, the sum is no fixed point of the min-sum: somewhere the next
+  // cost2msg lowers it (the sum of three messages can climb by more than c per level).
+  const CostVolume again = cost2msg(s, 1.0f, 0.8f, Storage::fp32);
+  double most = 0.0;
+  for (std::size_t i = 0; i < s.data.size(); ++i) most = std::max(most, double(s.data[i] - again.data[i]));
+  EXPECT_GT(most, 0.05);
+}
+
 TEST(EsawReference, WeightsAreNormalisedAndDropSamplesOutside) {
   const ImageU8 rgb = random_rgb(17, 11, 9);
   for (const Border border : {Border::drop, Border::clamp})
@@ -202,6 +286,12 @@ TEST(EsawReference, EsmpRecoversThePlanarScene) { expect_recovers("esmp", SynthL
 TEST(EsawReference, EsmpCentreRecoversTheSlantedScene) {
   expect_recovers("esmp", SynthLayout::slanted, {{"esmp_variant", "centre"}}, 2.5);
 }
+TEST(EsawReference, EsmpBpRecoversThePlanarScene) {
+  expect_recovers("esmp", SynthLayout::planes, {{"esmp_variant", "bp"}}, 1.0);
+}
+TEST(EsawReference, EsmpBpsumRecoversThePlanarScene) {
+  expect_recovers("esmp", SynthLayout::planes, {{"esmp_variant", "bpsum"}}, 1.0);
+}
 TEST(EsawReference, EsawRecoversTheSlantedScene) {
   expect_recovers("esaw", SynthLayout::slanted, {}, 2.5);
 }
@@ -210,6 +300,11 @@ TEST(EsawReference, BackendsRejectBadParameters) {
   EXPECT_THROW(create_matcher("esaw", "cpu", {{"iterations", "0"}}), Error);
   EXPECT_THROW(create_matcher("esaw", "cpu", {{"base", "0.5"}}), Error);
   EXPECT_THROW(create_matcher("esmp", "cpu", {{"esmp_variant", "nonsense"}}), Error);
+  // The cpu-only readings are refused by name for any CUDA component (EsmpParams::validate).
+  EsmpParams bp;
+  bp.esmp_variant = "bp";
+  EXPECT_THROW(bp.validate("esmp/cuda"), Error);
+  EXPECT_NO_THROW(bp.validate("esmp/cpu"));
   EXPECT_NO_THROW(create_matcher("esaw", "cpu", {{"iterations", "5"}, {"base", "2.6"}}));
 }
 

@@ -102,17 +102,27 @@ struct EsmpParams {
   float lambda = 0.15f;    // eq. 3 scale, Table III
   float c = 1.0f;          // slope of V(x) = min(c|x|, eta), eq. 10, Table III
   float eta_factor = 0.0375f;  // eta = eta_factor * d_max, Table III (d_max read as levels - 1)
-  // How eq. 13-16 are read (README "ESMP readings", measured avg of 12 on Middlebury v2):
-  //  literal: every sample of every pass is a message, as eq. 14/16 are written (8.82 at
-  //           Table III's settings, 7.71 with base 2.0). Min-sum with a truncated linear V is
-  //           idempotent and a weighted mean of messages is a fixed point of it, so this is
-  //           ESAW on cost2msg(C0) with ESMP's weights: the later cost2msg passes change nothing.
+  // How eq. 13-16 are read (README "ESMP readings", measured avg of 12 on Middlebury v2 at
+  // Table III's settings):
+  //  literal: every sample of every pass is a message, as eq. 14/16 are written (8.82; 7.71
+  //           with base 2.0). Min-sum with a truncated linear V is idempotent and a weighted mean
+  //           of messages is a fixed point of it, so this is ESAW on cost2msg(C0) with ESMP's
+  //           weights: the later cost2msg passes change nothing. It is the only reading that
+  //           fits all of the paper: one isotropic message volume ("1/4 of BP's memory"), Table
+  //           II's aggr_H+/aggr_V+ reading one volume at three taps, Fig. 6 summing p's own message.
   //  centre:  eq. 9 read with q = p: d_q = d_p there and V(0) = 0, so p's own term is its
   //           cost, not its message; only the two side samples send messages (9.15).
   //  data:    the data cost kept apart from the propagated messages, as belief propagation
   //           keeps it: A = w_c A(p) + w_l M(p_l) + w_r M(p_r) with M = cost2msg(C0 + A), the
   //           WTA on C0 + A (17.3: p's single-pixel cost weighs as much as all it gathered).
-  // The literal reading is the best measured, so it is the default.
+  //  bp:      belief propagation's messages without the receiver's own contribution, with a
+  //           left-going and a right-going buffer per pass (reference::aggr_bp; 8.78). Sent in
+  //           one synchronous round it would equal `centre`: an edge p, p + s is new in every pass.
+  //  bpsum:   BP's bookkeeping: belief = C0 + the sum of all messages received (weights not
+  //           normalised), message = min-sum of the sender's belief, moved to minimum 0 (15.4).
+  //  sum:     eq. 14/16 as Fig. 6's plain sum, the weights not normalised (13.2).
+  //  costs:   control, no messages at all: ESAW with ESMP's settings (9.79).
+  // None reaches the paper's 7.42 at b = 2.8; literal is the paper's own structure, the default.
   std::string esmp_variant = "literal";
   std::string storage = "fp16";  // as EsawParams::storage
   std::string border = "drop";   // as EsawParams::border
@@ -135,8 +145,8 @@ struct EsmpParams {
     b.field("lambda", lambda, "cost scale of eq. 3 (Table III: 0.15)");
     b.field("c", c, "slope of V(x) = min(c|x|, eta), eq. 10 (Table III: 1)");
     b.field("eta_factor", eta_factor, "eta = eta_factor * d_max, eq. 10 (Table III: 0.0375)");
-    b.choice("esmp_variant", esmp_variant, {"literal", "centre", "data"},
-             "reading of eq. 13-16 (literal = as written, the best measured; README \"ESMP readings\")");
+    b.choice("esmp_variant", esmp_variant, {"literal", "centre", "data", "bp", "bpsum", "sum", "costs"},
+             "reading of eq. 13-16 (literal = as written, the default; bp, bpsum, sum, costs: cpu only; README \"ESMP readings\")");
     b.choice("storage", storage, {"fp16", "fp32"},
              "precision of the cost volume between passes (a choice: fp16 halves the CUDA traffic)");
     b.choice("border", border, {"drop", "clamp"},
@@ -158,6 +168,12 @@ struct EsmpParams {
     require(tau > 0.0f && tau <= 255.0f, component + ": tau must be in (0, 255], got " + std::to_string(tau));
     require(lambda > 0.0f, component + ": lambda must be > 0, got " + std::to_string(lambda));
     require(c >= 0.0f && eta_factor >= 0.0f, component + ": c and eta_factor must be >= 0");
+    // The readings bp, sum and costs exist on the cpu backend only; the CUDA matcher knows
+    // literal and centre (and rejects data itself), so refuse the rest here rather than let it
+    // run another reading under their name.
+    const bool cuda = component.size() >= 5 && component.compare(component.size() - 5, 5, "/cuda") == 0;
+    require(!cuda || esmp_variant == "literal" || esmp_variant == "centre" || esmp_variant == "data",
+            component + ": esmp_variant=" + esmp_variant + " runs on the cpu backend only (README \"ESMP readings\")");
   }
 };
 
