@@ -492,8 +492,9 @@ TEST_F(HostileFiles, TinyFileClaimingAHugeRasterIsRefused) {
   EXPECT_NE(err.find("more than its 28 bytes can hold"), std::string::npos) << err;
 }
 
-// Regression (fuzz_png): an empty IDAT chunk before the data is legal PNG; stb adds 0 to its
-// null buffer there (stb's idiom, not checked in the fuzz build). The file reads, and right.
+// Regression (fuzz_png, twice): an empty IDAT chunk before the data is legal PNG; stb adds 0 to
+// its null buffer there and copies 0 bytes into it (memcpy(NULL, p, 0); stb's idiom, not
+// checked in the fuzz build, fuzz/CMakeLists.txt). The file reads, and right.
 TEST_F(HostileFiles, PngWithAnEmptyFirstIdatReads) {
   const unsigned char raw[2] = {0, 0x80};  // filter byte "none", one grey pixel
   unsigned char packed[64];
