@@ -216,7 +216,14 @@ std::vector<Scene> load_kitti(const fs::path& dir, const KittiLayout& layout) {
       check_gt_size(s, occ);
       s.mask_all = mask_of_finite(s.gt);
       const fs::path noc = dir / layout.noc / left.filename();
-      if (file_exists(noc)) s.mask_nonocc = mask_of_finite(read_disparity_png16(noc));
+      if (file_exists(noc)) {
+        const ImageF noc_gt = read_disparity_png16(noc);
+        require(noc_gt.same_size(s.left.width, s.left.height),
+                s.name + ": ground truth " + noc.string() + " is " + std::to_string(noc_gt.width) + "x" +
+                    std::to_string(noc_gt.height) + ", the images are " + std::to_string(s.left.width) + "x" +
+                    std::to_string(s.left.height));
+        s.mask_nonocc = mask_of_finite(noc_gt);
+      }
     }
     scenes.push_back(std::move(s));
   }

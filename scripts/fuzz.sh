@@ -7,6 +7,9 @@
 # A crash, a leak, a hang (> FUZZ_TIMEOUT s on one input) or an allocation above 2 GiB stops a
 # target; its input lands in build-fuzz/artifacts/<target>/ and the script exits 1. Each
 # target's executions and coverage are printed on one line per target.
+# FUZZ_RUNS=N with FUZZ_SEED=S makes a run repeatable (CI: the same N inputs from the same seed
+# and seed corpus on every run, FUZZ_SECONDS then only a cap), so CI does not turn red on one
+# run and green on the next; longer open-ended runs find what that fixed prefix does not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CLANG_VERSION="${CLANG_VERSION:-14}"
@@ -15,6 +18,11 @@ CC_BIN="$(command -v clang-$CLANG_VERSION || command -v clang)"
 CXX_BIN="$(command -v clang++-$CLANG_VERSION || command -v clang++)"
 FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
 FUZZ_TIMEOUT="${FUZZ_TIMEOUT:-10}"
+FUZZ_RUNS="${FUZZ_RUNS:-}"
+FUZZ_SEED="${FUZZ_SEED:-}"
+repeatable=()
+[ -n "$FUZZ_RUNS" ] && repeatable+=(-runs="$FUZZ_RUNS")
+[ -n "$FUZZ_SEED" ] && repeatable+=(-seed="$FUZZ_SEED")
 TARGETS="${TARGETS:-png pnm jpeg png16 pfm calib middlebury_v2 middeval3 kitti}"
 BUILD=build-fuzz
 DATA="${STEREO_DATA:-$PWD/../shared/data}"
@@ -45,7 +53,7 @@ for t in $TARGETS; do
   # believes a corrupt header and allocates gigabytes is a finding.
   if "$BUILD/fuzz/fuzz_$t" "$corpus" "$seeds/$t" -max_total_time="$FUZZ_SECONDS" -timeout="$FUZZ_TIMEOUT" \
       -rss_limit_mb=2560 -malloc_limit_mb=2048 -artifact_prefix="$artifacts" -print_final_stats=1 \
-      >"$log" 2>&1; then
+      "${repeatable[@]}" >"$log" 2>&1; then
     result=ok
   else
     result="FAILED (input in $artifacts, log $log)"
@@ -53,7 +61,7 @@ for t in $TARGETS; do
   fi
   execs=$(grep -E "stat::number_of_executed_units" "$log" | awk '{print $2}' || true)
   cov=$(grep -E "^#[0-9]+.*(DONE|pulse|NEW|REDUCE)" "$log" | tail -1 | grep -oE "cov: [0-9]+" || true)
-  echo "fuzz_$t: ${execs:-?} executions in ${FUZZ_SECONDS} s, ${cov:-cov: ?}, $result"
+  echo "fuzz_$t: ${execs:-?} executions (${FUZZ_RUNS:+at most $FUZZ_RUNS, seed ${FUZZ_SEED:-random}, }at most ${FUZZ_SECONDS} s), ${cov:-cov: ?}, $result"
   [ "$result" = ok ] || grep -E "ERROR|SUMMARY|==[0-9]+==" "$log" | head -5
 done
 exit "$status"

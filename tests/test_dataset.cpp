@@ -199,6 +199,19 @@ TEST_P(KittiLayouts, ReadTheFramesAndTheSixteenBitGroundTruth) {
   EXPECT_EQ(load_scene(dir_).name, "000000_10");
 }
 
+// The non-occluded map is read as a mask of the views' size: one of another size is refused
+// by name (the bounded fuzz run found it passing through to the metrics).
+TEST_P(KittiLayouts, RefuseANonOccludedMapOfAnotherSize) {
+  write_kitti(dir_, GetParam());
+  write_png16(dir_ / GetParam().noc / "000001_10.png", ImageU16(22, 7, 1));
+  try {
+    load_dataset(dir_);
+    FAIL() << "a 22x7 noc map beside 23x7 views was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("000001_10.png is 22x7, the images are 23x7"), std::string::npos) << e.what();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Kitti, KittiLayouts,
                          ::testing::Values(KittiNames{"image_2", "image_3", "disp_occ_0", "disp_noc_0"},
                                            KittiNames{"colored_0", "colored_1", "disp_occ", "disp_noc"}),
