@@ -53,10 +53,11 @@ void load_views(Scene& s, const fs::path& left, const fs::path& right) {
               " but right is " + std::to_string(s.right.width) + "x" + std::to_string(s.right.height));
 }
 
-void check_gt_size(const Scene& s, const fs::path& path) {
-  require(s.gt.same_size(s.left.width, s.left.height),
-          s.name + ": ground truth " + path.string() + " is " + std::to_string(s.gt.width) + "x" +
-              std::to_string(s.gt.height) + ", the images are " + std::to_string(s.left.width) + "x" +
+/// A ground-truth map read from `path` must have the views' size.
+void check_gt_size(const Scene& s, const ImageF& gt, const fs::path& path) {
+  require(gt.same_size(s.left.width, s.left.height),
+          s.name + ": ground truth " + path.string() + " is " + std::to_string(gt.width) + "x" +
+              std::to_string(gt.height) + ", the images are " + std::to_string(s.left.width) + "x" +
               std::to_string(s.left.height));
 }
 
@@ -77,7 +78,7 @@ Scene load_middlebury_v2(const fs::path& dir) {
     s.gt = ImageF(raw.width, raw.height, 1);
     for (std::size_t i = 0; i < raw.data.size(); ++i)
       s.gt.data[i] = raw.data[i] == 0 ? kUnknown : float(raw.data[i]) / float(info->scale);
-    check_gt_size(s, gt_path);
+    check_gt_size(s, s.gt, gt_path);
     // v2 masks: 255 = evaluated (disc.png also holds 128 for other non-occluded pixels).
     if (file_exists(dir / "nonocc.png")) s.mask_nonocc = select_mask(read_mask(dir / "nonocc.png", s.left.width, s.left.height, s.name), 255);
     if (file_exists(dir / "all.png")) s.mask_all = select_mask(read_mask(dir / "all.png", s.left.width, s.left.height, s.name), 255);
@@ -145,7 +146,7 @@ Scene load_middlebury_v3(const fs::path& dir) {
   if (file_exists(gt_path)) {
     s.gt = read_pfm(gt_path);
     require(s.gt.channels == 1, s.name + ": disp0GT.pfm must have one channel");
-    check_gt_size(s, gt_path);
+    check_gt_size(s, s.gt, gt_path);
     for (float& v : s.gt.data)
       if (!std::isfinite(v) || v < float(s.min_disparity)) v = kUnknown;
     s.mask_all = mask_of_finite(s.gt);
@@ -213,15 +214,12 @@ std::vector<Scene> load_kitti(const fs::path& dir, const KittiLayout& layout) {
     const fs::path occ = dir / layout.occ / left.filename();
     if (file_exists(occ)) {
       s.gt = read_disparity_png16(occ);
-      check_gt_size(s, occ);
+      check_gt_size(s, s.gt, occ);
       s.mask_all = mask_of_finite(s.gt);
       const fs::path noc = dir / layout.noc / left.filename();
       if (file_exists(noc)) {
         const ImageF noc_gt = read_disparity_png16(noc);
-        require(noc_gt.same_size(s.left.width, s.left.height),
-                s.name + ": ground truth " + noc.string() + " is " + std::to_string(noc_gt.width) + "x" +
-                    std::to_string(noc_gt.height) + ", the images are " + std::to_string(s.left.width) + "x" +
-                    std::to_string(s.left.height));
+        check_gt_size(s, noc_gt, noc);
         s.mask_nonocc = mask_of_finite(noc_gt);
       }
     }
