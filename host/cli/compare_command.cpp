@@ -243,6 +243,15 @@ json speed_row(Lane& lane, const Cell& c, int repeats, const WarmUp& warmup, dou
   if (b.paper)
     row["paper"] = {{"gpu", lane.info->paper_gpu}, {"ms", optional_json(b.paper->ms)},
                     {"mdes", optional_json(b.paper->mdes)}, {"note", b.paper->note}, {"ratio_mdes", nullptr}};
+  // A paper setting with parameters of its own (SymStereo's N, ESAW's iterations) is timed on
+  // a matcher made with them (the lane runs the defaults; this one the defaults plus the
+  // setting's overrides); it serves the warm-up and every timed run of the cell, and its
+  // parameters are the row's (a skipped row's too).
+  std::unique_ptr<Matcher> own;
+  if (b.paper && !set_holds(b.paper->set, lane.params)) {
+    own = create_matcher(lane.info->name, lane.backend, b.paper->set);
+    row["params"] = own->params();
+  }
   const double work = double(b.width) * double(b.height) * double(b.range.count) / 1e6;
   if (lane.backend == "cpu" && work > reference_max_mde) {
     row["status"] = "skipped";
@@ -251,15 +260,6 @@ json speed_row(Lane& lane, const Cell& c, int repeats, const WarmUp& warmup, dou
     return row;
   }
   validate_pair(ImageU8(b.width, 1, 3), ImageU8(b.width, 1, 3), b.range, lane.label());
-  // A paper setting with parameters of its own (SymStereo's N, ESAW's iterations) is timed on
-  // a matcher made with them (the lane runs the defaults; this one the defaults plus the
-  // setting's overrides); it serves the warm-up and every timed run of the cell, and its
-  // parameters are the row's.
-  std::unique_ptr<Matcher> own;
-  if (b.paper && !set_holds(b.paper->set, lane.params)) {
-    own = create_matcher(lane.info->name, lane.backend, b.paper->set);
-    row["params"] = own->params();
-  }
   json j = bench_one(own ? *own : *lane.matcher, *lane.info, lane.backend, b, repeats, warmup);
   for (const char* key : {"clock", "algorithm_ms", "upload_ms", "readback_ms", "total_ms", "total_ms_min",
                           "total_ms_max", "algorithm_ms_min", "algorithm_ms_max", "runs", "warmup_runs", "fps",
