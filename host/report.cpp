@@ -264,7 +264,8 @@ void shader_section(std::ostringstream& md, const json& doc) {
       seen.push_back(key);
       const auto mdes_of = [&](const std::string& b) -> std::optional<double> {
         for (const json* q : rows)
-          if (ok(*q) && text(*q, "backend") == b && size_of(*q) + " " + text(*q, "levels") + " " + setting_text(*q) == key)
+          if (ok(*q) && text(*q, "backend") == b &&
+              size_of(*q) + " " + text(*q, "levels") + " " + setting_text(*q) == key)
             return num(*q, "mdes");
         return std::nullopt;
       };
@@ -795,7 +796,8 @@ void check_results(const json& doc, const std::string& what) {
       for (const char* k : {"kind", "method", "backend", "input", "status"}) need(r, k, json::value_t::string, where);
       for (const char* k : {"width", "height", "levels"}) need(r, k, json::value_t::number_float, where);
       if (r["kind"] == "speed" && r["status"] == "ok")
-        for (const char* k : {"total_ms", "total_ms_min", "total_ms_max"}) need(r, k, json::value_t::number_float, where);
+        for (const char* k : {"total_ms", "total_ms_min", "total_ms_max"})
+          need(r, k, json::value_t::number_float, where);
     }
   }
 }
@@ -1069,7 +1071,8 @@ std::string repeat_headline(const Repeatability& r) {
                   "/" + std::to_string(r.accuracy_compared) + " identical; GPU speed " + std::to_string(gpu_ok) + "/" +
                   std::to_string(gpu) + " agree, " + std::to_string(gpu_unsettled) + " unsettled; host CPU speed " +
                   std::to_string(cpu_ok) + "/" + std::to_string(cpu) + " agree";
-  if (!r.speed_status_differ.empty()) t += "; " + std::to_string(r.speed_status_differ.size()) + " timed in one run only";
+  if (!r.speed_status_differ.empty())
+    t += "; " + std::to_string(r.speed_status_differ.size()) + " timed in one run only";
   if (!r.only_here.empty() || !r.only_there.empty())
     t += "; " + std::to_string(r.only_here.size() + r.only_there.size()) + " cells in one run only";
   return t;

@@ -212,7 +212,8 @@ TEST(CompareRun, TinyRunOnEveryAvailableBackendMatchesADirectEvaluation) {
   // so it is recorded as refused and the run goes on; 48x40 x 20 (0.038 M evaluations) is over
   // --reference-max-mde 0.02 and skipped for the `cpu` references only.
   const std::string cmd = std::string(STEREO_BIN) + " compare " + (dir / "data").string() +
-                          " --sizes 48x40,16x16 --levels 8,20 --repeats 2 --warmup-ms 20 --no-paper-speed --reference-max-mde 0.02 --out " +
+                          " --sizes 48x40,16x16 --levels 8,20 --repeats 2 --warmup-ms 20 --no-paper-speed "
+                          "--reference-max-mde 0.02 --out " +
                           (dir / "out").string() + " >" + (dir / "stdout").string() + " 2>" + (dir / "stderr").string();
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << slurp(dir / "stderr");
@@ -545,13 +546,13 @@ TEST(CompareRepeat, AgreeingRunsCountEveryCell) {
   EXPECT_NE(md.find("plus 2 % of the larger median"), std::string::npos);
   EXPECT_NE(md.find("**GPU cells:** 3 of 3 agree (1 of 1 with a median of 1 ms or more)."), std::string::npos) << md;
   EXPECT_NE(md.find("**Unsettled GPU cells:** 0 "), std::string::npos) << md;
-  EXPECT_NE(md.find("on a host CPU shared with other work; apart from the GPU cells): 1 of 1 agree."), std::string::npos)
-      << md;
+  EXPECT_NE(md.find("on a host CPU shared with other work; apart from the GPU cells): 1 of 1 agree."),
+            std::string::npos) << md;
   EXPECT_EQ(md.find("Disagreeing"), std::string::npos) << md;
   EXPECT_EQ(md.find("only in"), std::string::npos) << md;
   // Each speed cell's two medians, their ratio and the tolerance, in the GPU and CPU tables.
-  EXPECT_NE(md.find("| m/gl 64x48 x 16 grid | 1.000 | 0.300 | 1.250 | 0.375 | 0.800 | 0.400 | yes |"), std::string::npos)
-      << md;
+  EXPECT_NE(md.find("| m/gl 64x48 x 16 grid | 1.000 | 0.300 | 1.250 | 0.375 | 0.800 | 0.400 | yes |"),
+            std::string::npos) << md;
   EXPECT_NE(md.find("| m/cpu 64x48 x 16 grid | 40.000 | 12.000 | 50.000 | 15.000 | 0.800 | 16.000 | yes |"),
             std::string::npos) << md;
   const Repeatability r = [] {

@@ -293,7 +293,8 @@ void write_json(const fs::path& path, const json& doc) {
 
 void cmd_compare(const CompareArgs& a) {
   require(a.repeats >= 1, "compare: --repeats must be >= 1, got " + std::to_string(a.repeats));
-  require(a.warmup_ms >= 0.0 && std::isfinite(a.warmup_ms), "compare: --warmup-ms must be >= 0, got " + general(a.warmup_ms));
+  require(a.warmup_ms >= 0.0 && std::isfinite(a.warmup_ms),
+          "compare: --warmup-ms must be >= 0, got " + general(a.warmup_ms));
   WarmUp warmup;
   warmup.min_ms = a.warmup_ms;
   require(!a.out.empty(), "compare: --out DIR is required");
@@ -395,7 +396,8 @@ void cmd_compare(const CompareArgs& a) {
     }
   }
 
-  json settings = {{"repeats", a.repeats}, {"warmup", warmup_json(warmup)}, {"sizes", a.no_speed ? std::vector<std::string>{} : a.sizes},
+  json settings = {{"repeats", a.repeats}, {"warmup", warmup_json(warmup)},
+                   {"sizes", a.no_speed ? std::vector<std::string>{} : a.sizes},
                    {"levels", a.levels}, {"datasets", dataset_paths}, {"speed_input", SPEED_INPUT},
                    {"paper_settings", !a.no_speed && !a.no_paper_speed},
                    {"reference_max_mde", a.reference_max_mde}};
