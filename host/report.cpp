@@ -71,6 +71,15 @@ std::string device_text(const json& row) {
   return t;
 }
 
+/// A speed row's setting with the parameter overrides it ran with: "paper wavelets=30".
+std::string setting_text(const json& row) {
+  std::string t = text(row, "setting");
+  const json set = row.value("set", json::object());
+  if (set.is_object())
+    for (const auto& [k, v] : set.items()) t += " " + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+  return t;
+}
+
 std::vector<const json*> rows_where(const json& doc, const std::string& kind, const std::string& method) {
   std::vector<const json*> out;
   for (const json& r : doc["rows"])
@@ -192,7 +201,9 @@ void speed_section(std::ostringstream& md, const json& doc) {
   md << "## Speed\n\nMde/s = width x height x disparities / time (million disparity evaluations per second) over "
         "the total time: upload of both images + algorithm + read-back of the disparity map; 'alg Mde/s' over the "
         "algorithm time alone. Each cell: median of "
-     << text(s, "repeats") << " timed runs after one untimed warm-up; the spread is the fastest and slowest of "
+     << text(s, "repeats") << " timed runs after "
+     << (s.contains("warmup") ? text(s["warmup"], "text") : std::string("one untimed warm-up run"))
+     << "; the spread is the fastest and slowest of "
      << "those runs. Inputs: " << text(s, "speed_input")
      << " (speed does not depend on content). 'grid' cells are the size x levels grid, 'paper' cells each "
         "paper's own settings.\n\n";
@@ -206,12 +217,12 @@ void speed_section(std::ostringstream& md, const json& doc) {
                         "alg ms", "Mde/s", "alg Mde/s", "ns/de", "paper Mde/s", "ours / paper"});
     for (const json* r : rows) {
       if (!ok(*r)) {
-        md << row_line({text(*r, "backend"), "", size_of(*r), text(*r, "levels"), text(*r, "setting"),
+        md << row_line({text(*r, "backend"), "", size_of(*r), text(*r, "levels"), setting_text(*r),
                         text(*r, "status"), "", "", "", "", "", "", ""});
         continue;
       }
       const json& pa = r->value("paper", json(nullptr));
-      md << row_line({text(*r, "backend"), device_text(*r), size_of(*r), text(*r, "levels"), text(*r, "setting"),
+      md << row_line({text(*r, "backend"), device_text(*r), size_of(*r), text(*r, "levels"), setting_text(*r),
                       fmt(num(*r, "total_ms"), 3),
                       fmt(num(*r, "total_ms_min"), 3) + " .. " + fmt(num(*r, "total_ms_max"), 3),
                       fmt(num(*r, "algorithm_ms"), 3), fmt(num(*r, "mdes"), 1), fmt(num(*r, "mdes_algorithm"), 1),
@@ -248,16 +259,17 @@ void shader_section(std::ostringstream& md, const json& doc) {
     md << header_lines(head);
     std::vector<std::string> seen;
     for (const json* r : rows) {
-      const std::string key = size_of(*r) + " " + text(*r, "levels") + " " + text(*r, "setting");
+      const std::string key = size_of(*r) + " " + text(*r, "levels") + " " + setting_text(*r);
       if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
       seen.push_back(key);
       const auto mdes_of = [&](const std::string& b) -> std::optional<double> {
         for (const json* q : rows)
-          if (ok(*q) && text(*q, "backend") == b && size_of(*q) + " " + text(*q, "levels") + " " + text(*q, "setting") == key)
+          if (ok(*q) && text(*q, "backend") == b &&
+              size_of(*q) + " " + text(*q, "levels") + " " + setting_text(*q) == key)
             return num(*q, "mdes");
         return std::nullopt;
       };
-      std::vector<std::string> cells = {size_of(*r), text(*r, "levels"), text(*r, "setting")};
+      std::vector<std::string> cells = {size_of(*r), text(*r, "levels"), setting_text(*r)};
       const auto c = mdes_of("cuda");
       for (const std::string& b : shaders) cells.push_back(fmt(mdes_of(b), 1));
       cells.push_back(fmt(c, 1));
@@ -300,6 +312,196 @@ void not_run_section(std::ostringstream& md, const json& doc) {
   md << "## Not run, refused or failed\n\n";
   for (const std::string& l : lines) md << l << "\n";
   md << "\n";
+}
+
+// ---- repeatability ---------------------------------------------------------------------
+
+/// The fields of a row that the repeatability check reads (see repeat_summary()).
+constexpr std::array<const char*, 20> REPEAT_FIELDS = {
+    "kind",  "method", "backend", "input",   "setting", "width",        "height",       "min_disparity", "levels",
+    "set",   "status", "device",  "cpu",     "metrics", "total_ms",     "total_ms_min", "total_ms_max",
+    "algorithm_ms",    "upload_ms",          "readback_ms"};
+
+/// A cell's identity across runs (occurrences are counted apart, see cell_keys()).
+std::string cell_key(const json& row) {
+  const json set = row.value("set", json::object());
+  return text(row, "kind") + "|" + lane_of(row) + "|" + text(row, "input") + "|" + text(row, "setting") + "|" +
+         size_of(row) + "|" + text(row, "min_disparity") + "|" + text(row, "levels") + "|" +
+         (set.is_object() ? set.dump() : std::string("{}"));
+}
+
+/// A cell for people: "symstereo/cuda 384x288 x 7 paper wavelets=30", "salap/gl accuracy d/s1".
+std::string cell_name(const json& row) {
+  if (text(row, "kind") == "accuracy") return lane_of(row) + " accuracy " + text(row, "input");
+  std::string t = lane_of(row) + " " + size_of(row) + " x " + text(row, "levels");
+  if (const auto mn = num(row, "min_disparity"); mn && *mn != 0.0) t += " from " + text(row, "min_disparity");
+  return t + " " + setting_text(row);
+}
+
+/// Each row's key with its occurrence: the k-th row of a key gets "#k" from the second on.
+std::vector<std::string> cell_keys(const json& rows) {
+  std::vector<std::string> keys;
+  std::vector<std::pair<std::string, int>> seen;
+  for (const json& r : rows) {
+    const std::string k = cell_key(r);
+    auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& p) { return p.first == k; });
+    if (it == seen.end()) it = seen.insert(seen.end(), {k, 0});
+    ++it->second;
+    keys.push_back(it->second == 1 ? k : k + "#" + std::to_string(it->second));
+  }
+  return keys;
+}
+
+std::string occurrence_suffix(const std::string& key) {
+  const auto hash = key.rfind('#');
+  return hash == std::string::npos ? "" : " (" + key.substr(hash) + ")";
+}
+
+/// Runs on the host CPU, shared with whatever else the machine does: the CPU backends (they
+/// name the CPU) and Mesa's llvmpipe (a GL "GPU" that is the CPU).
+bool on_host_cpu(const json& row) {
+  return (row.contains("cpu") && !row["cpu"].is_null()) || text(row, "device").find("llvmpipe") != std::string::npos;
+}
+
+/// The first metric that differs between two accuracy rows, or "" when all are equal.
+std::string metric_difference(const json& a, const json& b) {
+  const json ma = a.value("metrics", json(nullptr)), mb = b.value("metrics", json(nullptr));
+  if (ma == mb) return "";
+  if (!ma.is_object() || !mb.is_object()) return "metrics " + ma.dump() + " here, " + mb.dump() + " there";
+  for (const auto& [k, v] : ma.items())
+    if (!mb.contains(k) || mb[k] != v) {
+      std::ostringstream s;
+      s << k << " " << std::setprecision(10) << v.dump() << " here, " << (mb.contains(k) ? mb[k].dump() : "none")
+        << " there";
+      return s.str();
+    }
+  for (const auto& [k, v] : mb.items())
+    if (!ma.contains(k)) return k + " none here, " + v.dump() + " there";
+  return "metrics differ";
+}
+
+/// "upload +0.740 ms": the part (upload, algorithm, read-back) whose median moved most.
+std::string largest_change(const json& a, const json& b) {
+  std::string best;
+  double best_delta = -1.0, signed_delta = 0.0;
+  for (const auto& [key, name] : std::array<std::pair<const char*, const char*>, 3>{
+           {{"upload_ms", "upload"}, {"algorithm_ms", "algorithm"}, {"readback_ms", "read-back"}}}) {
+    const auto x = num(a, key), y = num(b, key);
+    if (!x || !y) continue;
+    if (std::abs(*x - *y) > best_delta) best_delta = std::abs(*x - *y), signed_delta = *x - *y, best = name;
+  }
+  if (best.empty()) return "-";
+  if (best_delta == 0.0) return "none";
+  return best + " " + (signed_delta >= 0 ? "+" : "-") + fmt(std::abs(signed_delta), 3) + " ms";
+}
+
+void speed_table(std::ostringstream& md, const std::vector<Repeatability::Speed>& cells, bool host_cpu) {
+  md << header_lines({"cell", "median ms (this run)", "spread ms", "median ms (other run)", "spread ms",
+                      "this / other", "tolerance ms", "agree", "largest change (this - other)"});
+  for (const auto& c : cells)
+    if (c.host_cpu == host_cpu)
+      md << row_line({c.cell, fmt(c.median, 3) + (c.unsettled_here ? " (unsettled)" : ""), fmt(c.spread, 3),
+                      fmt(c.other_median, 3) + (c.unsettled_there ? " (unsettled)" : ""), fmt(c.other_spread, 3),
+                      fmt(c.ratio, 3), fmt(c.tolerance, 3), c.agrees ? "yes" : "**no**", c.largest_change});
+  md << "\n";
+}
+
+void repeat_section(std::ostringstream& md, const json& doc) {
+  if (!doc.contains("repeat_of")) return;
+  const Repeatability r = compare_repeat(doc);
+  const json& other = doc["repeat_of"];
+  md << "## Repeatability\n\nThis run (made " << text(doc, "created") << ") against the run made "
+     << text(other, "created") << " by `" << text(other, "command") << "` on " << text(other["host"], "cpu")
+     << ", read from " << text(other, "source") << " by `stereo report DIR --repeat-of " << text(other, "source")
+     << "` and kept in this results.json under \"repeat_of\", so `stereo report DIR` remakes this section from "
+        "this file alone.\n\n";
+  if (r.same_run)
+    md << "**Both documents carry the same creation time and command: this compares a run with itself.**\n\n";
+  const auto list = [&](const std::vector<std::string>& items) {
+    for (const std::string& i : items) md << "- " << i << "\n";
+    if (!items.empty()) md << "\n";
+  };
+  md << "**Accuracy:** " << r.accuracy_compared - int(r.accuracy_differ.size()) << " of " << r.accuracy_compared
+     << " cells identical (the same status and every stored metric equal to the last digit).";
+  if (r.accuracy_differ.empty()) md << "\n\n";
+  else md << " Differing:\n\n";
+  list(r.accuracy_differ);
+  int gpu = 0, gpu_ok = 0, gpu_ms = 0, gpu_ms_ok = 0, cpu = 0, cpu_ok = 0;
+  for (const auto& c : r.speed) {
+    if (c.host_cpu) {
+      ++cpu;
+      cpu_ok += c.agrees;
+      continue;
+    }
+    ++gpu;
+    gpu_ok += c.agrees;
+    if (std::max(c.median, c.other_median) >= 1.0) ++gpu_ms, gpu_ms_ok += c.agrees;
+  }
+  md << "**Speed, the noise:** a speed cell's two medians (total time: upload + algorithm + read-back) agree when "
+        "they differ by no more than the larger of the two runs' spreads (slowest minus fastest of the cell's timed "
+        "runs, the spread of the speed table) plus "
+     << fmt(100.0 * REPEAT_FLOOR, 0)
+     << " % of the larger median. The spread is how far one run's own repeats scatter; a median of such repeats "
+        "that lies further from the other run's median than either run's whole scatter is a change, not noise: for "
+        "two runs of 5 repeats drawn from one distribution that happens to under 1 % of cells even without the floor "
+        "(simulated: 0.9 % for uniform, 0.4 % for normal, 0.2 % for exponential or log-normal noise). The "
+     << fmt(100.0 * REPEAT_FLOOR, 0)
+     << " % floor is for cells whose repeats are nearly identical within a run while the whole run's level moves "
+        "with the GPU's clock and temperature.\n\n";
+  md << "**GPU cells:** " << gpu_ok << " of " << gpu << " agree (" << gpu_ms_ok << " of " << gpu_ms
+     << " with a median of 1 ms or more).";
+  std::vector<std::string> disagree;
+  for (const auto& c : r.speed)
+    if (!c.agrees && !c.host_cpu)
+      disagree.push_back(c.cell + ": " + fmt(c.median, 3) + " ms against " + fmt(c.other_median, 3) + " ms (x" +
+                         fmt(c.ratio, 2) + ", tolerance " + fmt(c.tolerance, 3) + " ms; " + c.largest_change + ")");
+  md << (disagree.empty() ? "\n\n" : " Disagreeing:\n\n");
+  list(disagree);
+  std::vector<std::string> restless;
+  for (const auto& c : r.speed)
+    if (!c.host_cpu && (c.unsettled_here || c.unsettled_there))
+      restless.push_back(c.cell + ": " +
+                         (c.unsettled_here && c.unsettled_there ? std::string("both runs")
+                          : c.unsettled_here                    ? std::string("this run")
+                                                                : std::string("the other run")) +
+                         " (medians " + fmt(c.median, 3) + " and " + fmt(c.other_median, 3) + " ms; " +
+                         c.largest_change + ")");
+  md << "**Unsettled GPU cells:** " << restless.size()
+     << " (a run's median more than " << fmt(100.0 * REPEAT_UNSETTLED, 0)
+     << " % above its own fastest run: at least half of its timed runs carried a cost the fastest did not, so its "
+        "spread is wide and the rule above is loose for it; named here whether they agree or not).";
+  md << "\n\n";
+  list(restless);
+  md << "**Host-CPU cells** (the CPU backends and Mesa's llvmpipe, on a host CPU shared with other work; apart from "
+        "the GPU cells): "
+     << cpu_ok << " of " << cpu << " agree.";
+  disagree.clear();
+  for (const auto& c : r.speed)
+    if (!c.agrees && c.host_cpu)
+      disagree.push_back(c.cell + ": " + fmt(c.median, 3) + " ms against " + fmt(c.other_median, 3) + " ms (x" +
+                         fmt(c.ratio, 2) + ", tolerance " + fmt(c.tolerance, 3) + " ms)");
+  md << (disagree.empty() ? "\n\n" : " Disagreeing:\n\n");
+  list(disagree);
+  if (!r.speed_status_differ.empty()) {
+    md << "**Speed cells timed in one run only** (a different status):\n\n";
+    list(r.speed_status_differ);
+  }
+  if (!r.only_here.empty()) {
+    md << "**Cells only in this run:**\n\n";
+    list(r.only_here);
+  }
+  if (!r.only_there.empty()) {
+    md << "**Cells only in the other run:**\n\n";
+    list(r.only_there);
+  }
+  if (gpu) {
+    md << "### GPU speed cells\n\n";
+    speed_table(md, r.speed, false);
+  }
+  if (cpu) {
+    md << "### Host-CPU speed cells\n\n";
+    speed_table(md, r.speed, true);
+  }
 }
 
 // ---- CSV --------------------------------------------------------------------------------
@@ -583,11 +785,26 @@ void check_results(const json& doc, const std::string& what) {
       need(r, "setting", json::value_t::string, where);
     }
   }
+  if (doc.contains("repeat_of")) {
+    const json& o = doc["repeat_of"];
+    need(doc, "repeat_of", json::value_t::object, "the document");
+    for (const char* k : {"source", "created", "command"}) need(o, k, json::value_t::string, "repeat_of");
+    need(o, "rows", json::value_t::array, "repeat_of");
+    for (std::size_t i = 0; i < o["rows"].size(); ++i) {
+      const json& r = o["rows"][i];
+      const std::string where = "repeat_of row " + std::to_string(i);
+      for (const char* k : {"kind", "method", "backend", "input", "status"}) need(r, k, json::value_t::string, where);
+      for (const char* k : {"width", "height", "levels"}) need(r, k, json::value_t::number_float, where);
+      if (r["kind"] == "speed" && r["status"] == "ok")
+        for (const char* k : {"total_ms", "total_ms_min", "total_ms_max"})
+          need(r, k, json::value_t::number_float, where);
+    }
+  }
 }
 
 const std::vector<std::string>& results_csv_columns() {
   static const std::vector<std::string> columns = {
-      "kind",        "method",       "backend",      "input",          "setting",       "status",
+      "kind",        "method",       "backend",      "input",          "setting",       "set",           "status",
       "reason",      "width",        "height",       "min_disparity",  "levels",        "threshold",
       "bad_nonocc",  "bad_all",      "bad_disc",     "avg_error",      "density",       "d1_all",
       "repeats",
@@ -634,6 +851,7 @@ std::string report_markdown(const json& doc, const std::vector<std::string>& plo
   shader_section(md, doc);
   paper_speed_section(md, doc);
   not_run_section(md, doc);
+  repeat_section(md, doc);
   md << "## Plots\n\n";
   if (plots.empty())
     md << "Not made here (gnuplot was not found, or there was nothing to plot). The gnuplot scripts and data are in "
@@ -747,7 +965,7 @@ std::vector<std::string> write_report(const json& doc, const fs::path& dir, std:
   return written;
 }
 
-std::vector<std::string> regenerate_report(const fs::path& dir, std::ostream& log) {
+json read_results(const fs::path& dir) {
   const fs::path path = dir / "results.json";
   std::ifstream in(path);
   require(in.good(), "report: cannot read " + path.string());
@@ -757,7 +975,107 @@ std::vector<std::string> regenerate_report(const fs::path& dir, std::ostream& lo
   } catch (const json::exception& e) {
     throw Error("report: " + path.string() + " is not JSON: " + e.what());
   }
-  return write_report(doc, dir, log);
+  check_results(doc, path.string());
+  return doc;
+}
+
+std::vector<std::string> regenerate_report(const fs::path& dir, std::ostream& log) {
+  return write_report(read_results(dir), dir, log);
+}
+
+double repeat_tolerance(double median_a, double spread_a, double median_b, double spread_b) {
+  return std::max(spread_a, spread_b) + REPEAT_FLOOR * std::max(median_a, median_b);
+}
+
+bool unsettled(double median, double fastest) { return median - fastest > REPEAT_UNSETTLED * median; }
+
+bool speeds_agree(double median_a, double spread_a, double median_b, double spread_b) {
+  return std::abs(median_a - median_b) <= repeat_tolerance(median_a, spread_a, median_b, spread_b);
+}
+
+json repeat_summary(const json& other, const std::string& source) {
+  check_results(other, source);
+  json rows = json::array();
+  for (const json& r : other["rows"]) {
+    json cut = json::object();
+    for (const char* k : REPEAT_FIELDS)
+      if (r.contains(k)) cut[k] = r[k];
+    rows.push_back(cut);
+  }
+  return {{"source", source}, {"created", other["created"]}, {"command", other["command"]}, {"host", other["host"]},
+          {"rows", rows}};
+}
+
+Repeatability compare_repeat(const json& doc) {
+  require(doc.is_object() && doc.contains("repeat_of") && doc["repeat_of"].is_object(),
+          "report: the results have no \"repeat_of\" run to compare with");
+  const json& here = doc["rows"];
+  const json& there = doc["repeat_of"]["rows"];
+  const std::vector<std::string> keys_here = cell_keys(here), keys_there = cell_keys(there);
+  Repeatability r;
+  r.same_run = text(doc, "created") == text(doc["repeat_of"], "created") &&
+               text(doc, "command") == text(doc["repeat_of"], "command");
+  std::vector<bool> matched(there.size(), false);
+  for (std::size_t i = 0; i < here.size(); ++i) {
+    const json& a = here[i];
+    const std::string name = cell_name(a) + occurrence_suffix(keys_here[i]);
+    const auto it = std::find(keys_there.begin(), keys_there.end(), keys_here[i]);
+    if (it == keys_there.end()) {
+      r.only_here.push_back(name);
+      continue;
+    }
+    const std::size_t j = std::size_t(it - keys_there.begin());
+    matched[j] = true;
+    const json& b = there[j];
+    const std::string sa = text(a, "status"), sb = text(b, "status");
+    if (text(a, "kind") == "accuracy") {
+      ++r.accuracy_compared;
+      if (sa != sb) r.accuracy_differ.push_back(name + ": " + sa + " here, " + sb + " there");
+      else if (sa == "ok")
+        if (const std::string d = metric_difference(a, b); !d.empty()) r.accuracy_differ.push_back(name + ": " + d);
+      continue;
+    }
+    if (sa != sb) {
+      r.speed_status_differ.push_back(name + ": " + sa + " here, " + sb + " there");
+      continue;
+    }
+    if (sa != "ok") continue;  // refused or skipped in both: nothing timed
+    Repeatability::Speed c;
+    c.cell = name;
+    c.host_cpu = on_host_cpu(a) || on_host_cpu(b);
+    c.median = num(a, "total_ms").value_or(0.0);
+    c.spread = num(a, "total_ms_max").value_or(c.median) - num(a, "total_ms_min").value_or(c.median);
+    c.other_median = num(b, "total_ms").value_or(0.0);
+    c.other_spread = num(b, "total_ms_max").value_or(c.other_median) - num(b, "total_ms_min").value_or(c.other_median);
+    c.ratio = c.other_median > 0 ? c.median / c.other_median : 0.0;
+    c.tolerance = repeat_tolerance(c.median, c.spread, c.other_median, c.other_spread);
+    c.agrees = speeds_agree(c.median, c.spread, c.other_median, c.other_spread);
+    c.unsettled_here = unsettled(c.median, num(a, "total_ms_min").value_or(c.median));
+    c.unsettled_there = unsettled(c.other_median, num(b, "total_ms_min").value_or(c.other_median));
+    c.largest_change = largest_change(a, b);
+    r.speed.push_back(c);
+  }
+  for (std::size_t j = 0; j < there.size(); ++j)
+    if (!matched[j]) r.only_there.push_back(cell_name(there[j]) + occurrence_suffix(keys_there[j]));
+  return r;
+}
+
+std::string repeat_headline(const Repeatability& r) {
+  int gpu = 0, gpu_ok = 0, gpu_unsettled = 0, cpu = 0, cpu_ok = 0;
+  for (const auto& c : r.speed) {
+    (c.host_cpu ? cpu : gpu)++;
+    (c.host_cpu ? cpu_ok : gpu_ok) += c.agrees;
+    if (!c.host_cpu) gpu_unsettled += c.unsettled_here || c.unsettled_there;
+  }
+  std::string t = "repeatability: accuracy " + std::to_string(r.accuracy_compared - int(r.accuracy_differ.size())) +
+                  "/" + std::to_string(r.accuracy_compared) + " identical; GPU speed " + std::to_string(gpu_ok) + "/" +
+                  std::to_string(gpu) + " agree, " + std::to_string(gpu_unsettled) + " unsettled; host CPU speed " +
+                  std::to_string(cpu_ok) + "/" + std::to_string(cpu) + " agree";
+  if (!r.speed_status_differ.empty())
+    t += "; " + std::to_string(r.speed_status_differ.size()) + " timed in one run only";
+  if (!r.only_here.empty() || !r.only_there.empty())
+    t += "; " + std::to_string(r.only_here.size() + r.only_there.size()) + " cells in one run only";
+  return t;
 }
 
 }  // namespace stereo

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -13,7 +14,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 
+#include "host/cli/measure.h"
 #include "host/dataset.h"
 #include "host/error.h"
 #include "host/image_io.h"
@@ -209,12 +212,14 @@ TEST(CompareRun, TinyRunOnEveryAvailableBackendMatchesADirectEvaluation) {
   // so it is recorded as refused and the run goes on; 48x40 x 20 (0.038 M evaluations) is over
   // --reference-max-mde 0.02 and skipped for the `cpu` references only.
   const std::string cmd = std::string(STEREO_BIN) + " compare " + (dir / "data").string() +
-                          " --sizes 48x40,16x16 --levels 8,20 --repeats 2 --no-paper-speed --reference-max-mde 0.02 --out " +
+                          " --sizes 48x40,16x16 --levels 8,20 --repeats 2 --warmup-ms 20 --no-paper-speed "
+                          "--reference-max-mde 0.02 --out " +
                           (dir / "out").string() + " >" + (dir / "stdout").string() + " 2>" + (dir / "stderr").string();
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << slurp(dir / "stderr");
   const json doc = json::parse(slurp(dir / "out" / "results.json"));
   ASSERT_NO_THROW(check_results(doc, "tiny run"));
+  EXPECT_EQ(doc["settings"]["warmup"]["min_ms"], 20.0);
 
   const Scene planes = load_scene(dir / "data" / "planes");
   int lanes = 0;
@@ -237,6 +242,8 @@ TEST(CompareRun, TinyRunOnEveryAvailableBackendMatchesADirectEvaluation) {
       if (st == "ok") {
         EXPECT_LE(r["total_ms_min"].get<double>(), r["total_ms"].get<double>());
         EXPECT_GE(r["total_ms_max"].get<double>(), r["total_ms"].get<double>());
+        EXPECT_GE(r["warmup_runs"].get<int>(), 1);
+        EXPECT_EQ(r["runs"]["total_ms"].size(), 2u);
       } else {
         EXPECT_FALSE(r["reason"].get<std::string>().empty());
         EXPECT_EQ(r["reason"].get<std::string>().find('\n'), std::string::npos) << "reasons are one line";
@@ -296,3 +303,367 @@ TEST(CompareRun, TinyRunOnEveryAvailableBackendMatchesADirectEvaluation) {
 }
 
 }  // namespace
+
+// ---- the timed runs reuse the warmed-up matcher ----------------------------------------------
+
+namespace {
+
+// A matcher whose runs after each new size or range (its "plan") report a slow time for the
+// first `transient_ms` of wall time, as a first small CUDA cell after a large one did on the
+// H100 (a setup cost landing in the timed runs), then a fast one. It records every run's
+// pair, size and range, how often it planned, and when the accounting was asked for.
+class TransientMatcher final : public Matcher {
+ public:
+  TransientMatcher(double transient_ms, double slow_ms, double fast_ms)
+      : transient_ms_(transient_ms), slow_ms_(slow_ms), fast_ms_(fast_ms) {}
+
+  struct Run {
+    const std::uint8_t* left = nullptr;
+    int width = 0, height = 0;
+    DisparityRange range;
+  };
+  std::vector<Run> runs;
+  int plans = 0;
+  std::vector<std::size_t> memory_asked_after, fetch_asked_after;  ///< runs done when asked
+
+  nlohmann::json params() const override { return {{"fake", true}}; }
+  std::string component() const override { return "fake/cpu"; }
+  std::string device() const override { return "fake device"; }
+  std::optional<MemoryStats> memory_stats(int, int, DisparityRange) override {
+    memory_asked_after.push_back(runs.size());
+    return std::nullopt;
+  }
+  std::optional<FetchStats> fetch_stats(int, int, int) override {
+    fetch_asked_after.push_back(runs.size());
+    return std::nullopt;
+  }
+
+ protected:
+  StereoResult match(const ImageU8& left, const ImageU8&, DisparityRange range) override {
+    using clock = std::chrono::steady_clock;
+    if (runs.empty() || runs.back().width != left.width || runs.back().height != left.height ||
+        runs.back().range.min != range.min || runs.back().range.count != range.count) {
+      ++plans;
+      planned_at_ = clock::now();
+    }
+    runs.push_back({left.data.data(), left.width, left.height, range});
+    std::this_thread::sleep_for(std::chrono::microseconds(200));  // the clock moves run by run
+    StereoResult r;
+    r.disparity = ImageF(left.width, left.height, 1);
+    const double since_ms = std::chrono::duration<double, std::milli>(clock::now() - planned_at_).count();
+    r.timing.algorithm_ms = since_ms < transient_ms_ ? slow_ms_ : fast_ms_;
+    r.timing.clock = "fake";
+    return r;
+  }
+
+ private:
+  double transient_ms_, slow_ms_, fast_ms_;
+  std::chrono::steady_clock::time_point planned_at_;
+};
+
+MethodInfo fake_info() {
+  MethodInfo info;
+  info.name = "fake";
+  return info;
+}
+
+}  // namespace
+
+TEST(CompareWarmUp, TimedRunsReuseTheWarmedUpMatcherAfterItsTransient) {
+  // The transient lasts 100 ms of wall time after the plan; the warm-up lasts at least 150 ms.
+  TransientMatcher m(100.0, 5.0, 1.0);
+  const cli::BenchConfig config{64, 48, {0, 8}, std::nullopt};
+  const json j = cli::bench_one(m, fake_info(), "cpu", config, 5, cli::WarmUp{1, 150.0, 100000});
+  // One plan: every run, warm-up and timed, is the same pair (the same buffer), size and range.
+  EXPECT_EQ(m.plans, 1);
+  ASSERT_GE(m.runs.size(), 6u);
+  for (const auto& r : m.runs) {
+    EXPECT_EQ(r.left, m.runs.front().left);
+    EXPECT_EQ(r.width, 64);
+    EXPECT_EQ(r.height, 48);
+    EXPECT_EQ(r.range.min, 0);
+    EXPECT_EQ(r.range.count, 8);
+  }
+  EXPECT_EQ(j["warmup_runs"].get<std::size_t>(), m.runs.size() - 5);
+  EXPECT_GT(j["warmup_runs"].get<int>(), 1);  // one run did not reach the end of the transient
+  // The accounting ran before the first run, not between the warm-up and the timed runs.
+  EXPECT_EQ(m.memory_asked_after, std::vector<std::size_t>{0});
+  EXPECT_EQ(m.fetch_asked_after, std::vector<std::size_t>{0});
+  // No timed run carries the transient; each run's time is in the row, in order.
+  EXPECT_DOUBLE_EQ(j["total_ms"].get<double>(), 1.0);
+  ASSERT_EQ(j["runs"]["total_ms"].size(), 5u);
+  for (const json& t : j["runs"]["total_ms"]) EXPECT_DOUBLE_EQ(t.get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(j["total_ms_max"].get<double>(), 1.0);
+}
+
+TEST(CompareWarmUp, OneWarmUpRunLetsTheTransientIntoTheTimedRuns) {
+  // The control for the test above: the old single warm-up run times the transient.
+  TransientMatcher m(100.0, 5.0, 1.0);
+  const cli::BenchConfig config{64, 48, {0, 8}, std::nullopt};
+  const json j = cli::bench_one(m, fake_info(), "cpu", config, 5, cli::WarmUp{1, 0.0, 1});
+  EXPECT_EQ(j["warmup_runs"].get<int>(), 1);
+  EXPECT_EQ(m.plans, 1);
+  EXPECT_DOUBLE_EQ(j["total_ms"].get<double>(), 5.0);
+}
+
+TEST(CompareWarmUp, PolicyIsCheckedAndNamed) {
+  int runs = 0;
+  EXPECT_EQ(cli::warm_up(cli::WarmUp{3, 0.0, 10}, [&] { ++runs; }), 3);
+  EXPECT_EQ(runs, 3);
+  runs = 0;
+  EXPECT_EQ(cli::warm_up(cli::WarmUp{1, 1e9, 7}, [&] { ++runs; }), 7);  // the run cap ends a long floor
+  EXPECT_THROW(cli::warm_up(cli::WarmUp{0, 0.0, 10}, [] {}), Error);
+  EXPECT_THROW(cli::warm_up(cli::WarmUp{5, 0.0, 4}, [] {}), Error);
+  EXPECT_THROW(cli::warm_up(cli::WarmUp{1, -1.0, 4}, [] {}), Error);
+  EXPECT_NE(cli::warmup_text(cli::WarmUp{}).find("at least 1 run and 200 ms"), std::string::npos);
+}
+
+TEST(CompareWarmUp, PaperSettingOverridesHoldOnlyWhenTheParametersHaveThem) {
+  const json params = {{"wavelets", 30}, {"base", 2.6}, {"mode", "bp"}};
+  EXPECT_TRUE(cli::set_holds({}, params));
+  EXPECT_TRUE(cli::set_holds({{"wavelets", "30"}}, params));
+  EXPECT_TRUE(cli::set_holds({{"wavelets", "30"}, {"base", "2.6"}, {"mode", "bp"}}, params));
+  EXPECT_FALSE(cli::set_holds({{"wavelets", "15"}}, params));
+  EXPECT_FALSE(cli::set_holds({{"iterations", "5"}}, params));
+}
+
+TEST(CompareRun, PaperCellsRunWithTheirOwnParameters) {
+  const auto backends = Registry::builtin().backends("symstereo");
+  if (std::find(backends.begin(), backends.end(), "cpu") == backends.end())
+    GTEST_SKIP() << "symstereo/cpu is not built (no FFTW single precision)";
+  // SymStereo's Table 2 cells at 384x288 x 7 name N = 15, 20 and 30; each row must have been
+  // timed with its own N (the defaults' N = 30 served all three before). --reference-max-mde 1
+  // keeps the CPU reference to those three cells (0.77 M evaluations each).
+  const fs::path dir = fresh_dir("paper_set");
+  const std::string cmd = std::string(STEREO_BIN) +
+                          " compare --methods symstereo --backends cpu --no-accuracy --sizes 16x16 --levels 4 "
+                          "--repeats 1 --warmup-ms 0 --reference-max-mde 1 --out " +
+                          (dir / "out").string() + " >/dev/null 2>" + (dir / "stderr").string();
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << slurp(dir / "stderr");
+  const json doc = json::parse(slurp(dir / "out" / "results.json"));
+  int timed = 0;
+  for (const json& r : doc["rows"]) {
+    if (r["setting"] != "paper") continue;
+    ASSERT_TRUE(r["set"].contains("wavelets")) << r.dump();
+    const std::string n = r["set"]["wavelets"];
+    EXPECT_EQ(r["params"]["wavelets"].dump(), n) << r["input"] << " x " << r["levels"];
+    if (r["status"] == "ok") {
+      ++timed;
+      EXPECT_EQ(r["levels"], 7);
+      EXPECT_EQ(r["runs"]["total_ms"].size(), 1u);
+    }
+  }
+  EXPECT_EQ(timed, 3);
+  EXPECT_NE(slurp(dir / "stderr").find("(paper, wavelets=15)"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// ---- repeatability: two runs of one command -----------------------------------------------
+
+namespace {
+
+// fixed_results() with a CPU speed row (40 ms, spread 36 .. 48), as `compare` writes for a
+// CPU backend (its "cpu" field names the CPU).
+json with_cpu_row(json doc) {
+  json r = doc["rows"][1];  // the gl grid row's shape
+  r.update({{"backend", "cpu"}, {"device", "CPU: Test CPU"}, {"device_info", {{"name", "CPU: Test CPU"}}},
+            {"cpu", "CPU: Test CPU"}, {"cpu_threads", 4}, {"total_ms", 40.0}, {"total_ms_min", 36.0},
+            {"total_ms_max", 48.0}});
+  doc["rows"].push_back(r);
+  return doc;
+}
+
+// Sets a speed row's median and keeps fixed_results()' spread shape (0.9 .. 1.2 x the median).
+void set_median(json& row, double ms) {
+  row["total_ms"] = ms;
+  row["total_ms_min"] = 0.9 * ms;
+  row["total_ms_max"] = 1.2 * ms;
+}
+
+// Run A: fixed_results() plus the CPU row. Its rows: 0 accuracy m/cuda d/s1, 1 speed m/gl
+// 64x48 x 16 grid (1 ms, spread 0.3), 2 m/cuda 64x48 x 16 grid (0.25 ms, spread 0.075),
+// 3 m/cuda 256x256 x 32 paper (0.5 ms, spread 0.15), 4 m/gl 9000x9000 refused, 5 m/cpu
+// 64x48 x 16 grid (40 ms, spread 12).
+json run_a() { return with_cpu_row(fixed_results()); }
+
+// A repeat within the noise: identical accuracy; each median moved by less than the larger
+// spread plus 2 % of the larger median.
+json run_agreeing() {
+  json b = run_a();
+  b["created"] = "2026-01-02T00:00:00Z";
+  set_median(b["rows"][1], 1.25);  // |1.25 - 1| = 0.25 <= max(0.3, 0.375) + 0.025
+  set_median(b["rows"][2], 0.26);
+  set_median(b["rows"][3], 0.45);
+  set_median(b["rows"][5], 50.0);  // 10 <= max(12, 15) + 1
+  return b;
+}
+
+// A repeat that differs: one accuracy metric, the gl cell beyond its noise, the cuda grid
+// cell unsettled (median 0.25, fastest 0.1) but within its wide spread, the paper cell
+// refused, the CPU cell twice as slow, and a cell this run has that run A lacks.
+json run_disagreeing() {
+  json c = run_a();
+  c["created"] = "2026-01-03T00:00:00Z";
+  c["rows"][0]["metrics"]["nonocc"] = 4.5;
+  set_median(c["rows"][1], 1.6);  // |1.6 - 1| = 0.6 > max(0.3, 0.48) + 0.032
+  c["rows"][2]["total_ms_min"] = 0.1;
+  c["rows"][3]["status"] = "refused";
+  c["rows"][3]["reason"] = "m/cuda: out of memory, a test";
+  set_median(c["rows"][5], 80.0);
+  json extra = c["rows"][2];
+  extra["levels"] = 32;
+  set_median(extra, 0.4);
+  c["rows"].push_back(extra);
+  return c;
+}
+
+std::string repeat_md(const json& here, const json& other) {
+  json doc = here;
+  doc["repeat_of"] = repeat_summary(other, "runs/other");
+  EXPECT_NO_THROW(check_results(doc, "with repeat_of"));
+  return report_markdown(doc, {}, {});
+}
+
+}  // namespace
+
+TEST(CompareRepeat, TheNoiseRuleAtItsEdges) {
+  // tolerance = the larger spread + 2 % of the larger median
+  EXPECT_DOUBLE_EQ(repeat_tolerance(10.0, 1.0, 11.0, 0.5), 1.0 + 0.22);
+  EXPECT_TRUE(speeds_agree(10.0, 1.0, 11.2, 0.5));   // 1.2 <= 1.224
+  EXPECT_FALSE(speeds_agree(10.0, 1.0, 11.3, 0.5));  // 1.3 > 1.226
+  EXPECT_TRUE(speeds_agree(1.0, 0.0, 1.019, 0.0));   // no spread: the 2 % floor alone
+  EXPECT_FALSE(speeds_agree(1.0, 0.0, 1.021, 0.0));
+  EXPECT_TRUE(speeds_agree(11.2, 0.5, 10.0, 1.0));   // symmetric
+  EXPECT_TRUE(unsettled(1.055, 0.295));              // the H100's symstereo/cuda 384x288 x 7 cell
+  EXPECT_FALSE(unsettled(1.054, 0.971));             // one slow outlier above the median is not
+}
+
+TEST(CompareRepeat, AgreeingRunsCountEveryCell) {
+  const std::string md = repeat_md(run_a(), run_agreeing());
+  EXPECT_NE(md.find("## Repeatability"), std::string::npos);
+  EXPECT_NE(md.find("**Accuracy:** 1 of 1 cells identical"), std::string::npos) << md;
+  EXPECT_NE(md.find("plus 2 % of the larger median"), std::string::npos);
+  EXPECT_NE(md.find("**GPU cells:** 3 of 3 agree (1 of 1 with a median of 1 ms or more)."), std::string::npos) << md;
+  EXPECT_NE(md.find("**Unsettled GPU cells:** 0 "), std::string::npos) << md;
+  EXPECT_NE(md.find("on a host CPU shared with other work; apart from the GPU cells): 1 of 1 agree."),
+            std::string::npos) << md;
+  EXPECT_EQ(md.find("Disagreeing"), std::string::npos) << md;
+  EXPECT_EQ(md.find("only in"), std::string::npos) << md;
+  // Each speed cell's two medians, their ratio and the tolerance, in the GPU and CPU tables.
+  EXPECT_NE(md.find("| m/gl 64x48 x 16 grid | 1.000 | 0.300 | 1.250 | 0.375 | 0.800 | 0.400 | yes |"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("| m/cpu 64x48 x 16 grid | 40.000 | 12.000 | 50.000 | 15.000 | 0.800 | 16.000 | yes |"),
+            std::string::npos) << md;
+  const Repeatability r = [] {
+    json doc = run_a();
+    doc["repeat_of"] = repeat_summary(run_agreeing(), "other");
+    return compare_repeat(doc);
+  }();
+  EXPECT_EQ(r.accuracy_compared, 1);
+  EXPECT_TRUE(r.accuracy_differ.empty());
+  EXPECT_EQ(r.speed.size(), 4u);  // the refused cell is timed in neither run
+  EXPECT_FALSE(r.same_run);
+  EXPECT_EQ(repeat_headline(r), "repeatability: accuracy 1/1 identical; GPU speed 3/3 agree, 0 unsettled; host CPU "
+                                "speed 1/1 agree");
+}
+
+TEST(CompareRepeat, DisagreeingRunNamesEachCell) {
+  const std::string md = repeat_md(run_a(), run_disagreeing());
+  EXPECT_NE(md.find("**Accuracy:** 0 of 1 cells identical"), std::string::npos) << md;
+  EXPECT_NE(md.find("- m/cuda accuracy d/s1: nonocc 4.25 here, 4.5 there"), std::string::npos) << md;
+  EXPECT_NE(md.find("**GPU cells:** 1 of 2 agree"), std::string::npos) << md;
+  EXPECT_NE(md.find("- m/gl 64x48 x 16 grid: 1.000 ms against 1.600 ms (x0.62, tolerance 0.512 ms; none)"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("**Unsettled GPU cells:** 1 "), std::string::npos) << md;
+  EXPECT_NE(md.find("- m/cuda 64x48 x 16 grid: the other run (medians 0.250 and 0.250 ms;"), std::string::npos) << md;
+  EXPECT_NE(md.find("apart from the GPU cells): 0 of 1 agree. Disagreeing:"), std::string::npos) << md;
+  EXPECT_NE(md.find("- m/cpu 64x48 x 16 grid: 40.000 ms against 80.000 ms (x0.50, tolerance 25.600 ms)"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("- m/cuda 256x256 x 32 paper: ok here, refused there"), std::string::npos) << md;
+  EXPECT_NE(md.find("**Cells only in the other run:**\n\n- m/cuda 64x48 x 32 grid\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("| m/gl 64x48 x 16 grid | 1.000 | 0.300 | 1.600 | 0.480 | 0.625 | 0.512 | **no** |"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("| m/cuda 64x48 x 16 grid | 0.250 | 0.075 | 0.250 (unsettled) | 0.200 |"), std::string::npos) << md;
+
+  json doc = run_a();
+  doc["repeat_of"] = repeat_summary(run_disagreeing(), "other");
+  const Repeatability r = compare_repeat(doc);
+  EXPECT_EQ(r.accuracy_differ, std::vector<std::string>{"m/cuda accuracy d/s1: nonocc 4.25 here, 4.5 there"});
+  EXPECT_EQ(r.speed_status_differ, std::vector<std::string>{"m/cuda 256x256 x 32 paper: ok here, refused there"});
+  EXPECT_EQ(r.only_there, std::vector<std::string>{"m/cuda 64x48 x 32 grid"});
+  EXPECT_TRUE(r.only_here.empty());
+  EXPECT_EQ(repeat_headline(r), "repeatability: accuracy 0/1 identical; GPU speed 1/2 agree, 1 unsettled; host CPU "
+                                "speed 0/1 agree; 1 timed in one run only; 1 cells in one run only");
+}
+
+TEST(CompareRepeat, RepeatedSettingsPairInOrderAndARunWithItselfIsSaid) {
+  // A method may list one setting twice (AD-Census: Teddy and Cones at 450x375 x 60): the
+  // k-th row of a cell pairs with the k-th, and the second is named as such.
+  json a = run_a();
+  a["rows"].push_back(a["rows"][3]);
+  set_median(a["rows"].back(), 0.8);
+  json b = a;
+  set_median(b["rows"][3], 0.8);  // the first of the two moved, the second did not
+  json doc = a;
+  doc["repeat_of"] = repeat_summary(b, "other");
+  const Repeatability r = compare_repeat(doc);
+  int second = 0;
+  for (const auto& c : r.speed)
+    if (c.cell == "m/cuda 256x256 x 32 paper (#2)") {
+      ++second;
+      EXPECT_TRUE(c.agrees);
+    } else if (c.cell == "m/cuda 256x256 x 32 paper") {
+      EXPECT_FALSE(c.agrees);
+    }
+  EXPECT_EQ(second, 1);
+  doc["repeat_of"] = repeat_summary(a, "same");
+  EXPECT_TRUE(compare_repeat(doc).same_run);
+  EXPECT_NE(report_markdown(doc, {}, {}).find("this compares a run with itself"), std::string::npos);
+  // Without repeat_of there is no section, and asking for the comparison says why.
+  EXPECT_EQ(report_markdown(a, {}, {}).find("## Repeatability"), std::string::npos);
+  EXPECT_THROW(compare_repeat(a), Error);
+  json broken = doc;
+  broken["repeat_of"]["rows"][1].erase("total_ms_max");
+  EXPECT_THROW(check_results(broken, "broken"), Error);
+}
+
+TEST(CompareRepeat, ReportRepeatOfKeepsTheOtherRunInResultsJson) {
+  const fs::path dir = fresh_dir("repeat");
+  fs::create_directories(dir / "a");
+  fs::create_directories(dir / "c");
+  {
+    std::ofstream(dir / "a" / "results.json") << run_a().dump(2);
+    std::ofstream(dir / "c" / "results.json") << run_disagreeing().dump(2);
+  }
+  const std::string env = "STEREO_GNUPLOT=stereo-no-such-gnuplot ";
+  const std::string bin = env + STEREO_BIN;
+  const int status = std::system((bin + " report " + (dir / "a").string() + " --repeat-of " + (dir / "c").string() +
+                                  " >" + (dir / "stdout").string() + " 2>" + (dir / "stderr").string())
+                                     .c_str());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << slurp(dir / "stderr");
+  EXPECT_NE(slurp(dir / "stdout").find("repeatability: accuracy 0/1 identical; GPU speed 1/2 agree, 1 unsettled; "
+                                       "host CPU speed 0/1 agree"),
+            std::string::npos)
+      << slurp(dir / "stdout");
+  const json doc = json::parse(slurp(dir / "a" / "results.json"));
+  ASSERT_TRUE(doc.contains("repeat_of"));
+  EXPECT_EQ(doc["repeat_of"]["source"], (dir / "c").string());
+  EXPECT_EQ(doc["repeat_of"]["rows"].size(), run_disagreeing()["rows"].size());
+  EXPECT_EQ(doc["rows"], run_a()["rows"]);  // this run's own rows are untouched
+  const std::string md = slurp(dir / "a" / "report.md");
+  EXPECT_NE(md.find("- m/gl 64x48 x 16 grid: 1.000 ms against 1.600 ms"), std::string::npos) << md;
+  // From results.json alone: the other folder gone, `stereo report DIR` remakes the same file.
+  fs::remove_all(dir / "c");
+  fs::remove(dir / "a" / "report.md");
+  const int again = std::system((bin + " report " + (dir / "a").string() + " >/dev/null 2>&1").c_str());
+  ASSERT_TRUE(WIFEXITED(again) && WEXITSTATUS(again) == 0);
+  EXPECT_EQ(slurp(dir / "a" / "report.md"), md);
+  // A folder is not its own repeat.
+  const int self = std::system((bin + " report " + (dir / "a").string() + " --repeat-of " + (dir / "a").string() +
+                                " >/dev/null 2>" + (dir / "stderr").string())
+                                   .c_str());
+  EXPECT_TRUE(WIFEXITED(self) && WEXITSTATUS(self) != 0);
+  EXPECT_NE(slurp(dir / "stderr").find("--repeat-of names the folder being reported"), std::string::npos);
+  fs::remove_all(dir);
+}

@@ -447,7 +447,8 @@ void print_bench_header(const std::string& device, const json& params, const Met
                         bool any_paper) {
   const int repeat = first["repeat"].get<int>();
   std::cout << "GPU/CPU: " << device << "\nparams: " << params.dump() << "\n"
-            << "time: median of " << repeat << (repeat == 1 ? " run" : " runs") << " after one untimed warm-up run, "
+            << "time: median of " << repeat << (repeat == 1 ? " run" : " runs") << " after " << warmup_text(WarmUp{})
+            << ", "
             << first["clock"].get<std::string>() << "; total = upload of both images + algorithm + read-back of "
             << "the disparity map (input generation and matcher creation excluded)\n"
             << "Mde/s = W x H x disparities / total time (the paper's convention), alg Mde/s over the algorithm "
@@ -632,7 +633,7 @@ void add_core_commands(CLI::App& app) {
   b->add_option("-d,--levels", be->levels, "number of disparities (with --size)");
   b->add_option("--min-disparity", be->min_disparity, "smallest disparity searched (may be negative)")
       ->capture_default_str();
-  b->add_option("--repeat", be->repeat, "timed runs after one warm-up; medians are reported")->capture_default_str();
+  b->add_option("--repeat", be->repeat, "timed runs after the warm-up; medians are reported")->capture_default_str();
   b->add_flag("--json", be->json_out, "print JSON");
   b->callback([be, b] {
     be->backend_given = b->count("--backend") > 0;

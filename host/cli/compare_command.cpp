@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -42,6 +43,7 @@ struct CompareArgs {
   std::vector<std::string> sizes{"640x480", "1280x720", "1920x1080"};
   std::vector<int> levels{64, 128, 256};
   int repeats = 5;
+  double warmup_ms = WarmUp{}.min_ms;
   double reference_max_mde = 40.0;
   bool no_accuracy = false;
   bool no_speed = false;
@@ -72,7 +74,7 @@ std::string command_text(const CompareArgs& a) {
   if (!a.methods.empty()) t += " --methods " + join(a.methods);
   if (!a.backends.empty()) t += " --backends " + join(a.backends);
   t += " --sizes " + join(a.sizes) + " --levels " + join(a.levels) + " --repeats " + std::to_string(a.repeats) +
-       " --reference-max-mde " + general(a.reference_max_mde);
+       " --warmup-ms " + general(a.warmup_ms) + " --reference-max-mde " + general(a.reference_max_mde);
   if (a.no_accuracy) t += " --no-accuracy";
   if (a.no_speed) t += " --no-speed";
   if (a.no_paper_speed) t += " --no-paper-speed";
@@ -216,15 +218,40 @@ json accuracy_row(Lane& lane, const Dataset& d, const Scene& s, const fs::path& 
   return row;
 }
 
-json speed_row(Lane& lane, const Cell& c, int repeats, double reference_max_mde) {
+/// A paper setting's parameter overrides as JSON ({} for none), as speed rows carry them.
+json set_json(const BenchConfig& b) {
+  json set = json::object();
+  if (b.paper)
+    for (const auto& [key, value] : b.paper->set) set[key] = value;
+  return set;
+}
+
+/// ", wavelets=30": a paper setting's overrides for the progress line; empty for none.
+std::string set_text(const BenchConfig& b) {
+  std::string t;
+  if (b.paper)
+    for (const auto& [key, value] : b.paper->set) t += ", " + key + "=" + value;
+  return t;
+}
+
+json speed_row(Lane& lane, const Cell& c, int repeats, const WarmUp& warmup, double reference_max_mde) {
   const BenchConfig& b = c.config;
   json row = base_row(lane, "speed", std::to_string(b.width) + "x" + std::to_string(b.height) + " synthetic");
   row.update({{"setting", c.setting}, {"width", b.width}, {"height", b.height}, {"min_disparity", b.range.min},
-              {"levels", b.range.count}, {"repeats", repeats}, {"paper", nullptr},
-              {"time_includes", std::string(TIME_INCLUDES) + "; median of the repeats after one untimed warm-up"}});
+              {"levels", b.range.count}, {"repeats", repeats}, {"set", set_json(b)}, {"paper", nullptr},
+              {"time_includes", std::string(TIME_INCLUDES) + "; median of the repeats after " + warmup_text(warmup)}});
   if (b.paper)
     row["paper"] = {{"gpu", lane.info->paper_gpu}, {"ms", optional_json(b.paper->ms)},
                     {"mdes", optional_json(b.paper->mdes)}, {"note", b.paper->note}, {"ratio_mdes", nullptr}};
+  // A paper setting with parameters of its own (SymStereo's N, ESAW's iterations) is timed on
+  // a matcher made with them (the lane runs the defaults; this one the defaults plus the
+  // setting's overrides); it serves the warm-up and every timed run of the cell, and its
+  // parameters are the row's (a skipped row's too).
+  std::unique_ptr<Matcher> own;
+  if (b.paper && !set_holds(b.paper->set, lane.params)) {
+    own = create_matcher(lane.info->name, lane.backend, b.paper->set);
+    row["params"] = own->params();
+  }
   const double work = double(b.width) * double(b.height) * double(b.range.count) / 1e6;
   if (lane.backend == "cpu" && work > reference_max_mde) {
     row["status"] = "skipped";
@@ -233,10 +260,10 @@ json speed_row(Lane& lane, const Cell& c, int repeats, double reference_max_mde)
     return row;
   }
   validate_pair(ImageU8(b.width, 1, 3), ImageU8(b.width, 1, 3), b.range, lane.label());
-  json j = bench_one(*lane.matcher, *lane.info, lane.backend, b, repeats);
+  json j = bench_one(own ? *own : *lane.matcher, *lane.info, lane.backend, b, repeats, warmup);
   for (const char* key : {"clock", "algorithm_ms", "upload_ms", "readback_ms", "total_ms", "total_ms_min",
-                          "total_ms_max", "algorithm_ms_min", "algorithm_ms_max", "fps", "mdes_algorithm", "stages",
-                          "copy_gb_s", "paper"})
+                          "total_ms_max", "algorithm_ms_min", "algorithm_ms_max", "runs", "warmup_runs", "fps",
+                          "mdes_algorithm", "stages", "copy_gb_s", "paper"})
     if (j.contains(key)) row[key] = j[key];
   add_times(row, b.width, b.height, b.range.count, j["total_ms"].get<double>());
   return row;
@@ -266,6 +293,10 @@ void write_json(const fs::path& path, const json& doc) {
 
 void cmd_compare(const CompareArgs& a) {
   require(a.repeats >= 1, "compare: --repeats must be >= 1, got " + std::to_string(a.repeats));
+  require(a.warmup_ms >= 0.0 && std::isfinite(a.warmup_ms),
+          "compare: --warmup-ms must be >= 0, got " + general(a.warmup_ms));
+  WarmUp warmup;
+  warmup.min_ms = a.warmup_ms;
   require(!a.out.empty(), "compare: --out DIR is required");
   const Registry& reg = Registry::builtin();
 
@@ -347,9 +378,11 @@ void cmd_compare(const CompareArgs& a) {
       for (std::size_t si = 0; si < datasets[di].scenes.size(); ++si) cells.push_back(accuracy_cell(li, di, si));
     if (a.no_speed) continue;
     const MethodInfo& info = *lanes[li].info;
+    // A grid cell runs the lane's parameters, so it stands for a paper setting only where the
+    // setting's overrides are those parameters; the other settings get cells of their own.
     const auto paper_setting = [&](int w, int h, int levels) -> std::optional<PaperSpeed> {
       for (const PaperSpeed& s : info.speed)
-        if (s.width == w && s.height == h && s.levels == levels) return s;
+        if (s.width == w && s.height == h && s.levels == levels && set_holds(s.set, lanes[li].params)) return s;
       return std::nullopt;
     };
     for (const auto& [w, h] : sizes)
@@ -357,12 +390,14 @@ void cmd_compare(const CompareArgs& a) {
     if (a.no_paper_speed) continue;
     for (const PaperSpeed& s : info.speed) {
       const bool in_grid = std::find(sizes.begin(), sizes.end(), std::pair{s.width, s.height}) != sizes.end() &&
-                           std::find(a.levels.begin(), a.levels.end(), s.levels) != a.levels.end();
+                           std::find(a.levels.begin(), a.levels.end(), s.levels) != a.levels.end() &&
+                           set_holds(s.set, lanes[li].params);
       if (!in_grid) cells.push_back(speed_cell(li, {s.width, s.height, {0, s.levels}, s}, "paper"));
     }
   }
 
-  json settings = {{"repeats", a.repeats}, {"sizes", a.no_speed ? std::vector<std::string>{} : a.sizes},
+  json settings = {{"repeats", a.repeats}, {"warmup", warmup_json(warmup)},
+                   {"sizes", a.no_speed ? std::vector<std::string>{} : a.sizes},
                    {"levels", a.levels}, {"datasets", dataset_paths}, {"speed_input", SPEED_INPUT},
                    {"paper_settings", !a.no_speed && !a.no_paper_speed},
                    {"reference_max_mde", a.reference_max_mde}};
@@ -393,12 +428,13 @@ void cmd_compare(const CompareArgs& a) {
                                               datasets[c.dataset].scenes[c.scene].name
                                         : "speed " + std::to_string(c.config.width) + "x" +
                                               std::to_string(c.config.height) + " x " +
-                                              std::to_string(c.config.range.count) + " (" + c.setting + ")";
+                                              std::to_string(c.config.range.count) + " (" + c.setting +
+                                              set_text(c.config) + ")";
     json row;
     try {
       row = c.accuracy ? accuracy_row(lane, datasets[c.dataset], datasets[c.dataset].scenes[c.scene], out,
                                       scene_maps[c.dataset][c.scene])
-                       : speed_row(lane, c, a.repeats, a.reference_max_mde);
+                       : speed_row(lane, c, a.repeats, warmup, a.reference_max_mde);
     } catch (const std::exception& e) {
       // A backend that refuses a cell (too large for its limits, out of memory) says why with
       // a stereo::Error; anything else is a failure. Either way the run goes on.
@@ -419,7 +455,8 @@ void cmd_compare(const CompareArgs& a) {
                     {"threshold", s.default_threshold}});
       } else {
         row.update({{"setting", c.setting}, {"width", c.config.width}, {"height", c.config.height},
-                    {"min_disparity", c.config.range.min}, {"levels", c.config.range.count}, {"repeats", a.repeats}});
+                    {"min_disparity", c.config.range.min}, {"levels", c.config.range.count}, {"repeats", a.repeats},
+                    {"set", set_json(c.config)}});
       }
     }
     if (row["status"] == "ok" && row.contains("paper") && row["paper"].is_object() && row["paper"].contains("ratio_mdes") &&
@@ -439,11 +476,20 @@ void cmd_compare(const CompareArgs& a) {
   std::cout << "\n";
 }
 
-void cmd_report(const std::string& dir) {
-  const std::vector<std::string> written = regenerate_report(dir, std::cerr);
-  std::ifstream in(fs::path(dir) / "results.json");
-  const json doc = json::parse(in);
-  std::cout << summary_table(doc) << "\nwritten to " << dir << ":";
+void cmd_report(const std::string& dir, const std::string& repeat_of) {
+  json doc = read_results(dir);
+  if (!repeat_of.empty()) {
+    // The other run is summarised into this one's results.json, so the Repeatability section
+    // is remade by a later `stereo report DIR` from that file alone.
+    require(fs::absolute(repeat_of).lexically_normal() != fs::absolute(dir).lexically_normal(),
+            "report: --repeat-of names the folder being reported, " + dir + "; give the other run's folder");
+    doc["repeat_of"] = repeat_summary(read_results(repeat_of), repeat_of);
+    write_json(fs::path(dir) / "results.json", doc);
+  }
+  const std::vector<std::string> written = write_report(doc, dir, std::cerr);
+  std::cout << summary_table(doc);
+  if (doc.contains("repeat_of")) std::cout << repeat_headline(compare_repeat(doc)) << " (report.md: Repeatability)\n";
+  std::cout << "\nwritten to " << dir << ":";
   for (const std::string& f : written) std::cout << " " << f;
   std::cout << "\n";
 }
@@ -462,7 +508,11 @@ void add_compare_commands(CLI::App& app) {
   c->add_option("--backends", args->backends, "backends to run (default: every available one)")->delimiter(',');
   c->add_option("--sizes", args->sizes, "speed grid sizes, WxH")->delimiter(',')->capture_default_str();
   c->add_option("--levels", args->levels, "speed grid disparity counts")->delimiter(',')->capture_default_str();
-  c->add_option("--repeats", args->repeats, "timed runs per speed cell after one warm-up (median and spread)")
+  c->add_option("--repeats", args->repeats, "timed runs per speed cell after the warm-up (median and spread)")
+      ->capture_default_str();
+  c->add_option("--warmup-ms", args->warmup_ms,
+                "untimed warm-up of each speed cell: runs of the same matcher, pair and range for at least this "
+                "long (and at least one run)")
       ->capture_default_str();
   c->add_option("--reference-max-mde", args->reference_max_mde,
                 "skip speed cells of the `cpu` reference backends above this many million disparity evaluations")
@@ -474,10 +524,15 @@ void add_compare_commands(CLI::App& app) {
   c->callback([args] { cmd_compare(*args); });
 
   auto dir = std::make_shared<std::string>();
+  auto repeat_of = std::make_shared<std::string>();
   auto* r = app.add_subcommand("report", "remake report.md, results.csv, the map montages and the plots of a "
                                          "`stereo compare` folder from its results.json alone");
   r->add_option("DIR", *dir, "the folder `stereo compare --out` wrote")->required();
-  r->callback([dir] { cmd_report(*dir); });
+  r->add_option("--repeat-of", *repeat_of,
+                "another `stereo compare` folder of the same command: add a Repeatability section (accuracy cells "
+                "identical or not, each speed cell's two medians against the stated noise); the other run's rows "
+                "are kept in DIR/results.json, so later reports keep the section");
+  r->callback([dir, repeat_of] { cmd_report(*dir, *repeat_of); });
 }
 
 }  // namespace stereo::cli

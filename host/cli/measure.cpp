@@ -3,6 +3,7 @@
 #include "host/cli/measure.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
@@ -97,11 +98,53 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-json bench_one(Matcher& m, const MethodInfo& info, const std::string& backend, const BenchConfig& c, int repeat) {
+std::string warmup_text(const WarmUp& w) {
+  std::ostringstream s;
+  s << "untimed warm-up runs of the same matcher, pair and range: at least " << w.min_runs
+    << (w.min_runs == 1 ? " run" : " runs") << " and " << w.min_ms << " ms (at most " << w.max_runs << " runs)";
+  return s.str();
+}
+
+json warmup_json(const WarmUp& w) {
+  return {{"min_runs", w.min_runs}, {"min_ms", w.min_ms}, {"max_runs", w.max_runs}, {"text", warmup_text(w)}};
+}
+
+int warm_up(const WarmUp& w, const std::function<void()>& run) {
+  require(w.min_runs >= 1 && w.max_runs >= w.min_runs && w.min_ms >= 0.0 && std::isfinite(w.min_ms),
+          "bench: the warm-up needs 1 <= min_runs <= max_runs and a finite min_ms >= 0, got min_runs " +
+              std::to_string(w.min_runs) + ", max_runs " + std::to_string(w.max_runs) + ", min_ms " +
+              fmt(w.min_ms, 1));
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  int runs = 0;
+  const auto elapsed_ms = [&] { return std::chrono::duration<double, std::milli>(clock::now() - start).count(); };
+  while (runs < w.max_runs && (runs < w.min_runs || elapsed_ms() < w.min_ms)) {
+    run();
+    ++runs;
+  }
+  return runs;
+}
+
+bool set_holds(const std::vector<std::pair<std::string, std::string>>& set, const json& params) {
+  const auto as_text = [](const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+  return std::all_of(set.begin(), set.end(), [&](const auto& kv) {
+    return params.is_object() && params.contains(kv.first) && as_text(params[kv.first]) == kv.second;
+  });
+}
+
+json bench_one(Matcher& m, const MethodInfo& info, const std::string& backend, const BenchConfig& c, int repeat,
+               const WarmUp& w) {
   require(repeat >= 1, "bench: --repeat must be >= 1, got " + std::to_string(repeat));
   const int width = c.width, height = c.height, levels = c.range.count;
   const auto [left, right] = bench_pair(width, height);
-  m.compute(left, right, c.range);  // warm-up: allocation, shader compilation, module load
+  // The accounting first: it runs work of its own (a 512 MiB copy, a fetch-only pass), which
+  // must not sit between the warm-up and the timed runs.
+  const std::optional<MemoryStats> memory = m.memory_stats(width, height, c.range);
+  const std::optional<FetchStats> fetch = m.fetch_stats(width, height, levels);
+  // The warm-up is this matcher on this pair and range, so allocation, plans, shader
+  // compilation and module load for exactly what is timed happen here, and the transient that
+  // follows a size change settles before the first timed run.
+  const int warmups = warm_up(w, [&] { m.compute(left, right, c.range); });
   std::vector<double> alg, up, rb, tot;
   std::vector<std::pair<std::string, std::vector<double>>> stage_ms;  // in the backend's order
   std::string clock;
@@ -124,11 +167,15 @@ json bench_one(Matcher& m, const MethodInfo& info, const std::string& backend, c
             {"clock", clock}, {"algorithm_ms", algorithm}, {"upload_ms", median(up)}, {"readback_ms", median(rb)},
             {"total_ms", total}, {"fps", total > 0 ? 1000.0 / total : 0.0},
             {"mdes", mdes(width, height, levels, total)}, {"mdes_algorithm", mdes(width, height, levels, algorithm)}};
-  // The spread of the repeats, so a reader can tell a difference from the noise.
+  // The spread of the repeats, so a reader can tell a difference from the noise, and each
+  // repeat in order, so an outlier shows which run and which part (upload, algorithm,
+  // read-back) it was.
   j["total_ms_min"] = *std::min_element(tot.begin(), tot.end());
   j["total_ms_max"] = *std::max_element(tot.begin(), tot.end());
   j["algorithm_ms_min"] = *std::min_element(alg.begin(), alg.end());
   j["algorithm_ms_max"] = *std::max_element(alg.begin(), alg.end());
+  j["runs"] = {{"total_ms", tot}, {"algorithm_ms", alg}, {"upload_ms", up}, {"readback_ms", rb}};
+  j["warmup_runs"] = warmups;
   if (c.paper) {
     const double ours = j["mdes"].get<double>();
     j["paper"] = {{"gpu", info.paper_gpu}, {"ms", optional_json(c.paper->ms)}, {"mdes", optional_json(c.paper->mdes)},
@@ -139,7 +186,6 @@ json bench_one(Matcher& m, const MethodInfo& info, const std::string& backend, c
   }
   // Per-stage medians, with the bytes each stage must move and the copy rate measured now
   // where the backend accounts them (GB/s counts bytes read + written, as the copy rate does).
-  std::optional<MemoryStats> memory = m.memory_stats(width, height, c.range);
   json stages = json::array();
   for (const auto& [name, times] : stage_ms) {
     json s = {{"name", name}, {"ms", median(times)}};
@@ -155,7 +201,7 @@ json bench_one(Matcher& m, const MethodInfo& info, const std::string& backend, c
   }
   j["stages"] = stages;
   j["copy_gb_s"] = memory ? json(memory->copy_gb_s) : json(nullptr);
-  if (const auto fetch = m.fetch_stats(width, height, levels)) {
+  if (fetch) {
     const double achieved = algorithm > 0 ? fetch->fetches_per_run / (algorithm * 1e-3) / 1e9 : 0.0;
     j["fetch_gtexel_s"] = achieved;
     j["ceiling_gtexel_s"] = fetch->ceiling_gtexel_s;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -59,13 +60,45 @@ struct BenchConfig {
   std::optional<PaperSpeed> paper;  ///< the paper's setting this is, if any
 };
 
-/// Times `m` on the synthetic bench_pair() of the configuration's size: one untimed warm-up,
-/// then `repeat` runs. Returns the medians (algorithm_ms, upload_ms, readback_ms, total_ms),
-/// the spread of the totals and of the algorithm times (min and max over the repeats: *_min,
-/// *_max), fps, Mde/s over the total and over the algorithm time, per-stage medians (with
-/// bytes and GB/s where the backend accounts them), the fetch ceiling of shader backends, and
-/// under "paper" the paper's figure for this setting with the ratio of ours to it.
+/// How a timed configuration is warmed up before its timed runs: untimed runs of the very
+/// matcher, pair and range the timed runs use, until at least `min_runs` ran and `min_ms` of
+/// wall time passed, and no more than `max_runs`. One run is not always enough: a cell that
+/// follows a larger one (a CUDA lane's first small 'paper' cell after the 1920x1080 grid)
+/// carried ~0.7 ms more upload time in at least 3 of its 5 timed runs on the H100 while
+/// its algorithm time did not move, a transient of a few milliseconds that one warm-up run did
+/// not cover; a time floor covers it whatever its source, at ~0.2 s per cell.
+struct WarmUp {
+  int min_runs = 1;
+  double min_ms = 200.0;
+  int max_runs = 1000;
+};
+
+/// "untimed warm-up runs of the same matcher, pair and range: at least 1 run and 200 ms
+/// (at most 1000 runs)", as every output states it.
+std::string warmup_text(const WarmUp& w);
+
+/// {min_runs, min_ms, max_runs, text}, as results.json records it.
+nlohmann::json warmup_json(const WarmUp& w);
+
+/// Runs `run` (one untimed run of the configuration) as `w` asks; returns how many ran.
+/// Throws stereo::Error for a policy that would run nothing or never stop.
+int warm_up(const WarmUp& w, const std::function<void()>& run);
+
+/// Times `m` on the synthetic bench_pair() of the configuration's size: the backend's memory
+/// and fetch accounting first (they run work of their own), then the warm-up of `w` on the
+/// same matcher, pair and range, then `repeat` timed runs with nothing between them and the
+/// warm-up. Returns the medians (algorithm_ms, upload_ms, readback_ms, total_ms), the spread
+/// of the totals and of the algorithm times (min and max over the repeats: *_min, *_max),
+/// each repeat's times in order under "runs" {total_ms, algorithm_ms, upload_ms,
+/// readback_ms}, "warmup_runs", fps, Mde/s over the total and over the algorithm time,
+/// per-stage medians (with bytes and GB/s where the backend accounts them), the fetch ceiling
+/// of shader backends, and under "paper" the paper's figure for this setting with the ratio
+/// of ours to it.
 nlohmann::json bench_one(Matcher& m, const MethodInfo& info, const std::string& backend, const BenchConfig& c,
-                         int repeat);
+                         int repeat, const WarmUp& w = {});
+
+/// Whether a matcher whose params() are `params` runs a paper setting's overrides `set`:
+/// every key it names has that value (compared as text, as MethodInfo::paper_accuracy does).
+bool set_holds(const std::vector<std::pair<std::string, std::string>>& set, const nlohmann::json& params);
 
 }  // namespace stereo::cli
