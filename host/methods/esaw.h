@@ -30,6 +30,12 @@ namespace stereo {
 
 struct MethodInfo;  // host/matcher.h
 
+/// Whether a component name ("esaw/cuda", "esmp/cpu", ...) names the CUDA backend: some
+/// readings exist on the cpu backend only, and validate() refuses them there.
+inline bool on_cuda(const std::string& component) {
+  return component.size() >= 5 && component.compare(component.size() - 5, 5, "/cuda") == 0;
+}
+
 /// ESAW (Sec. III-A). Defaults: Table III, 9 iterations.
 struct EsawParams {
   int iterations = 9;      // T, Table III (9 iterations; the 5-iteration row uses base = 2.6)
@@ -43,6 +49,7 @@ struct EsawParams {
   // CPU reference models the same rounding so that the two backends can be compared exactly.
   std::string storage = "fp16";
   std::string border = "drop";  // a sample p +- s outside the image: a choice, see the file comment
+  std::string colour = "max_rgb";  // Delta_c of the weight: see EsmpParams::colour
   bool median = true;      // step 4: 3x3 median of the disparity map
   // CUDA only, no effect on the result: disparity planes per slab that runs through all passes
   // before the next (cuda/esaw/NOTES.md). 0 = the whole volume where two copies fit in the
@@ -69,6 +76,9 @@ struct EsawParams {
              "precision of the cost volume between passes (a choice: fp16 halves the CUDA traffic)");
     b.choice("border", border, {"drop", "clamp"},
              "a sample outside the image: drop it (weight 0) or read the edge pixel (clamp, a texture's addressing)");
+    b.choice("colour", colour, {"max_rgb", "lab", "lab8"},
+             "Delta_c of the weight: largest RGB channel difference, or CIELab distance as in [17] (Sec. III-A: "
+             "\"computed as in [17]\")");
     b.field("median", median, "3x3 median of the disparity map (step 4)");
     b.field("slab_planes", slab_planes,
             "cuda: disparity planes per slab through all passes (0 = the whole volume if it fits, else two slabs "
@@ -87,6 +97,8 @@ struct EsawParams {
     require(lambda > 0.0f, component + ": lambda must be > 0, got " + std::to_string(lambda));
     require(slab_planes >= 0, component + ": slab_planes must be >= 0 (0 = automatic), got " +
                                   std::to_string(slab_planes));
+    require(!on_cuda(component) || colour == "max_rgb",
+            component + ": colour=" + colour + " runs on the cpu backend only (the CUDA weights read max_rgb)");
   }
 };
 
@@ -126,6 +138,10 @@ struct EsmpParams {
   std::string esmp_variant = "literal";
   std::string storage = "fp16";  // as EsawParams::storage
   std::string border = "drop";   // as EsawParams::border
+  // Delta_c, the colour distance of the adaptive weight (README "ESMP readings"): Sec. III-A
+  // says "w is the normalized weight computed as in [17]", and [17] (Yoon and Kweon) measures
+  // Delta_c as the Euclidean distance in CIELab; max_rgb is the suite's first reading.
+  std::string colour = "max_rgb";
   bool median = true;
   // CUDA only, no effect on the result: in the literal reading, finish each pass's messages
   // (cost2msg-) inside the next aggregation (cuda/esaw/aggr_msg.cu), so a pass reads and writes
@@ -153,6 +169,9 @@ struct EsmpParams {
              "precision of the cost volume between passes (a choice: fp16 halves the CUDA traffic)");
     b.choice("border", border, {"drop", "clamp"},
              "a sample outside the image: drop it (weight 0) or read the edge pixel (clamp, a texture's addressing)");
+    b.choice("colour", colour, {"max_rgb", "lab", "lab8"},
+             "Delta_c of the weight: largest RGB channel difference, or CIELab distance as in [17] (Sec. III-A: "
+             "\"computed as in [17]\")");
     b.field("median", median, "3x3 median of the disparity map (step 4)");
     b.field("fold_cost2msg", fold_cost2msg,
             "cuda, literal reading: finish the messages inside the next aggregation (no cost2msg- pass; no effect on "
@@ -173,7 +192,9 @@ struct EsmpParams {
     // The readings bp, sum and costs exist on the cpu backend only; the CUDA matcher knows
     // literal and centre (and rejects data itself), so refuse the rest here rather than let it
     // run another reading under their name.
-    const bool cuda = component.size() >= 5 && component.compare(component.size() - 5, 5, "/cuda") == 0;
+    const bool cuda = on_cuda(component);
+    require(!cuda || colour == "max_rgb",
+            component + ": colour=" + colour + " runs on the cpu backend only (the CUDA weights read max_rgb)");
     require(!cuda || esmp_variant == "literal" || esmp_variant == "centre" || esmp_variant == "data",
             component + ": esmp_variant=" + esmp_variant + " runs on the cpu backend only (README \"ESMP readings\")");
   }
