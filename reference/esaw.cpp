@@ -27,22 +27,34 @@ void require_same_shape(const CostVolume& a, const CostVolume& b, const char* st
               "x" + std::to_string(b.height) + "x" + std::to_string(b.range.count) + ")");
 }
 
-int colour_distance(const ImageU8& rgb, int x0, int y0, int x1, int y1) {
+int max_channel_distance(const ImageU8& rgb, int x0, int y0, int x1, int y1) {
   int most = 0;
   for (int ch = 0; ch < rgb.channels; ++ch)
     most = std::max(most, std::abs(int(rgb.at(x0, y0, ch)) - int(rgb.at(x1, y1, ch))));
   return most;
 }
 
+// sRGB's transfer curve undone (IEC 61966-2-1): an 8-bit code to linear light in [0, 1].
+double srgb_to_linear(std::uint8_t code) {
+  const double v = double(code) / 255.0;
+  return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+}
+
+// CIE 1976's f(t): the cube root, with the linear segment below (6/29)^3.
+double lab_f(double t) {
+  constexpr double delta = 6.0 / 29.0;
+  return t > delta * delta * delta ? std::cbrt(t) : t / (3.0 * delta * delta) + 4.0 / 29.0;
+}
+
 // One three-sample pass along (dx, dy); the weights depend on the pixel only, so they are
 // computed once per pixel and applied to every disparity.
-CostVolume aggregate(const CostVolume& centre, const CostVolume& side, const ImageU8& rgb, int dx, int dy, int step,
+CostVolume aggregate(const CostVolume& centre, const CostVolume& side, const WeightGuide& guide, int dx, int dy, int step,
                      float gamma_c, float gamma_p, Border border, Storage storage, const char* stage,
                      bool normalise = true) {
   require_same_shape(centre, side, stage);
-  require(rgb.width == centre.width && rgb.height == centre.height,
-          std::string("esaw/cpu: ") + stage + ": reference image " + std::to_string(rgb.width) + "x" +
-              std::to_string(rgb.height) + " does not match the volume " + std::to_string(centre.width) + "x" +
+  require(guide.width() == centre.width && guide.height() == centre.height,
+          std::string("esaw/cpu: ") + stage + ": reference image " + std::to_string(guide.width()) + "x" +
+              std::to_string(guide.height()) + " does not match the volume " + std::to_string(centre.width) + "x" +
               std::to_string(centre.height));
   require(step >= 1, std::string("esaw/cpu: ") + stage + ": step must be >= 1, got " + std::to_string(step));
   CostVolume out(centre.width, centre.height, centre.range);
@@ -50,7 +62,7 @@ CostVolume aggregate(const CostVolume& centre, const CostVolume& side, const Ima
   parallel_for(std::size_t(centre.height), 0, [&](std::size_t row) {
     const int y = int(row);
     for (int x = 0; x < centre.width; ++x) {
-      SampleWeights w = sample_weights(rgb, x, y, dx, dy, step, gamma_c, gamma_p, border);
+      SampleWeights w = sample_weights(guide, x, y, dx, dy, step, gamma_c, gamma_p, border);
       if (!normalise) w = SampleWeights{w.minus / w.centre, 1.0f, w.plus / w.centre};  // the `sum` reading
       const float* c = &centre.at(x, y, 0);
       // Clamped coordinates: with Border::drop a sample outside has weight 0 and is not read.
@@ -107,15 +119,64 @@ CostVolume init_cost(const ImageU8& grey_left, const ImageU8& grey_right, Dispar
   return out;
 }
 
-SampleWeights sample_weights(const ImageU8& rgb, int x, int y, int dx, int dy, int step, float gamma_c,
+ImageF lab_image(const ImageU8& rgb, bool eight_bit) {
+  require(rgb.channels >= 3, "esaw/cpu: lab_image needs an RGB image, got " + std::to_string(rgb.channels) +
+                                 " channel(s)");
+  // The D65 white of sRGB's matrix (its rows summed), so that a grey maps to a* = b* = 0.
+  constexpr double white_x = 0.4124 + 0.3576 + 0.1805, white_z = 0.0193 + 0.1192 + 0.9505;
+  ImageF out(rgb.width, rgb.height, 3);
+  for (int y = 0; y < rgb.height; ++y)
+    for (int x = 0; x < rgb.width; ++x) {
+      const double r = srgb_to_linear(rgb.at(x, y, 0)), g = srgb_to_linear(rgb.at(x, y, 1)),
+                   b = srgb_to_linear(rgb.at(x, y, 2));
+      const double fx = lab_f((0.4124 * r + 0.3576 * g + 0.1805 * b) / white_x);
+      const double fy = lab_f(0.2126 * r + 0.7152 * g + 0.0722 * b);
+      const double fz = lab_f((0.0193 * r + 0.1192 * g + 0.9505 * b) / white_z);
+      double lab[3] = {116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz)};
+      if (eight_bit) {
+        // The 8-bit encoding (OpenCV's CV_8U Lab): L* stretched to 0..255, a* and b* offset by
+        // 128, each rounded and saturated. Only the stretch of L* changes a distance.
+        lab[0] *= 255.0 / 100.0;
+        lab[1] += 128.0;
+        lab[2] += 128.0;
+        for (double& v : lab) v = std::clamp(std::nearbyint(v), 0.0, 255.0);
+      }
+      for (int ch = 0; ch < 3; ++ch) out.at(x, y, ch) = float(lab[ch]);
+    }
+  return out;
+}
+
+WeightGuide::WeightGuide(const ImageU8& rgb) : WeightGuide(rgb, ColourDistance::max_rgb) {}
+
+WeightGuide::WeightGuide(const ImageU8& rgb, ColourDistance distance)
+    : width_(rgb.width), height_(rgb.height), distance_(distance) {
+  if (distance == ColourDistance::max_rgb)
+    rgb_ = rgb;
+  else
+    lab_ = lab_image(rgb, distance == ColourDistance::lab8);
+}
+
+float WeightGuide::colour_distance(int x0, int y0, int x1, int y1) const {
+  if (distance_ == ColourDistance::max_rgb) return float(max_channel_distance(rgb_, x0, y0, x1, y1));
+  // One IEEE operation at a time in float and a correctly rounded square root: an order a GPU
+  // twin can repeat exactly with __fsub_rn / __fmul_rn / __fadd_rn / __fsqrt_rn.
+  const float dl = lab_.at(x0, y0, 0) - lab_.at(x1, y1, 0);
+  const float da = lab_.at(x0, y0, 1) - lab_.at(x1, y1, 1);
+  const float db = lab_.at(x0, y0, 2) - lab_.at(x1, y1, 2);
+  const float dl2 = dl * dl, da2 = da * da, db2 = db * db;
+  const float sum = (dl2 + da2) + db2;
+  return std::sqrt(sum);
+}
+
+SampleWeights sample_weights(const WeightGuide& guide, int x, int y, int dx, int dy, int step, float gamma_c,
                              float gamma_p, Border border) {
   const float spatial = std::exp(-float(step) / gamma_p);
   const auto side = [&](int sx, int sy) {
-    const bool outside = sx < 0 || sy < 0 || sx >= rgb.width || sy >= rgb.height;
+    const bool outside = sx < 0 || sy < 0 || sx >= guide.width() || sy >= guide.height();
     if (outside && border == Border::drop) return 0.0f;
-    sx = std::clamp(sx, 0, rgb.width - 1);
-    sy = std::clamp(sy, 0, rgb.height - 1);
-    return std::exp(-float(colour_distance(rgb, x, y, sx, sy)) / gamma_c) * spatial;
+    sx = std::clamp(sx, 0, guide.width() - 1);
+    sy = std::clamp(sy, 0, guide.height() - 1);
+    return std::exp(-guide.colour_distance(x, y, sx, sy) / gamma_c) * spatial;
   };
   const float minus = side(x - dx * step, y - dy * step);
   const float plus = side(x + dx * step, y + dy * step);
@@ -123,14 +184,14 @@ SampleWeights sample_weights(const ImageU8& rgb, int x, int y, int dx, int dy, i
   return SampleWeights{minus * norm, norm, plus * norm};
 }
 
-CostVolume aggr_H(const CostVolume& centre, const CostVolume& side, const ImageU8& rgb, int step, float gamma_c,
+CostVolume aggr_H(const CostVolume& centre, const CostVolume& side, const WeightGuide& guide, int step, float gamma_c,
                   float gamma_p, Border border, Storage storage) {
-  return aggregate(centre, side, rgb, 1, 0, step, gamma_c, gamma_p, border, storage, "aggr_H");
+  return aggregate(centre, side, guide, 1, 0, step, gamma_c, gamma_p, border, storage, "aggr_H");
 }
 
-CostVolume aggr_V(const CostVolume& centre, const CostVolume& side, const ImageU8& rgb, int step, float gamma_c,
+CostVolume aggr_V(const CostVolume& centre, const CostVolume& side, const WeightGuide& guide, int step, float gamma_c,
                   float gamma_p, Border border, Storage storage) {
-  return aggregate(centre, side, rgb, 0, 1, step, gamma_c, gamma_p, border, storage, "aggr_V");
+  return aggregate(centre, side, guide, 0, 1, step, gamma_c, gamma_p, border, storage, "aggr_V");
 }
 
 CostVolume cost2msg(const CostVolume& cost, float c, float eta, Storage storage) {
@@ -163,10 +224,10 @@ CostVolume cost2msg(const CostVolume& cost, float c, float eta, Storage storage)
   return out;
 }
 
-CostVolume aggr_bp(const CostVolume& belief, const ImageU8& rgb, int dx, int dy, int step, float gamma_c,
+CostVolume aggr_bp(const CostVolume& belief, const WeightGuide& guide, int dx, int dy, int step, float gamma_c,
                    float gamma_p, Border border, float c, float eta, Storage storage) {
-  require(rgb.width == belief.width && rgb.height == belief.height,
-          "esaw/cpu: aggr_bp: reference image " + std::to_string(rgb.width) + "x" + std::to_string(rgb.height) +
+  require(guide.width() == belief.width && guide.height() == belief.height,
+          "esaw/cpu: aggr_bp: reference image " + std::to_string(guide.width()) + "x" + std::to_string(guide.height()) +
               " does not match the volume " + std::to_string(belief.width) + "x" + std::to_string(belief.height));
   require(step >= 1, "esaw/cpu: aggr_bp: step must be >= 1, got " + std::to_string(step));
   require((dx == 1 && dy == 0) || (dx == 0 && dy == 1), "esaw/cpu: aggr_bp: direction must be (1,0) or (0,1)");
@@ -179,7 +240,7 @@ CostVolume aggr_bp(const CostVolume& belief, const ImageU8& rgb, int dx, int dy,
   parallel_for(std::size_t(h), 0, [&](std::size_t row) {
     const int y = int(row);
     for (int x = 0; x < w; ++x) {
-      const SampleWeights q = sample_weights(rgb, x, y, dx, dy, step, gamma_c, gamma_p, border);
+      const SampleWeights q = sample_weights(guide, x, y, dx, dy, step, gamma_c, gamma_p, border);
       const float* b = &belief.at(x, y, 0);
       const float* from_plus = &hop.at(clamp_x(x + dx * step), clamp_y(y + dy * step), 0);
       const float* from_minus = &hop.at(clamp_x(x - dx * step), clamp_y(y - dy * step), 0);
@@ -196,7 +257,7 @@ CostVolume aggr_bp(const CostVolume& belief, const ImageU8& rgb, int dx, int dy,
   parallel_for(std::size_t(h), 0, [&](std::size_t row) {
     const int y = int(row);
     for (int x = 0; x < w; ++x) {
-      const SampleWeights p = sample_weights(rgb, x, y, dx, dy, step, gamma_c, gamma_p, border);
+      const SampleWeights p = sample_weights(guide, x, y, dx, dy, step, gamma_c, gamma_p, border);
       const float* b = &belief.at(x, y, 0);
       // p's left (upper) neighbour sends what it sends towards plus, and the other way round.
       const float* from_minus = &msg_plus.at(clamp_x(x - dx * step), clamp_y(y - dy * step), 0);
@@ -212,9 +273,9 @@ CostVolume aggr_bp(const CostVolume& belief, const ImageU8& rgb, int dx, int dy,
   return out;
 }
 
-CostVolume aggr_sum(const CostVolume& centre, const CostVolume& side, const ImageU8& rgb, int dx, int dy, int step,
+CostVolume aggr_sum(const CostVolume& centre, const CostVolume& side, const WeightGuide& guide, int dx, int dy, int step,
                     float gamma_c, float gamma_p, Border border, Storage storage) {
-  return aggregate(centre, side, rgb, dx, dy, step, gamma_c, gamma_p, border, storage, "aggr_sum", false);
+  return aggregate(centre, side, guide, dx, dy, step, gamma_c, gamma_p, border, storage, "aggr_sum", false);
 }
 
 CostVolume add_volumes(const CostVolume& a, const CostVolume& b, Storage storage) {

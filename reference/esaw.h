@@ -47,6 +47,45 @@ ImageU8 rgb2grey(const ImageU8& rgb);
 CostVolume init_cost(const ImageU8& grey_left, const ImageU8& grey_right, DisparityRange range, float lambda,
                      float tau, Storage storage);
 
+/// How Delta_c, the colour distance of the adaptive weight, is measured on the reference image.
+///  - max_rgb: the largest absolute difference of the three 8-bit RGB channels (an integer in
+///    0..255; the suite's first reading, kept for ESAW, whose Table IV row it matches);
+///  - lab: the Euclidean distance of the two colours in CIELab (sRGB, D65; L* in 0..100), Yoon
+///    and Kweon's Delta_c. The paper computes its weight "as in [17]" (Sec. III-A), and [17] is
+///    Yoon and Kweon;
+///  - lab8: the same distance between CIELab colours as 8-bit images store them (L* x 255/100,
+///    a* + 128, b* + 128, each rounded to an integer, OpenCV's 8-bit conversion): L* counts
+///    2.55 times as much against a* and b*. A guess at how a 2010 C implementation held "the
+///    CIELab of [17]"; the paper says nothing of the encoding.
+enum class ColourDistance { max_rgb, lab, lab8 };
+
+/// CIELab of every pixel of an 8-bit sRGB image (3 floats a pixel: L*, a*, b*): the sRGB
+/// transfer curve undone (IEC 61966-2-1), XYZ by the sRGB matrix, L*a*b* against the D65
+/// white, in double, stored as float. eight_bit: the 8-bit encoding of ColourDistance::lab8.
+ImageF lab_image(const ImageU8& rgb, bool eight_bit = false);
+
+/// What the adaptive weights read: the reference image and how its colours are compared.
+/// Converts implicitly from an RGB image (max_rgb), so every stage can still be called with the
+/// image itself; a lab guide holds the image's CIELab, computed once.
+class WeightGuide {
+ public:
+  WeightGuide(const ImageU8& rgb);  // NOLINT(google-explicit-constructor): max_rgb, as before
+  WeightGuide(const ImageU8& rgb, ColourDistance distance);
+
+  [[nodiscard]] int width() const { return width_; }
+  [[nodiscard]] int height() const { return height_; }
+  [[nodiscard]] ColourDistance distance() const { return distance_; }
+  /// Delta_c between the pixels (x0, y0) and (x1, y1), both inside the image.
+  [[nodiscard]] float colour_distance(int x0, int y0, int x1, int y1) const;
+
+ private:
+  int width_ = 0;
+  int height_ = 0;
+  ColourDistance distance_ = ColourDistance::max_rgb;
+  ImageU8 rgb_;  // max_rgb
+  ImageF lab_;   // lab
+};
+
 /// Normalised weights of one three-sample pass at p over {p - step*dir, p, p + step*dir}.
 struct SampleWeights {
   float minus = 0.0f;
@@ -56,19 +95,19 @@ struct SampleWeights {
 
 /// The adaptive weights of eq. 5/6 at (x, y) for a pass along (dx, dy) (one of (1,0), (0,1)):
 /// a side sample q inside the image weighs exp(-Delta_c(p, q)/gamma_c - step/gamma_p), with
-/// Delta_c the largest absolute RGB channel difference of `reference_rgb`; the centre weighs 1;
+/// Delta_c measured as `guide` says (ColourDistance); the centre weighs 1;
 /// a sample outside the image weighs 0; the three are divided by their sum.
 /// With Border::clamp a sample outside reads the edge pixel (its colour in Delta_c, the nominal
 /// step in the spatial factor).
-SampleWeights sample_weights(const ImageU8& reference_rgb, int x, int y, int dx, int dy, int step, float gamma_c,
+SampleWeights sample_weights(const WeightGuide& guide, int x, int y, int dx, int dy, int step, float gamma_c,
                              float gamma_p, Border border);
 
 /// Eq. 5: out(p) = w_c centre(p) + w_l side(p - s) + w_r side(p + s), horizontal. ESAW passes the
 /// same volume as centre and side; ESMP's readings pass costs or messages (esmp_variant).
-CostVolume aggr_H(const CostVolume& centre, const CostVolume& side, const ImageU8& reference_rgb, int step,
+CostVolume aggr_H(const CostVolume& centre, const CostVolume& side, const WeightGuide& guide, int step,
                   float gamma_c, float gamma_p, Border border, Storage storage);
 /// Eq. 6: as aggr_H, vertical.
-CostVolume aggr_V(const CostVolume& centre, const CostVolume& side, const ImageU8& reference_rgb, int step,
+CostVolume aggr_V(const CostVolume& centre, const CostVolume& side, const WeightGuide& guide, int step,
                   float gamma_c, float gamma_p, Border border, Storage storage);
 
 /// Eq. 13 with V(x) = min(c|x|, eta) by the O(L) min-sum of eq. 17-21 (forward pass, backward
@@ -87,13 +126,13 @@ CostVolume cost2msg(const CostVolume& cost, float c, float eta, Storage storage)
 ///   out(p)    = w_c(p) B(p) + w_-(p) toP(p - s) + w_+(p) toM(p + s)
 /// with the weights of sample_weights (a side outside the image has weight 0 and is left out).
 /// Two directional buffers per pass, against the paper's single isotropic message volume.
-CostVolume aggr_bp(const CostVolume& belief, const ImageU8& reference_rgb, int dx, int dy, int step, float gamma_c,
+CostVolume aggr_bp(const CostVolume& belief, const WeightGuide& guide, int dx, int dy, int step, float gamma_c,
                    float gamma_p, Border border, float c, float eta, Storage storage);
 
 /// ESMP's `sum` reading: eq. 14/16 as the plain weighted sum of Fig. 6 (centre weight 1, a side
 /// exp(-Delta_c/gamma_c - s/gamma_p), not divided by their total), so the sum of three messages
 /// can rise faster than c per level and the next cost2msg acts again.
-CostVolume aggr_sum(const CostVolume& centre, const CostVolume& side, const ImageU8& reference_rgb, int dx, int dy,
+CostVolume aggr_sum(const CostVolume& centre, const CostVolume& side, const WeightGuide& guide, int dx, int dy,
                     int step, float gamma_c, float gamma_p, Border border, Storage storage);
 
 /// a + b element by element (ESMP's "data" reading: the belief C0 + A), rounded to storage.

@@ -43,6 +43,12 @@ ref::Border border_of(const std::string& name) { return name == "clamp" ? ref::B
 
 ref::Storage storage_of(const std::string& name) { return name == "fp16" ? ref::Storage::fp16 : ref::Storage::fp32; }
 
+ref::ColourDistance colour_of(const std::string& name) {
+  if (name == "lab") return ref::ColourDistance::lab;
+  if (name == "lab8") return ref::ColourDistance::lab8;
+  return ref::ColourDistance::max_rgb;
+}
+
 class EsawCpu final : public Matcher {
  public:
   explicit EsawCpu(const Overrides& overrides) {
@@ -58,8 +64,8 @@ class EsawCpu final : public Matcher {
     const EsawParams& p = params_;
     const ref::Storage storage = storage_of(p.storage);
 
-    const ImageU8 left = to_rgb(left_input);
-    const ImageU8 grey_left = ref::rgb2grey(left);
+    const ref::WeightGuide left(to_rgb(left_input), colour_of(p.colour));
+    const ImageU8 grey_left = ref::rgb2grey(to_rgb(left_input));
     const ImageU8 grey_right = ref::rgb2grey(to_rgb(right_input));
     clock.lap("rgb2grey");
     ref::CostVolume cost = ref::init_cost(grey_left, grey_right, range, p.lambda, p.tau, storage);
@@ -115,8 +121,8 @@ class EsmpCpu final : public Matcher {
       return m;
     };
 
-    const ImageU8 left = to_rgb(left_input);
-    const ImageU8 grey_left = ref::rgb2grey(left);
+    const ref::WeightGuide left(to_rgb(left_input), colour_of(p.colour));
+    const ImageU8 grey_left = ref::rgb2grey(to_rgb(left_input));
     const ImageU8 grey_right = ref::rgb2grey(to_rgb(right_input));
     clock.lap("rgb2grey");
     const ref::CostVolume c0 = ref::init_cost(grey_left, grey_right, range, p.lambda, p.tau, storage);

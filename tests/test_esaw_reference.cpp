@@ -227,6 +227,53 @@ TEST(EsawReference, WeightsAreNormalisedAndDropSamplesOutside) {
   EXPECT_EQ(w.minus, 0.0f);
 }
 
+TEST(EsawReference, LabImageGivesTheCieLabOfKnownSrgbColours) {
+  // sRGB white, black, red and a mid grey against the published CIELab (D65) values; the 8-bit
+  // encoding of the lab8 reading stretches L* to 0..255 and offsets a*, b* by 128, rounded.
+  ImageU8 rgb(4, 1, 3);
+  const std::uint8_t colours[4][3] = {{255, 255, 255}, {0, 0, 0}, {255, 0, 0}, {119, 119, 119}};
+  for (int x = 0; x < 4; ++x)
+    for (int c = 0; c < 3; ++c) rgb.at(x, 0, c) = colours[x][c];
+  const float expect[4][3] = {{100.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, {53.24f, 80.09f, 67.20f}, {50.03f, 0.0f, 0.0f}};
+  const ImageF lab = lab_image(rgb);
+  for (int x = 0; x < 4; ++x)
+    // 0.05: published tables differ in the last digits of the matrix and the white point.
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(lab.at(x, 0, c), expect[x][c], 0.05f) << "colour " << x << " ch " << c;
+  const ImageF lab8 = lab_image(rgb, true);
+  const float expect8[4][3] = {{255, 128, 128}, {0, 128, 128}, {136, 208, 195}, {128, 128, 128}};
+  for (int x = 0; x < 4; ++x)
+    for (int c = 0; c < 3; ++c) EXPECT_EQ(lab8.at(x, 0, c), expect8[x][c]) << "colour " << x << " ch " << c;
+}
+
+TEST(EsawReference, LabWeightsUseTheEuclideanCieLabDistance) {
+  // A black pixel beside a white one: Delta_c is 100 in CIELab, 255 in lab8 (L* stretched) and
+  // 255 as the largest RGB channel difference; red beside black differs in all three CIELab
+  // axes, so the Euclidean distance (not the largest axis) is what the weight must use.
+  ImageU8 rgb(3, 1, 3, 0);
+  for (int c = 0; c < 3; ++c) rgb.at(1, 0, c) = 255;
+  rgb.at(2, 0, 0) = 255;  // red
+  const float gamma_c = 18.0f, gamma_p = 29.0f;
+  const auto side_weight = [&](const WeightGuide& g, int x) {
+    const SampleWeights w = sample_weights(g, x, 0, 1, 0, 1, gamma_c, gamma_p, Border::drop);
+    return w.plus / w.centre;  // the un-normalised weight of p + 1
+  };
+  const WeightGuide lab(rgb, ColourDistance::lab), lab8(rgb, ColourDistance::lab8), max_rgb(rgb);
+  EXPECT_NEAR(lab.colour_distance(0, 0, 1, 0), 100.0f, 1e-3f);
+  EXPECT_NEAR(side_weight(lab, 0), std::exp(-100.0f / gamma_c - 1.0f / gamma_p), 1e-7f);
+  EXPECT_EQ(lab8.colour_distance(0, 0, 1, 0), 255.0f);
+  EXPECT_EQ(max_rgb.colour_distance(0, 0, 1, 0), 255.0f);
+  const float red = std::sqrt(53.24f * 53.24f + 80.09f * 80.09f + 67.20f * 67.20f);  // 117.3
+  EXPECT_NEAR(lab.colour_distance(1, 0, 2, 0), std::sqrt(46.76f * 46.76f + 80.09f * 80.09f + 67.20f * 67.20f), 0.05f);
+  EXPECT_NEAR(lab.colour_distance(2, 0, 0, 0), red, 0.05f);  // symmetric in the two pixels
+  EXPECT_NEAR(lab.colour_distance(0, 0, 2, 0), red, 0.05f);
+  EXPECT_NEAR(side_weight(lab, 1), std::exp(-lab.colour_distance(1, 0, 2, 0) / gamma_c - 1.0f / gamma_p), 1e-7f);
+  // The stage takes the guide: an ESMP pass under lab weighs white's neighbour differently from max_rgb.
+  const CostVolume v = random_volume(3, 1, 4, 61u, 2.5f);
+  const CostVolume a = aggr_H(v, v, lab, 1, gamma_c, gamma_p, Border::drop, Storage::fp32);
+  const CostVolume b = aggr_H(v, v, rgb, 1, gamma_c, gamma_p, Border::drop, Storage::fp32);
+  EXPECT_NE(a.at(1, 0, 0), b.at(1, 0, 0));
+}
+
 TEST(EsawReference, AggregationOfAConstantVolumeIsTheConstant) {
   // Normalised weights: a pass leaves a constant cost unchanged, at every border, both axes.
   const ImageU8 rgb = random_rgb(13, 9, 4);
@@ -295,6 +342,9 @@ TEST(EsawReference, EsmpBpsumRecoversThePlanarScene) {
 TEST(EsawReference, EsawRecoversTheSlantedScene) {
   expect_recovers("esaw", SynthLayout::slanted, {}, 2.5);
 }
+TEST(EsawReference, EsmpLabRecoversThePlanarScene) {
+  expect_recovers("esmp", SynthLayout::planes, {{"colour", "lab"}}, 1.0);
+}
 
 TEST(EsawReference, BackendsRejectBadParameters) {
   EXPECT_THROW(create_matcher("esaw", "cpu", {{"iterations", "0"}}), Error);
@@ -306,6 +356,17 @@ TEST(EsawReference, BackendsRejectBadParameters) {
   EXPECT_THROW(bp.validate("esmp/cuda"), Error);
   EXPECT_NO_THROW(bp.validate("esmp/cpu"));
   EXPECT_NO_THROW(create_matcher("esaw", "cpu", {{"iterations", "5"}, {"base", "2.6"}}));
+  // The CIELab weights exist on the cpu backend only (the CUDA kernels read max_rgb's table).
+  EXPECT_THROW(create_matcher("esmp", "cpu", {{"colour", "hsv"}}), Error);
+  EXPECT_NO_THROW(create_matcher("esmp", "cpu", {{"colour", "lab"}}));
+  EXPECT_NO_THROW(create_matcher("esaw", "cpu", {{"colour", "lab8"}}));
+  EsmpParams lab;
+  lab.colour = "lab";
+  EXPECT_THROW(lab.validate("esmp/cuda"), Error);
+  EXPECT_NO_THROW(lab.validate("esmp/cpu"));
+  EsawParams lab8;
+  lab8.colour = "lab8";
+  EXPECT_THROW(lab8.validate("esaw/cuda"), Error);
 }
 
 }  // namespace

@@ -9,8 +9,11 @@
 /// why not.
 ///
 /// Choices the paper leaves open (measured on Middlebury v2, see README "ESAW and ESMP"):
-///  - Delta_c, the colour distance of the adaptive weight: the largest absolute RGB channel
-///    difference of the reference image (grey-level differences lose about 3 points);
+///  - Delta_c, the colour distance of the adaptive weight (`colour`): by default the largest
+///    absolute RGB channel difference of the reference image (grey-level differences lose about
+///    3 points). The paper computes its weight "as in [17]" (Yoon and Kweon: CIELab), so `lab`
+///    and `lab8` (CIELab in its 8-bit encoding) are selectable on the cpu backend;
+///    cuda/esaw/NOTES.md "Accuracy readings" has the measurements and the recommendation;
 ///  - the weight of a side sample q = p +- s is exp(-Delta_c/gamma_c) exp(-s/gamma_p), the
 ///    centre's is 1 (Delta_c = Delta_g = 0), normalised over the samples inside the image; a
 ///    sample outside the image is dropped (weight 0), so steps longer than the image leave
@@ -30,6 +33,12 @@ namespace stereo {
 
 struct MethodInfo;  // host/matcher.h
 
+/// Whether a component name ("esaw/cuda", "esmp/cpu", ...) names the CUDA backend: some
+/// readings exist on the cpu backend only, and validate() refuses them there.
+inline bool on_cuda(const std::string& component) {
+  return component.size() >= 5 && component.compare(component.size() - 5, 5, "/cuda") == 0;
+}
+
 /// ESAW (Sec. III-A). Defaults: Table III, 9 iterations.
 struct EsawParams {
   int iterations = 9;      // T, Table III (9 iterations; the 5-iteration row uses base = 2.6)
@@ -43,6 +52,9 @@ struct EsawParams {
   // CPU reference models the same rounding so that the two backends can be compared exactly.
   std::string storage = "fp16";
   std::string border = "drop";  // a sample p +- s outside the image: a choice, see the file comment
+  // Delta_c of the weight, see EsmpParams::colour. max_rgb matches Table IV's ESAW rows (8.33 /
+  // 9.69 at 9 / 5 iterations); lab 10.67 / 9.72, lab8 8.44 / 9.20.
+  std::string colour = "max_rgb";
   bool median = true;      // step 4: 3x3 median of the disparity map
   // CUDA only, no effect on the result: disparity planes per slab that runs through all passes
   // before the next (cuda/esaw/NOTES.md). 0 = the whole volume where two copies fit in the
@@ -69,6 +81,9 @@ struct EsawParams {
              "precision of the cost volume between passes (a choice: fp16 halves the CUDA traffic)");
     b.choice("border", border, {"drop", "clamp"},
              "a sample outside the image: drop it (weight 0) or read the edge pixel (clamp, a texture's addressing)");
+    b.choice("colour", colour, {"max_rgb", "lab", "lab8"},
+             "Delta_c of the weight: largest RGB channel difference, or CIELab distance as in [17] (Sec. III-A: "
+             "\"computed as in [17]\"; lab8: CIELab as 8-bit images hold it); lab, lab8: cpu only");
     b.field("median", median, "3x3 median of the disparity map (step 4)");
     b.field("slab_planes", slab_planes,
             "cuda: disparity planes per slab through all passes (0 = the whole volume if it fits, else two slabs "
@@ -87,6 +102,8 @@ struct EsawParams {
     require(lambda > 0.0f, component + ": lambda must be > 0, got " + std::to_string(lambda));
     require(slab_planes >= 0, component + ": slab_planes must be >= 0 (0 = automatic), got " +
                                   std::to_string(slab_planes));
+    require(!on_cuda(component) || colour == "max_rgb",
+            component + ": colour=" + colour + " runs on the cpu backend only (the CUDA weights read max_rgb)");
   }
 };
 
@@ -126,6 +143,13 @@ struct EsmpParams {
   std::string esmp_variant = "literal";
   std::string storage = "fp16";  // as EsawParams::storage
   std::string border = "drop";   // as EsawParams::border
+  // Delta_c, the colour distance of the adaptive weight (cuda/esaw/NOTES.md "Accuracy
+  // readings"): Sec. III-A says "w is the normalized weight computed as in [17]", and [17]
+  // (Yoon and Kweon) measures Delta_c as the Euclidean distance in CIELab. Measured avg of 12:
+  // max_rgb 8.82, lab (L* 0..100) 8.66, lab8 (the 8-bit encoding, L* x 2.55) 8.34. lab8 is the
+  // recommended reading; max_rgb stays the default until the CUDA weights read CIELab (the two
+  // backends share these defaults and must agree stage for stage).
+  std::string colour = "max_rgb";
   bool median = true;
   // CUDA only, no effect on the result: in the literal reading, finish each pass's messages
   // (cost2msg-) inside the next aggregation (cuda/esaw/aggr_msg.cu), so a pass reads and writes
@@ -153,6 +177,9 @@ struct EsmpParams {
              "precision of the cost volume between passes (a choice: fp16 halves the CUDA traffic)");
     b.choice("border", border, {"drop", "clamp"},
              "a sample outside the image: drop it (weight 0) or read the edge pixel (clamp, a texture's addressing)");
+    b.choice("colour", colour, {"max_rgb", "lab", "lab8"},
+             "Delta_c of the weight: largest RGB channel difference, or CIELab distance as in [17] (Sec. III-A: "
+             "\"computed as in [17]\"; lab8: CIELab as 8-bit images hold it); lab, lab8: cpu only");
     b.field("median", median, "3x3 median of the disparity map (step 4)");
     b.field("fold_cost2msg", fold_cost2msg,
             "cuda, literal reading: finish the messages inside the next aggregation (no cost2msg- pass; no effect on "
@@ -173,7 +200,9 @@ struct EsmpParams {
     // The readings bp, sum and costs exist on the cpu backend only; the CUDA matcher knows
     // literal and centre (and rejects data itself), so refuse the rest here rather than let it
     // run another reading under their name.
-    const bool cuda = component.size() >= 5 && component.compare(component.size() - 5, 5, "/cuda") == 0;
+    const bool cuda = on_cuda(component);
+    require(!cuda || colour == "max_rgb",
+            component + ": colour=" + colour + " runs on the cpu backend only (the CUDA weights read max_rgb)");
     require(!cuda || esmp_variant == "literal" || esmp_variant == "centre" || esmp_variant == "data",
             component + ": esmp_variant=" + esmp_variant + " runs on the cpu backend only (README \"ESMP readings\")");
   }
