@@ -15,7 +15,7 @@
 
 #include "host/error.h"
 #include "host/methods/adcensus.h"
-#include "reference/adcensus_parallel.h"
+#include "host/thread_pool.h"
 
 namespace stereo::reference {
 namespace {
@@ -81,7 +81,8 @@ std::vector<float> sum_along_arms(const std::vector<float>& in, int width, int h
   };
   const int lines = horizontal ? height : width;
   const int length = horizontal ? width : height;
-  parallel_for(lines, [&](int line) {
+  parallel_for(std::size_t(lines), 0, [&](std::size_t item) {
+    const int line = int(item);
     std::vector<double> prefix((std::size_t(length) + 1) * std::size_t(depth), 0.0);
     for (int i = 0; i < length; ++i) {
       const std::size_t src = horizontal ? at(i, line) : at(line, i);
@@ -124,7 +125,8 @@ CostVolume aggregate_over(const CostVolume& cost, const ArmSource& source, int i
   CostVolume out(cost.width, cost.height, cost.range);
   out.data = sum_along_arms(sum_along_arms(cost.data, cost.width, cost.height, cost.range.count, source, horizontal_first),
                             cost.width, cost.height, cost.range.count, source, !horizontal_first);
-  parallel_for(cost.height, [&](int y) {
+  parallel_for(std::size_t(cost.height), 0, [&](std::size_t item) {
+    const int y = int(item);
     for (int x = 0; x < cost.width; ++x) {
       const std::size_t pixel = std::size_t(y) * std::size_t(cost.width) + std::size_t(x);
       for (int k = 0; k < cost.range.count; ++k)
@@ -135,17 +137,6 @@ CostVolume aggregate_over(const CostVolume& cost, const ArmSource& source, int i
 }
 
 }  // namespace
-
-ImageU8 grey_image(const ImageU8& image) {
-  if (image.channels == 1) return image;
-  require(image.channels >= 3, "adcensus: grey_image needs 1, 3 or 4 channels, got " + std::to_string(image.channels));
-  ImageU8 grey(image.width, image.height, 1);
-  for (int y = 0; y < image.height; ++y)
-    for (int x = 0; x < image.width; ++x)
-      grey.at(x, y) = std::uint8_t(
-          (77 * int(image.at(x, y, 0)) + 150 * int(image.at(x, y, 1)) + 29 * int(image.at(x, y, 2)) + 128) >> 8);
-  return grey;
-}
 
 CensusImage census_transform(const ImageU8& grey) {
   require(grey.channels == 1, "adcensus: census_transform needs a grey image, got " + std::to_string(grey.channels) +
@@ -189,7 +180,8 @@ CostVolume ad_census_cost(const ImageU8& left_rgb, const ImageU8& right_rgb, con
   for (std::size_t sad = 0; sad < rho_ad.size(); ++sad)
     rho_ad[sad] = 1.0 - std::exp(-(double(sad) / 3.0) / double(params.lambda_ad));  // eq. 1: the mean over RGB
   CostVolume cost(ref.width, ref.height, range);
-  parallel_for(ref.height, [&](int y) {
+  parallel_for(std::size_t(ref.height), 0, [&](std::size_t item) {
+    const int y = int(item);
     for (int x = 0; x < ref.width; ++x)
       for (int k = 0; k < range.count; ++k) {
         const int xm = x + sign * (range.min + k);
@@ -209,7 +201,8 @@ CostVolume ad_census_cost(const ImageU8& left_rgb, const ImageU8& right_rgb, con
 CrossArms cross_arms(const ImageU8& rgb, const AdCensusParams& params) {
   require_rgb(rgb, "cross_arms image");
   CrossArms arms(rgb.width, rgb.height, 4);
-  parallel_for(rgb.height, [&](int y) {
+  parallel_for(std::size_t(rgb.height), 0, [&](std::size_t item) {
+    const int y = int(item);
     for (int x = 0; x < rgb.width; ++x) {
       arms.at(x, y, ARM_LEFT) = std::uint8_t(arm_length(rgb, x, y, -1, 0, params));
       arms.at(x, y, ARM_RIGHT) = std::uint8_t(arm_length(rgb, x, y, +1, 0, params));
@@ -256,7 +249,8 @@ CostVolume scanline_optimize(const CostVolume& cost, const ImageU8& left_rgb, co
     const bool horizontal = ry == 0;
     const int lines = horizontal ? height : width;
     const int length = horizontal ? width : height;
-    parallel_for(lines, [&](int line) {
+    parallel_for(std::size_t(lines), 0, [&](std::size_t item) {
+      const int line = int(item);
       std::vector<float> previous(static_cast<std::size_t>(depth));
       std::vector<float> current(static_cast<std::size_t>(depth));
       for (int step = 0; step < length; ++step) {
@@ -300,7 +294,8 @@ CostVolume scanline_optimize(const CostVolume& cost, const ImageU8& left_rgb, co
 
 ImageF winner_takes_all(const CostVolume& cost) {
   ImageF disparity(cost.width, cost.height, 1);
-  parallel_for(cost.height, [&](int y) {
+  parallel_for(std::size_t(cost.height), 0, [&](std::size_t item) {
+    const int y = int(item);
     for (int x = 0; x < cost.width; ++x) {
       int best = 0;
       for (int k = 1; k < cost.range.count; ++k)

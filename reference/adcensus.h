@@ -25,10 +25,11 @@
 /// their tests state.
 
 #include <cstdint>
-#include <vector>
 
 #include "host/disparity_range.h"
 #include "host/image.h"
+#include "reference/cost_volume.h"
+#include "reference/grey.h"  // grey_image, the pipeline's first stage
 
 namespace stereo {
 struct AdCensusParams;  // host/methods/adcensus.h
@@ -36,34 +37,11 @@ struct AdCensusParams;  // host/methods/adcensus.h
 
 namespace stereo::reference {
 
-/// A cost per pixel and disparity, disparity fastest: at(x, y, k) is disparity range.min + k.
-struct CostVolume {
-  int width = 0;
-  int height = 0;
-  DisparityRange range;
-  std::vector<float> data;  ///< index (y * width + x) * range.count + k
-
-  CostVolume() = default;
-  CostVolume(int w, int h, DisparityRange r, float fill = 0.0f)
-      : width(w), height(h), range(r),
-        data(static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * static_cast<std::size_t>(r.count), fill) {}
-  [[nodiscard]] std::size_t index(int x, int y, int k) const {
-    return (static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + static_cast<std::size_t>(x)) *
-               static_cast<std::size_t>(range.count) +
-           static_cast<std::size_t>(k);
-  }
-  float& at(int x, int y, int k) { return data[index(x, y, k)]; }
-  [[nodiscard]] const float& at(int x, int y, int k) const { return data[index(x, y, k)]; }
-};
-
 /// Support-region arms of every pixel: how many pixels the region reaches beyond p to the
 /// left, right, up and down (0 = the arm is p alone). Channels in that order.
 using CrossArms = Image<std::uint8_t>;  // 4 channels: left, right, up, down
 
 using CensusImage = Image<std::uint64_t>;
-
-/// Integer BT.601 luma, (77 R + 150 G + 29 B + 128) >> 8; a grey input is returned as is.
-ImageU8 grey_image(const ImageU8& image);
 
 /// 9x7 census (9 wide, 7 high) of a grey image: bit i set when neighbour i (row-major over the
 /// window, centre skipped) is darker than the centre; 62 bits (0..61; 63 window pixels less the

@@ -10,8 +10,8 @@
 
 #include "host/backends.h"
 #include "host/methods/crossrt.h"
-#include "reference/adcensus.h"
 #include "reference/crossrt.h"
+#include "reference/grey.h"
 #include "reference/median.h"
 
 namespace stereo {

@@ -23,7 +23,8 @@
 
 #include "host/disparity_range.h"
 #include "host/image.h"
-#include "reference/adcensus.h"  // CostVolume (disparity fastest), grey_image
+#include "reference/cost_volume.h"
+#include "reference/grey.h"
 
 namespace stereo::reference {
 
@@ -39,7 +40,7 @@ enum class Border { drop, clamp };
 /// as float; what CUDA's __float2half_rn followed by __half2float gives. |x| < 65520 assumed.
 float round_to_half(float x);
 
-/// The paper's rgb2grey: integer BT.601 luma (the same as grey_image, which AD-Census uses).
+/// The paper's rgb2grey: integer BT.601 luma (reference/grey.h's grey_image, as AD-Census).
 ImageU8 rgb2grey(const ImageU8& rgb);
 
 /// Eq. 3: C0(x, y, d) = lambda * min(|I_L(x, y) - I_R(x - d, y)|, tau) on grey images, for d

@@ -14,7 +14,7 @@
 #include "host/error.h"
 #include "host/methods/symstereo.h"
 #include "host/thread_pool.h"
-#include "reference/adcensus.h"
+#include "reference/grey.h"
 
 namespace stereo::reference {
 

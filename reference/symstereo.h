@@ -122,7 +122,7 @@ class FftwPlan {
 /// N analytic log-Gabor filters over the bins 0..width/2 (see the file comment).
 FilterBank log_gabor_bank(int width, const SymStereoParams& params);
 
-/// Grey levels as float (the integer BT.601 luma of reference/adcensus.h's grey_image).
+/// Grey levels as float (the integer BT.601 luma of reference/grey.h's grey_image).
 ImageF grey_float(const ImageU8& image);
 
 /// Mirrors every row left-right: out(x, y) = in(W - 1 - x, y).
