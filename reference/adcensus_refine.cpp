@@ -12,7 +12,7 @@
 
 #include "host/error.h"
 #include "host/methods/adcensus.h"
-#include "reference/adcensus_parallel.h"
+#include "host/thread_pool.h"
 #include "reference/lr_consistency.h"
 
 namespace stereo::reference {
@@ -77,7 +77,8 @@ RefinedDisparity region_voting_iteration(const ImageF& disparity, const OutlierM
   require(arms.same_size(disparity.width, disparity.height) && arms.channels == 4,
           "adcensus: region_voting needs 4-channel arms of the map's size");
   RefinedDisparity out{disparity, outliers};
-  parallel_for(disparity.height, [&](int y) {
+  parallel_for(std::size_t(disparity.height), 0, [&](std::size_t item) {
+    const int y = int(item);
     std::vector<int> histogram(static_cast<std::size_t>(range.count));
     for (int x = 0; x < disparity.width; ++x) {
       if (is_reliable(outliers, x, y)) continue;
@@ -118,7 +119,8 @@ RefinedDisparity proper_interpolation(const ImageF& disparity, const OutlierMap&
   require(rgb.channels == 3 && rgb.same_size(disparity.width, disparity.height),
           "adcensus: proper_interpolation needs an RGB image of the map's size");
   RefinedDisparity out{disparity, outliers};
-  parallel_for(disparity.height, [&](int y) {
+  parallel_for(std::size_t(disparity.height), 0, [&](std::size_t item) {
+    const int y = int(item);
     for (int x = 0; x < disparity.width; ++x) {
       const std::uint8_t kind = outliers.at(x, y);
       if (kind == std::uint8_t(OutlierKind::reliable)) continue;
@@ -158,7 +160,8 @@ ImageF discontinuity_adjustment(const ImageF& disparity, const CostVolume& cost)
   require(disparity.channels == 1 && disparity.same_size(cost.width, cost.height),
           "adcensus: discontinuity_adjustment needs a one-channel map of the volume's size");
   ImageF out = disparity;
-  parallel_for(disparity.height, [&](int y) {
+  parallel_for(std::size_t(disparity.height), 0, [&](std::size_t item) {
+    const int y = int(item);
     for (int x = 0; x < disparity.width; ++x) {
       const float d = disparity.at(x, y);
       const int k = level_index(d, cost.range);

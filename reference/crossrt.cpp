@@ -12,7 +12,7 @@
 
 #include "host/error.h"
 #include "host/methods/crossrt.h"
-#include "reference/adcensus_parallel.h"
+#include "host/thread_pool.h"
 #include "reference/lr_consistency.h"
 
 namespace stereo::reference::crossrt {
@@ -66,7 +66,8 @@ ImageU8 scale_down(const ImageU8& grey, int scale) {
   require(scale == 1 || scale == 2, "crossrt: scale_down supports K = 1 or 2, got " + std::to_string(scale));
   if (scale == 1) return grey;
   ImageU8 out((grey.width + 1) / 2, (grey.height + 1) / 2, 1);
-  parallel_for(out.height, [&](int y) {
+  parallel_for(std::size_t(out.height), 0, [&](std::size_t item) {
+    const int y = int(item);
     for (int x = 0; x < out.width; ++x) {
       int sum = 0;
       for (int j = -1; j <= 1; ++j)
@@ -82,7 +83,8 @@ ImageU8 mini_census(const ImageU8& grey) {
   require_grey(grey, "image", "mini_census");
   static constexpr int OFFSETS[6][2] = {{-1, -2}, {1, -2}, {-2, 0}, {2, 0}, {-1, 2}, {1, 2}};
   ImageU8 out(grey.width, grey.height, 1);
-  parallel_for(grey.height, [&](int y) {
+  parallel_for(std::size_t(grey.height), 0, [&](std::size_t item) {
+    const int y = int(item);
     for (int x = 0; x < grey.width; ++x) {
       const int centre = grey.at(x, y);
       int bits = 0;
@@ -106,7 +108,8 @@ Volume<std::uint16_t> cost(const ImageU8& left, const ImageU8& right, DisparityR
   const ImageU8 census_left = mini_census(left);
   const ImageU8 census_right = mini_census(right);
   Volume<std::uint16_t> c(left.width, left.height, range);
-  parallel_for(left.height, [&](int y) {
+  parallel_for(std::size_t(left.height), 0, [&](std::size_t item) {
+    const int y = int(item);
     for (int x = 0; x < left.width; ++x)
       for (int k = 0; k < range.count; ++k) {
         const int xr = x - (range.min + k);
@@ -126,7 +129,8 @@ Image<std::uint8_t> arms_x(const ImageU8& grey, int limit, int tc) {
   require_grey(grey, "image", "arms_x");
   require(limit >= 0 && limit <= 255, "crossrt: arms_x limit must be in 0..255, got " + std::to_string(limit));
   Image<std::uint8_t> arms(grey.width, grey.height, 2);
-  parallel_for(grey.height, [&](int y) {
+  parallel_for(std::size_t(grey.height), 0, [&](std::size_t item) {
+    const int y = int(item);
     for (int x = 0; x < grey.width; ++x) {
       arms.at(x, y, 0) = std::uint8_t(arm_run(grey, x, y, -1, 0, limit, tc));
       arms.at(x, y, 1) = std::uint8_t(arm_run(grey, x, y, +1, 0, limit, tc));
@@ -139,7 +143,8 @@ Image<std::uint8_t> arms_y(const ImageU8& grey, int limit, int tc) {
   require_grey(grey, "image", "arms_y");
   require(limit >= 0 && limit <= 255, "crossrt: arms_y limit must be in 0..255, got " + std::to_string(limit));
   Image<std::uint8_t> arms(grey.width, grey.height, 2);
-  parallel_for(grey.height, [&](int y) {
+  parallel_for(std::size_t(grey.height), 0, [&](std::size_t item) {
+    const int y = int(item);
     for (int x = 0; x < grey.width; ++x) {
       arms.at(x, y, 0) = std::uint8_t(arm_run(grey, x, y, 0, -1, limit, tc));
       arms.at(x, y, 1) = std::uint8_t(arm_run(grey, x, y, 0, +1, limit, tc));
@@ -153,7 +158,8 @@ Volume<std::uint16_t> aggregate_x(const Volume<std::uint16_t>& c, const Image<st
           "crossrt: aggregate_x needs 2-channel arms of the volume's size");
   const int width = c.width;
   Volume<std::uint16_t> out(c.width, c.height, c.range);
-  parallel_for(c.height, [&](int y) {
+  parallel_for(std::size_t(c.height), 0, [&](std::size_t item) {
+    const int y = int(item);
     // A prefix sum along the row per level; the right view's row is C(x + d, y, k) (eq. 6).
     std::vector<std::uint32_t> prefix(std::size_t(width) + 1);
     for (int k = 0; k < c.range.count; ++k) {
@@ -182,7 +188,8 @@ Volume<std::uint32_t> aggregate_y(const Volume<std::uint16_t>& cax, const Image<
           "crossrt: aggregate_y needs 2-channel arms of the volume's size");
   const int height = cax.height;
   Volume<std::uint32_t> out(cax.width, cax.height, cax.range);
-  parallel_for(cax.width, [&](int x) {
+  parallel_for(std::size_t(cax.width), 0, [&](std::size_t item) {
+    const int x = int(item);
     std::vector<std::uint32_t> prefix(std::size_t(height) + 1);
     for (int k = 0; k < cax.range.count; ++k) {
       for (int y = 0; y < height; ++y) prefix[std::size_t(y) + 1] = prefix[std::size_t(y)] + cax.at(x, y, k);
@@ -198,7 +205,8 @@ Volume<std::uint32_t> aggregate_y(const Volume<std::uint16_t>& cax, const Image<
 
 ImageF wta(const Volume<std::uint32_t>& ca) {
   ImageF d(ca.width, ca.height, 1);
-  parallel_for(ca.height, [&](int y) {
+  parallel_for(std::size_t(ca.height), 0, [&](std::size_t item) {
+    const int y = int(item);
     for (int x = 0; x < ca.width; ++x) {
       int best = 0;
       for (int k = 1; k < ca.range.count; ++k)
@@ -211,7 +219,8 @@ ImageF wta(const Volume<std::uint32_t>& ca) {
 
 ImageF wta_subpixel(const Volume<std::uint32_t>& ca) {
   ImageF d(ca.width, ca.height, 1);
-  parallel_for(ca.height, [&](int y) {
+  parallel_for(std::size_t(ca.height), 0, [&](std::size_t item) {
+    const int y = int(item);
     for (int x = 0; x < ca.width; ++x) {
       int best = 0;
       for (int k = 1; k < ca.range.count; ++k)
@@ -248,7 +257,8 @@ ImageF bilateral_fill(const ImageF& disparity, const Image<std::uint8_t>& g, con
           "crossrt: bilateral_fill needs a map, its GCP mask and its grey image of one size");
   ImageF out = disparity;
   const int width = disparity.width;
-  parallel_for(disparity.height, [&](int y) {
+  parallel_for(std::size_t(disparity.height), 0, [&](std::size_t item) {
+    const int y = int(item);
     for (int x = 0; x < width; ++x) {
       if (g.at(x, y)) continue;
       int left = x - 1;
@@ -296,7 +306,8 @@ ImageF scale_up(const ImageF& disparity, const ImageU8& grey_full, int t, Dispar
   const auto in_range = [&](float v) { return std::min(std::max(v, lo), hi); };
   ImageF out(width, height, 1);
   // Rows 2y: the x pass (bilateral, Sec. IV-H).
-  parallel_for(disparity.height, [&](int y) {
+  parallel_for(std::size_t(disparity.height), 0, [&](std::size_t item) {
+    const int y = int(item);
     const int fy = 2 * y;
     for (int fx = 0; fx < width; ++fx) {
       const int x = fx / 2;
@@ -317,7 +328,8 @@ ImageF scale_up(const ImageF& disparity, const ImageU8& grey_full, int t, Dispar
     }
   });
   // Odd rows: linear along y.
-  parallel_for(height / 2, [&](int r) {
+  parallel_for(std::size_t(height / 2), 0, [&](std::size_t item) {
+    const int r = int(item);
     const int fy = 2 * r + 1;
     for (int fx = 0; fx < width; ++fx)
       out.at(fx, fy) = fy + 1 < height ? 0.5f * (out.at(fx, fy - 1) + out.at(fx, fy + 1)) : out.at(fx, fy - 1);
