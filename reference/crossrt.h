@@ -29,6 +29,7 @@
 
 #include "host/disparity_range.h"
 #include "host/image.h"
+#include "reference/cost_volume.h"
 
 namespace stereo {
 struct CrossRtParams;  // host/methods/crossrt.h
@@ -42,26 +43,9 @@ inline constexpr int COST_SCALE = 128;
 /// in-image cost, so such a match never wins while any in-image one is possible.
 inline constexpr int COST_OUTSIDE = 2 * COST_SCALE;
 
-/// A value per pixel and disparity, disparity fastest: at(x, y, k) is disparity range.min + k.
+/// reference/cost_volume.h's volume (disparity fastest), here holding integer costs.
 template <class T>
-struct Volume {
-  int width = 0;
-  int height = 0;
-  DisparityRange range;
-  std::vector<T> data;
-
-  Volume() = default;
-  Volume(int w, int h, DisparityRange r)
-      : width(w), height(h), range(r),
-        data(static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * static_cast<std::size_t>(r.count), T{}) {}
-  [[nodiscard]] std::size_t index(int x, int y, int k) const {
-    return (static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + static_cast<std::size_t>(x)) *
-               static_cast<std::size_t>(range.count) +
-           static_cast<std::size_t>(k);
-  }
-  T& at(int x, int y, int k) { return data[index(x, y, k)]; }
-  [[nodiscard]] const T& at(int x, int y, int k) const { return data[index(x, y, k)]; }
-};
+using Volume = reference::Volume<T>;
 
 /// The quantised terms of eq. 4 (by grey difference 0..255) and eq. 5 (by Hamming distance
 /// 0..6): round(COST_SCALE * (1 - exp(-x / lambda))), computed in double. lambda_AD applies
