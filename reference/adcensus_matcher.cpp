@@ -3,7 +3,6 @@
 // clock. Both views run the same stages (the right view with right_view = true); the right
 // view is skipped when refine = none, where nothing reads it.
 
-#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,24 +12,10 @@
 #include "host/methods/adcensus.h"
 #include "reference/adcensus.h"
 #include "reference/adcensus_refine.h"
+#include "reference/host_stage_clock.h"
 
 namespace stereo {
 namespace {
-
-// Records the host time of each named stage into Timing::stages.
-class StageClock {
- public:
-  explicit StageClock(Timing& timing) : timing_(timing), last_(std::chrono::steady_clock::now()) {}
-  void lap(const std::string& name) {
-    const auto now = std::chrono::steady_clock::now();
-    timing_.stages.emplace_back(name, std::chrono::duration<double, std::milli>(now - last_).count());
-    last_ = now;
-  }
-
- private:
-  Timing& timing_;
-  std::chrono::steady_clock::time_point last_;
-};
 
 class AdCensusCpu final : public Matcher {
  public:
@@ -42,9 +27,7 @@ class AdCensusCpu final : public Matcher {
   StereoResult match(const ImageU8& left_input, const ImageU8& right_input, DisparityRange range) override {
     namespace ref = reference;
     StereoResult result;
-    result.timing.clock = "host clock";
-    const auto start = std::chrono::steady_clock::now();
-    StageClock clock(result.timing);
+    ref::HostStageClock clock(result.timing);
     const std::string& stop = params_.refine;
     const bool both_views = stop != "none";
 
@@ -83,8 +66,7 @@ class AdCensusCpu final : public Matcher {
 
     const auto finish = [&](ImageF map) {
       result.disparity = std::move(map);
-      result.timing.algorithm_ms =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      clock.finish();
       return std::move(result);
     };
     if (stop == "none") return finish(std::move(disparity));

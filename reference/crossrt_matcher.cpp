@@ -2,7 +2,6 @@
 // reference/crossrt.h behind the Matcher interface, timed stage by stage with the host clock
 // under the paper's Table II names.
 
-#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,24 +11,11 @@
 #include "host/methods/crossrt.h"
 #include "reference/crossrt.h"
 #include "reference/grey.h"
+#include "reference/host_stage_clock.h"
 #include "reference/median.h"
 
 namespace stereo {
 namespace {
-
-class StageClock {
- public:
-  explicit StageClock(Timing& timing) : timing_(timing), last_(std::chrono::steady_clock::now()) {}
-  void lap(const std::string& name) {
-    const auto now = std::chrono::steady_clock::now();
-    timing_.stages.emplace_back(name, std::chrono::duration<double, std::milli>(now - last_).count());
-    last_ = now;
-  }
-
- private:
-  Timing& timing_;
-  std::chrono::steady_clock::time_point last_;
-};
 
 class CrossRtCpu final : public Matcher {
  public:
@@ -41,9 +27,7 @@ class CrossRtCpu final : public Matcher {
   StereoResult match(const ImageU8& left_input, const ImageU8& right_input, DisparityRange range) override {
     namespace cr = reference::crossrt;
     StereoResult result;
-    result.timing.clock = "host clock";
-    const auto start = std::chrono::steady_clock::now();
-    StageClock clock(result.timing);
+    reference::HostStageClock clock(result.timing);
 
     // Grey conversion is AD-Census's integer BT.601 luma (one definition in the suite).
     const ImageU8 grey_left = reference::grey_image(left_input);
@@ -87,8 +71,7 @@ class CrossRtCpu final : public Matcher {
     clock.lap("SU");
 
     result.disparity = std::move(d);
-    result.timing.algorithm_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    clock.finish();
     return result;
   }
 

@@ -20,7 +20,6 @@
 // input copies in all (1920x1080 RGB: < 100 MB).
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -28,6 +27,7 @@
 #include "host/backends.h"
 #include "host/dataset.h"
 #include "host/thread_pool.h"
+#include "reference/host_stage_clock.h"
 #include "reference/salap.h"
 
 namespace stereo {
@@ -72,7 +72,8 @@ class SalapCpu final : public Matcher {
 
   StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
     using reference::Side;
-    const auto start = std::chrono::steady_clock::now();
+    StereoResult result;
+    reference::HostStageClock clock(result.timing);
     const int width = left.width, height = left.height, q = options_.quantize;
     const unsigned threads = options_.threads > 0 ? unsigned(options_.threads) : ThreadPool::hardware_threads();
     // A few bands per thread even out the load; the result does not depend on the cut.
@@ -88,7 +89,6 @@ class SalapCpu final : public Matcher {
     }
     ImageF left_t(height, width, 1), right_t(height, width, 1);  // C_L^T, C_R^T
     ImageF best(width, height, 1, std::numeric_limits<float>::infinity());
-    StereoResult result;
     result.disparity = ImageF(width, height, 1, float(range.min));
     ImageF& disparity = result.disparity;
 
@@ -122,8 +122,7 @@ class SalapCpu final : public Matcher {
           }
       });
     }
-    result.timing.algorithm_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    result.timing.clock = "host clock";
+    clock.finish();
     return result;
   }
 

@@ -2,7 +2,6 @@
 // Matcher interface, timed stage by stage with the host clock. The FFTW plan and the filter
 // bank are made on the first pair of a size and reused for every later pair of that size.
 
-#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,6 +9,7 @@
 
 #include "host/backends.h"
 #include "host/methods/symstereo.h"
+#include "reference/host_stage_clock.h"
 #include "reference/symstereo.h"
 
 namespace stereo {
@@ -27,14 +27,7 @@ class SymStereoCpu final : public Matcher {
   StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
     namespace ref = reference;
     StereoResult result;
-    result.timing.clock = "host clock";
-    const auto start = std::chrono::steady_clock::now();
-    auto last = start;
-    const auto lap = [&](const std::string& name) {
-      const auto now = std::chrono::steady_clock::now();
-      result.timing.stages.emplace_back(name, std::chrono::duration<double, std::milli>(now - last).count());
-      last = now;
-    };
+    ref::HostStageClock clock(result.timing);
     const int w = left.width, h = left.height, wp = symstereo_padded_length(w, params_);
     if (!plan_ || plan_->width() != wp || plan_->rows() != h) {
       plan_ = std::make_unique<ref::FftwPlan>(wp, h);
@@ -42,24 +35,23 @@ class SymStereoCpu final : public Matcher {
     }
     const ImageF grey_left = ref::pad_rows(ref::grey_float(left), wp);
     const ImageF grey_right_flipped = ref::pad_rows(ref::flip_rows(ref::grey_float(right)), wp);
-    lap("flip");
+    clock.lap("flip");
     const ref::ComplexRows spec_left = ref::row_fft(grey_left, *plan_);
     const ref::ComplexRows spec_right = ref::row_fft(grey_right_flipped, *plan_);
-    lap("fft");
+    clock.lap("fft");
     ref::ComplexRows filt_left = ref::filter(spec_left, bank_);
     ref::ComplexRows filt_right = ref::filter(spec_right, bank_);
-    lap("filter");
+    clock.lap("filter");
     const ref::Responses resp_left = ref::inverse(filt_left, *plan_);
     filt_left = {};
     const ref::Responses resp_right = ref::flip_rows(ref::inverse(filt_right, *plan_), w);
     filt_right = {};
-    lap("inverse fft + flip back");
+    clock.lap("inverse fft + flip back");
     ref::Dsi dsi = ref::energy(resp_left, resp_right, w, h, range);
-    lap("energy");
+    clock.lap("energy");
     result.disparity = ref::wta(dsi);
-    lap("wta");
-    result.timing.algorithm_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    clock.lap("wta");
+    clock.finish();
     if (keep_dsi_)
       result.dsi = DisparitySpaceImage{w, h, range, "joint energy E = E_A x E_S (Mota et al. eq. 7)", "higher",
                                        std::move(dsi.data)};
