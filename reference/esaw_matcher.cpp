@@ -2,7 +2,6 @@
 // Matcher interface, timed stage by stage with the host clock.
 
 #include <algorithm>
-#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -12,32 +11,12 @@
 #include "host/backends.h"
 #include "host/methods/esaw.h"
 #include "reference/esaw.h"
+#include "reference/host_stage_clock.h"
 
 namespace stereo {
 namespace {
 
 namespace ref = reference;
-
-// Adds the host time since the last lap to the named stage (stages repeat per iteration).
-class StageClock {
- public:
-  explicit StageClock(Timing& timing) : timing_(timing), last_(std::chrono::steady_clock::now()) {}
-  void lap(const std::string& name) {
-    const auto now = std::chrono::steady_clock::now();
-    const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
-    last_ = now;
-    for (auto& [stage, total] : timing_.stages)
-      if (stage == name) {
-        total += ms;
-        return;
-      }
-    timing_.stages.emplace_back(name, ms);
-  }
-
- private:
-  Timing& timing_;
-  std::chrono::steady_clock::time_point last_;
-};
 
 ref::Border border_of(const std::string& name) { return name == "clamp" ? ref::Border::clamp : ref::Border::drop; }
 
@@ -49,27 +28,64 @@ ref::ColourDistance colour_of(const std::string& name) {
   return ref::ColourDistance::max_rgb;
 }
 
-class EsawCpu final : public Matcher {
+// What ESAW and ESMP share around their aggregation passes: the bound and validated Params,
+// eq. 3's costs before them, the WTA and step 4's median after them.
+template <class Params>
+class EsawFamilyCpu : public Matcher {
  public:
-  explicit EsawCpu(const Overrides& overrides) {
-    params_json_ = bind_params("esaw/cpu", overrides, params_);
-    params_.validate("esaw/cpu");
+  EsawFamilyCpu(std::string component, const Overrides& overrides) : component_(std::move(component)) {
+    params_json_ = bind_params(component_, overrides, params_);
+    params_.validate(component_);
   }
+
+  [[nodiscard]] nlohmann::json params() const override { return params_json_; }
+  [[nodiscard]] std::string component() const override { return component_; }
+  [[nodiscard]] std::string device() const override { return cpu_name(); }
+
+ protected:
+  // Eq. 3's costs C0 of the pair, timed (with the weight guide built before) as rgb2grey and
+  // init_cost.
+  [[nodiscard]] ref::CostVolume initial_cost(const ImageU8& left_input, const ImageU8& right_input,
+                                             DisparityRange range, ref::HostStageClock& clock) const {
+    const ImageU8 grey_left = ref::rgb2grey(to_rgb(left_input));
+    const ImageU8 grey_right = ref::rgb2grey(to_rgb(right_input));
+    clock.lap("rgb2grey");
+    ref::CostVolume cost =
+        ref::init_cost(grey_left, grey_right, range, params_.lambda, params_.tau, storage_of(params_.storage));
+    clock.lap("init_cost");
+    return cost;
+  }
+
+  // The WTA of the aggregated costs and, when asked, step 4's 3x3 median, each timed.
+  [[nodiscard]] ImageF disparity_of(const ref::CostVolume& cost, ref::HostStageClock& clock) const {
+    ImageF disparity = ref::select_disparity(cost);
+    clock.lap("select_disparity");
+    if (params_.median) {
+      disparity = ref::median_filter(disparity);
+      clock.lap("median_filter");
+    }
+    return disparity;
+  }
+
+  Params params_;
+
+ private:
+  std::string component_;
+  nlohmann::json params_json_;
+};
+
+class EsawCpu final : public EsawFamilyCpu<EsawParams> {
+ public:
+  explicit EsawCpu(const Overrides& overrides) : EsawFamilyCpu("esaw/cpu", overrides) {}
 
   StereoResult match(const ImageU8& left_input, const ImageU8& right_input, DisparityRange range) override {
     StereoResult result;
-    result.timing.clock = "host clock";
-    const auto start = std::chrono::steady_clock::now();
-    StageClock clock(result.timing);
+    ref::HostStageClock clock(result.timing);
     const EsawParams& p = params_;
     const ref::Storage storage = storage_of(p.storage);
 
     const ref::WeightGuide left(to_rgb(left_input), colour_of(p.colour));
-    const ImageU8 grey_left = ref::rgb2grey(to_rgb(left_input));
-    const ImageU8 grey_right = ref::rgb2grey(to_rgb(right_input));
-    clock.lap("rgb2grey");
-    ref::CostVolume cost = ref::init_cost(grey_left, grey_right, range, p.lambda, p.tau, storage);
-    clock.lap("init_cost");
+    ref::CostVolume cost = initial_cost(left_input, right_input, range, clock);
     for (int t = 1; t <= p.iterations; ++t) {
       const int step = esaw_step(p.base, t);
       cost = ref::aggr_H(cost, cost, left, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);
@@ -77,38 +93,19 @@ class EsawCpu final : public Matcher {
       cost = ref::aggr_V(cost, cost, left, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);
       clock.lap("aggr_V");
     }
-    result.disparity = ref::select_disparity(cost);
-    clock.lap("select_disparity");
-    if (p.median) {
-      result.disparity = ref::median_filter(result.disparity);
-      clock.lap("median_filter");
-    }
-    result.timing.algorithm_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    result.disparity = disparity_of(cost, clock);
+    clock.finish();
     return result;
   }
-
-  [[nodiscard]] nlohmann::json params() const override { return params_json_; }
-  [[nodiscard]] std::string component() const override { return "esaw/cpu"; }
-  [[nodiscard]] std::string device() const override { return cpu_name(); }
-
- private:
-  EsawParams params_;
-  nlohmann::json params_json_;
 };
 
-class EsmpCpu final : public Matcher {
+class EsmpCpu final : public EsawFamilyCpu<EsmpParams> {
  public:
-  explicit EsmpCpu(const Overrides& overrides) {
-    params_json_ = bind_params("esmp/cpu", overrides, params_);
-    params_.validate("esmp/cpu");
-  }
+  explicit EsmpCpu(const Overrides& overrides) : EsawFamilyCpu("esmp/cpu", overrides) {}
 
   StereoResult match(const ImageU8& left_input, const ImageU8& right_input, DisparityRange range) override {
     StereoResult result;
-    result.timing.clock = "host clock";
-    const auto start = std::chrono::steady_clock::now();
-    StageClock clock(result.timing);
+    ref::HostStageClock clock(result.timing);
     const EsmpParams& p = params_;
     const ref::Storage storage = storage_of(p.storage);
     // eta = 0.0375 d_m, d_m "the maximum disparity value" (Sec. III-B), read as the span of
@@ -122,11 +119,7 @@ class EsmpCpu final : public Matcher {
     };
 
     const ref::WeightGuide left(to_rgb(left_input), colour_of(p.colour));
-    const ImageU8 grey_left = ref::rgb2grey(to_rgb(left_input));
-    const ImageU8 grey_right = ref::rgb2grey(to_rgb(right_input));
-    clock.lap("rgb2grey");
-    const ref::CostVolume c0 = ref::init_cost(grey_left, grey_right, range, p.lambda, p.tau, storage);
-    clock.lap("init_cost");
+    const ref::CostVolume c0 = initial_cost(left_input, right_input, range, clock);
 
     ref::CostVolume cost = c0;  // literal, centre: the aggregated costs; data: the messages A
     if (p.esmp_variant == "data") cost = ref::CostVolume(c0.width, c0.height, range, 0.0f);
@@ -171,24 +164,10 @@ class EsmpCpu final : public Matcher {
       }
     }
     if (p.esmp_variant == "data") cost = ref::add_volumes(c0, cost, storage);
-    result.disparity = ref::select_disparity(cost);
-    clock.lap("select_disparity");
-    if (p.median) {
-      result.disparity = ref::median_filter(result.disparity);
-      clock.lap("median_filter");
-    }
-    result.timing.algorithm_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    result.disparity = disparity_of(cost, clock);
+    clock.finish();
     return result;
   }
-
-  [[nodiscard]] nlohmann::json params() const override { return params_json_; }
-  [[nodiscard]] std::string component() const override { return "esmp/cpu"; }
-  [[nodiscard]] std::string device() const override { return cpu_name(); }
-
- private:
-  EsmpParams params_;
-  nlohmann::json params_json_;
 };
 
 }  // namespace
