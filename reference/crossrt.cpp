@@ -44,6 +44,14 @@ int arm_run(const ImageU8& grey, int x, int y, int dx, int dy, int limit, int tc
   return length;
 }
 
+// The level of the lowest aggregated cost at (x, y); the lowest level wins a tie.
+int best_level(const Volume<std::uint32_t>& ca, int x, int y) {
+  int best = 0;
+  for (int k = 1; k < ca.range.count; ++k)
+    if (ca.at(x, y, k) < ca.at(x, y, best)) best = k;
+  return best;
+}
+
 }  // namespace
 
 CostTables cost_tables(const CrossRtParams& params) {
@@ -208,9 +216,7 @@ ImageF wta(const Volume<std::uint32_t>& ca) {
   parallel_for(std::size_t(ca.height), 0, [&](std::size_t item) {
     const int y = int(item);
     for (int x = 0; x < ca.width; ++x) {
-      int best = 0;
-      for (int k = 1; k < ca.range.count; ++k)
-        if (ca.at(x, y, k) < ca.at(x, y, best)) best = k;
+      const int best = best_level(ca, x, y);
       d.at(x, y) = float(ca.range.min + best);
     }
   });
@@ -222,9 +228,7 @@ ImageF wta_subpixel(const Volume<std::uint32_t>& ca) {
   parallel_for(std::size_t(ca.height), 0, [&](std::size_t item) {
     const int y = int(item);
     for (int x = 0; x < ca.width; ++x) {
-      int best = 0;
-      for (int k = 1; k < ca.range.count; ++k)
-        if (ca.at(x, y, k) < ca.at(x, y, best)) best = k;
+      const int best = best_level(ca, x, y);
       float value = float(ca.range.min + best);
       if (best > 0 && best + 1 < ca.range.count) {
         const long long cm = ca.at(x, y, best - 1);

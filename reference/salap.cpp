@@ -28,6 +28,22 @@ float store(double v, int quantize) {
   return quantize == 8 ? quantize8(f) : f;
 }
 
+// The one-sided window filter along the unit step (dx, dy): the weighted mean of the samples
+// p + k (dx, dy), k = 0..radius, each read clamped to the image (filter_horizontal/vertical).
+ImageF filter_along(const ImageF& cost, int dx, int dy, const SalapParams& params, int quantize) {
+  const std::vector<double> w = salap_weights(params);
+  double f1 = 0.0;
+  for (double v : w) f1 += v;
+  ImageF out(cost.width, cost.height, 1);
+  for (int y = 0; y < cost.height; ++y)
+    for (int x = 0; x < cost.width; ++x) {
+      double sum = 0.0;
+      for (int k = 0; k < int(w.size()); ++k) sum += at_clamped(cost, x + dx * k, y + dy * k) * w[std::size_t(k)];
+      out.at(x, y) = store(sum / f1, quantize);
+    }
+  return out;
+}
+
 }  // namespace
 
 std::vector<double> salap_weights(const SalapParams& params) {
@@ -53,34 +69,12 @@ ImageF tad_cost(const ImageU8& left, const ImageU8& right, int d, const SalapPar
 
 ImageF filter_horizontal(const ImageF& cost, Side side, const SalapParams& params, int quantize) {
   require(side == Side::left || side == Side::right, "filter_horizontal: side must be left or right");
-  const std::vector<double> w = salap_weights(params);
-  double f1 = 0.0;
-  for (double v : w) f1 += v;
-  const int step = side == Side::left ? -1 : 1;
-  ImageF out(cost.width, cost.height, 1);
-  for (int y = 0; y < cost.height; ++y)
-    for (int x = 0; x < cost.width; ++x) {
-      double sum = 0.0;
-      for (int k = 0; k < int(w.size()); ++k) sum += at_clamped(cost, x + step * k, y) * w[std::size_t(k)];
-      out.at(x, y) = store(sum / f1, quantize);
-    }
-  return out;
+  return filter_along(cost, side == Side::left ? -1 : 1, 0, params, quantize);
 }
 
 ImageF filter_vertical(const ImageF& cost, Side side, const SalapParams& params, int quantize) {
   require(side == Side::up || side == Side::down, "filter_vertical: side must be up or down");
-  const std::vector<double> w = salap_weights(params);
-  double f1 = 0.0;
-  for (double v : w) f1 += v;
-  const int step = side == Side::up ? -1 : 1;
-  ImageF out(cost.width, cost.height, 1);
-  for (int y = 0; y < cost.height; ++y)
-    for (int x = 0; x < cost.width; ++x) {
-      double sum = 0.0;
-      for (int l = 0; l < int(w.size()); ++l) sum += at_clamped(cost, x, y + step * l) * w[std::size_t(l)];
-      out.at(x, y) = store(sum / f1, quantize);
-    }
-  return out;
+  return filter_along(cost, 0, side == Side::up ? -1 : 1, params, quantize);
 }
 
 ImageF window_cost(const ImageF& c0, const ImageF& c1, const ImageF& c2, const ImageF& c3,
