@@ -35,15 +35,31 @@ PaperSpeed teddy_cones(double mdes, const std::string& what,
                     std::move(set)};
 }
 
+// What ESAW's and ESMP's entries share: the paper, Table IV as the source of both rows' kinds
+// (bad > 1 px; the GPU rows, on a GeForce 8800 GTX).
+MethodInfo table_iv_info(std::string name, std::string title, std::string accuracy_source) {
+  MethodInfo info;
+  info.name = std::move(name);
+  info.title = std::move(title);
+  info.citation = CITATION;
+  info.accuracy_source = std::move(accuracy_source);
+  info.accuracy_threshold = 1.0;
+  info.speed_source = "Table IV (GPU rows)";
+  info.paper_gpu = "NVIDIA GeForce 8800 GTX";
+  return info;
+}
+
+// The suite's common 1080p setting, beside the paper's rows.
+PaperSpeed common_setting() {
+  return {1920, 1080, 256, std::nullopt, std::nullopt, "the suite's common setting; not in the paper"};
+}
+
 }  // namespace
 
 MethodInfo esaw_method_info() {
-  MethodInfo info;
-  info.name = "esaw";
-  info.title = "ESAW: exponential-step adaptive-weight aggregation of a truncated grey cost, WTA, 3x3 median";
-  info.citation = CITATION;
-  info.accuracy_source = "Table IV (Middlebury v2, bad > 1 px, %; the 5-iteration row with base 2.6)";
-  info.accuracy_threshold = 1.0;
+  MethodInfo info =
+      table_iv_info("esaw", "ESAW: exponential-step adaptive-weight aggregation of a truncated grey cost, WTA, 3x3 median",
+                    "Table IV (Middlebury v2, bad > 1 px, %; the 5-iteration row with base 2.6)");
   info.accuracy = {
       {"tsukuba", 1.9, 2.5, 9.7, {}},
       {"venus", 1.0, 1.7, 6.9, {}},
@@ -54,35 +70,28 @@ MethodInfo esaw_method_info() {
       {"teddy", 9.4, 16.0, 19.4, {{"iterations", "5"}}},
       {"cones", 8.6, 15.6, 17.9, {{"iterations", "5"}}},
   };
-  info.speed_source = "Table IV (GPU rows)";
-  info.paper_gpu = "NVIDIA GeForce 8800 GTX";
   info.speed = {
       teddy_cones(194.8, "9 iterations"),
       teddy_cones(307.2, "5 iterations, base 2.6", {{"iterations", "5"}, {"base", "2.6"}}),
-      {1920, 1080, 256, std::nullopt, std::nullopt, "the suite's common setting; not in the paper"},
+      common_setting(),
   };
   info.describe_params = [] { return describe_defaults<EsawParams>("esaw"); };
   return info;
 }
 
 MethodInfo esmp_method_info() {
-  MethodInfo info;
-  info.name = "esmp";
-  info.title = "ESMP: ESAW over min-sum messages of a truncated linear smoothness term, WTA, 3x3 median";
-  info.citation = CITATION;
-  info.accuracy_source = "Table IV (Middlebury v2, bad > 1 px, %)";
-  info.accuracy_threshold = 1.0;
+  MethodInfo info =
+      table_iv_info("esmp", "ESMP: ESAW over min-sum messages of a truncated linear smoothness term, WTA, 3x3 median",
+                    "Table IV (Middlebury v2, bad > 1 px, %)");
   info.accuracy = {
       {"tsukuba", 1.4, 1.9, 7.1, {}},
       {"venus", 0.4, 1.0, 2.7, {}},
       {"teddy", 8.6, 15.2, 19.5, {}},
       {"cones", 5.6, 12.5, 13.2, {}},
   };
-  info.speed_source = "Table IV (GPU rows)";
-  info.paper_gpu = "NVIDIA GeForce 8800 GTX";
   info.speed = {
       teddy_cones(144.4, "8 iterations"),
-      {1920, 1080, 256, std::nullopt, std::nullopt, "the suite's common setting; not in the paper"},
+      common_setting(),
   };
   info.describe_params = [] { return describe_defaults<EsmpParams>("esmp"); };
   return info;

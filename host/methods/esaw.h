@@ -39,6 +39,30 @@ inline bool on_cuda(const std::string& component) {
   return component.size() >= 5 && component.compare(component.size() - 5, 5, "/cuda") == 0;
 }
 
+/// Describes the choices ESAW and ESMP share, alike: storage, border, colour and median.
+template <class B, class P>
+void describe_shared_choices(B& b, P& p) {
+  b.choice("storage", p.storage, {"fp16", "fp32"},
+           "precision of the cost volume between passes (a choice: fp16 halves the CUDA traffic)");
+  b.choice("border", p.border, {"drop", "clamp"},
+           "a sample outside the image: drop it (weight 0) or read the edge pixel (clamp, a texture's addressing)");
+  b.choice("colour", p.colour, {"max_rgb", "lab", "lab8"},
+           "Delta_c of the weight: largest RGB channel difference, or CIELab distance as in [17] (Sec. III-A: "
+           "\"computed as in [17]\"; lab8: CIELab as 8-bit images hold it); lab, lab8: cpu only");
+  b.field("median", p.median, "3x3 median of the disparity map (step 4)");
+}
+
+/// Checks the ranges ESAW and ESMP share: iterations, base, gamma_c, gamma_p, tau and lambda.
+template <class P>
+void validate_shared_ranges(const P& p, const std::string& component) {
+  require(p.iterations >= 1 && p.iterations <= 20,
+          component + ": iterations must be in 1..20, got " + std::to_string(p.iterations));
+  require(p.base >= 1.0f && p.base <= 8.0f, component + ": base must be in [1, 8], got " + std::to_string(p.base));
+  require(p.gamma_c > 0.0f && p.gamma_p > 0.0f, component + ": gamma_c and gamma_p must be > 0");
+  require(p.tau > 0.0f && p.tau <= 255.0f, component + ": tau must be in (0, 255], got " + std::to_string(p.tau));
+  require(p.lambda > 0.0f, component + ": lambda must be > 0, got " + std::to_string(p.lambda));
+}
+
 /// ESAW (Sec. III-A). Defaults: Table III, 9 iterations.
 struct EsawParams {
   int iterations = 9;      // T, Table III (9 iterations; the 5-iteration row uses base = 2.6)
@@ -77,14 +101,7 @@ struct EsawParams {
     b.field("gamma_p", gamma_p, "spatial fall-off of the adaptive weight (Table III: 36)");
     b.field("tau", tau, "truncation of the grey difference, eq. 3 (Table III: 12)");
     b.field("lambda", lambda, "cost scale of eq. 3 (not in Table III for ESAW; no effect on the result)");
-    b.choice("storage", storage, {"fp16", "fp32"},
-             "precision of the cost volume between passes (a choice: fp16 halves the CUDA traffic)");
-    b.choice("border", border, {"drop", "clamp"},
-             "a sample outside the image: drop it (weight 0) or read the edge pixel (clamp, a texture's addressing)");
-    b.choice("colour", colour, {"max_rgb", "lab", "lab8"},
-             "Delta_c of the weight: largest RGB channel difference, or CIELab distance as in [17] (Sec. III-A: "
-             "\"computed as in [17]\"; lab8: CIELab as 8-bit images hold it); lab, lab8: cpu only");
-    b.field("median", median, "3x3 median of the disparity map (step 4)");
+    describe_shared_choices(b, *this);
     b.field("slab_planes", slab_planes,
             "cuda: disparity planes per slab through all passes (0 = the whole volume if it fits, else two slabs "
             "fill half the L2; no effect on the result)");
@@ -94,12 +111,7 @@ struct EsawParams {
   }
 
   void validate(const std::string& component) const {
-    require(iterations >= 1 && iterations <= 20,
-            component + ": iterations must be in 1..20, got " + std::to_string(iterations));
-    require(base >= 1.0f && base <= 8.0f, component + ": base must be in [1, 8], got " + std::to_string(base));
-    require(gamma_c > 0.0f && gamma_p > 0.0f, component + ": gamma_c and gamma_p must be > 0");
-    require(tau > 0.0f && tau <= 255.0f, component + ": tau must be in (0, 255], got " + std::to_string(tau));
-    require(lambda > 0.0f, component + ": lambda must be > 0, got " + std::to_string(lambda));
+    validate_shared_ranges(*this, component);
     require(slab_planes >= 0, component + ": slab_planes must be >= 0 (0 = automatic), got " +
                                   std::to_string(slab_planes));
     require(!on_cuda(component) || colour == "max_rgb",
@@ -173,14 +185,7 @@ struct EsmpParams {
     b.field("eta_factor", eta_factor, "eta = eta_factor * d_max, eq. 10 (Table III: 0.0375)");
     b.choice("esmp_variant", esmp_variant, {"literal", "centre", "data", "bp", "bpsum", "sum", "costs"},
              "reading of eq. 13-16 (literal = as written, the default; bp, bpsum, sum, costs: cpu only; README \"ESMP readings\")");
-    b.choice("storage", storage, {"fp16", "fp32"},
-             "precision of the cost volume between passes (a choice: fp16 halves the CUDA traffic)");
-    b.choice("border", border, {"drop", "clamp"},
-             "a sample outside the image: drop it (weight 0) or read the edge pixel (clamp, a texture's addressing)");
-    b.choice("colour", colour, {"max_rgb", "lab", "lab8"},
-             "Delta_c of the weight: largest RGB channel difference, or CIELab distance as in [17] (Sec. III-A: "
-             "\"computed as in [17]\"; lab8: CIELab as 8-bit images hold it); lab, lab8: cpu only");
-    b.field("median", median, "3x3 median of the disparity map (step 4)");
+    describe_shared_choices(b, *this);
     b.field("fold_cost2msg", fold_cost2msg,
             "cuda, literal reading: finish the messages inside the next aggregation (no cost2msg- pass; no effect on "
             "the result)");
@@ -190,12 +195,7 @@ struct EsmpParams {
   }
 
   void validate(const std::string& component) const {
-    require(iterations >= 1 && iterations <= 20,
-            component + ": iterations must be in 1..20, got " + std::to_string(iterations));
-    require(base >= 1.0f && base <= 8.0f, component + ": base must be in [1, 8], got " + std::to_string(base));
-    require(gamma_c > 0.0f && gamma_p > 0.0f, component + ": gamma_c and gamma_p must be > 0");
-    require(tau > 0.0f && tau <= 255.0f, component + ": tau must be in (0, 255], got " + std::to_string(tau));
-    require(lambda > 0.0f, component + ": lambda must be > 0, got " + std::to_string(lambda));
+    validate_shared_ranges(*this, component);
     require(c >= 0.0f && eta_factor >= 0.0f, component + ": c and eta_factor must be >= 0");
     // The readings bp, sum and costs exist on the cpu backend only; the CUDA matcher knows
     // literal and centre (and rejects data itself), so refuse the rest here rather than let it
