@@ -2,20 +2,18 @@
 // a non-zero exit, and no output file left behind.
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "host/dataset.h"
 #include "host/image_io.h"
+#include "cli_util.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;
@@ -23,25 +21,13 @@ using namespace stereo;
 
 namespace {
 
-struct Outcome {
-  int code;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using Outcome = test::CliOutcome;
+using test::slurp;
 
 class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("stereo_cli_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::fresh_test_dir("stereo_cli_");
     const ImageU8 left = test::random_texture(64, 40, 3);
     write_png(dir_ / "l.png", left);
     write_png(dir_ / "r.png", test::shifted(left, 4));
@@ -49,12 +35,7 @@ class Cli : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  Outcome stereo(const std::string& args) {
-    const std::string cmd = std::string(STEREO_BIN) + " " + args + " >" + (dir_ / "stdout").string() + " 2>" +
-                            (dir_ / "stderr").string();
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "stdout"), slurp(dir_ / "stderr")};
-  }
+  Outcome stereo(const std::string& args) { return test::run_stereo(dir_, args); }
   std::string p(const std::string& name) const { return (dir_ / name).string(); }
 
   // One line on stderr, containing `needle`, non-zero exit, and no output.

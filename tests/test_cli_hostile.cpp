@@ -5,19 +5,17 @@
 
 #include <gtest/gtest.h>
 #include <png.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "host/error.h"
 #include "host/image_io.h"
 #include "host/matcher.h"
+#include "cli_util.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;
@@ -25,17 +23,8 @@ using namespace stereo;
 
 namespace {
 
-struct Outcome {
-  int code;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using Outcome = test::CliOutcome;
+using test::slurp;
 
 /// "method -b backend" for every registered backend that runs here.
 std::vector<std::string> available_choices() {
@@ -48,19 +37,11 @@ std::vector<std::string> available_choices() {
 class CliHostile : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("stereo_clih_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::fresh_test_dir("stereo_clih_");
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  Outcome stereo(const std::string& args) {
-    const std::string cmd = std::string(STEREO_BIN) + " " + args + " >" + (dir_ / "stdout").string() + " 2>" +
-                            (dir_ / "stderr").string();
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "stdout"), slurp(dir_ / "stderr")};
-  }
+  Outcome stereo(const std::string& args) { return test::run_stereo(dir_, args); }
   std::string p(const std::string& name) const { return (dir_ / name).string(); }
   std::string put(const std::string& name, const std::string& bytes) const {
     std::ofstream(p(name), std::ios::binary) << bytes;

@@ -1,6 +1,5 @@
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -8,6 +7,7 @@
 
 #include "host/dataset.h"
 #include "host/image_io.h"
+#include "cli_util.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;
@@ -126,10 +126,7 @@ namespace {
 class TempFolder : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("stereo_dataset_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::fresh_test_dir("stereo_dataset_");
   }
   void TearDown() override { fs::remove_all(dir_); }
   fs::path dir_;

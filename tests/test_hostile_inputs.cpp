@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 #include <png.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <cmath>
@@ -24,6 +23,7 @@
 #include "host/error.h"
 #include "host/image_io.h"
 #include "host/matcher.h"
+#include "cli_util.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;
@@ -213,10 +213,7 @@ namespace {
 class HostileFiles : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("stereo_hostile_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::fresh_test_dir("stereo_hostile_");
   }
   void TearDown() override { fs::remove_all(dir_); }
   fs::path p(const std::string& name) const { return dir_ / name; }
@@ -227,10 +224,7 @@ class HostileFiles : public ::testing::Test {
   fs::path dir_;
 };
 
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using test::slurp;
 
 // A PNG of `format` (libpng's simplified API) from `pixels`; `colormap` for palette formats.
 void write_png_as(const fs::path& path, int w, int h, png_uint_32 format, const void* pixels,

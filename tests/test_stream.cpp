@@ -10,7 +10,6 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,7 +20,6 @@
 #include <limits>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -29,6 +27,7 @@
 #include "host/image_io.h"
 #include "host/matcher.h"
 #include "host/synth.h"
+#include "cli_util.h"
 
 namespace fs = std::filesystem;
 using namespace stereo;
@@ -41,17 +40,8 @@ constexpr int FRAMES = 4;
 // the kernel inside the image.
 const std::string METHOD_ARGS = " -m salap -d 12 --set window=9";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-struct Outcome {
-  int code;
-  std::string out, err;
-};
+using Outcome = test::CliOutcome;
+using test::slurp;
 
 /// A synthetic pair per frame (a different scene each: seed = 100 + frame).
 std::pair<ImageU8, ImageU8> frame_pair(int i, int width = 72, int height = 48) {
@@ -73,9 +63,7 @@ std::string frame_name(int i) {
 class Stream : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("stereo_stream_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
+    dir_ = test::fresh_test_dir("stereo_stream_");
     fs::create_directories(dir_ / "image_2");  // KITTI's layout: left in image_2, right in image_3
     fs::create_directories(dir_ / "image_3");
     for (int i = 0; i < FRAMES; ++i) {
@@ -86,12 +74,7 @@ class Stream : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  Outcome stereo(const std::string& args) {
-    const std::string cmd = std::string(STEREO_BIN) + " " + args + " >" + (dir_ / "stdout").string() + " 2>" +
-                            (dir_ / "stderr").string();
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir_ / "stdout"), slurp(dir_ / "stderr")};
-  }
+  Outcome stereo(const std::string& args) { return test::run_stereo(dir_, args); }
   std::string p(const std::string& name) const { return (dir_ / name).string(); }
   std::string stream_args(const std::string& backend, const std::string& format = "pfm") const {
     return "stream " + p("image_2") + " " + p("image_3") + METHOD_ARGS + " -b " + backend + " --out " + p("out") +
