@@ -6,25 +6,34 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <memory>
+#include <string>
 
 #include "host/matcher.h"
 #include "host/synth.h"
 
 namespace {
 
-void run_backend(benchmark::State& state, const std::string& backend) {
-  const int size = int(state.range(0)), levels = int(state.range(1));
+// SA-LAP's `backend` with its default parameters, or null (the benchmark marked skipped, with
+// the reason) where this build lacks the backend or it cannot run here.
+std::unique_ptr<stereo::Matcher> salap_matcher_or_skip(benchmark::State& state, const std::string& backend) {
   const auto backends = stereo::Registry::builtin().backends("salap");
   if (std::find(backends.begin(), backends.end(), backend) == backends.end()) {
     state.SkipWithError("backend not in this build");
-    return;
+    return nullptr;
   }
   const auto& entry = stereo::Registry::builtin().find("salap", backend);
   if (const auto reason = entry.unavailable()) {
     state.SkipWithError(reason->c_str());
-    return;
+    return nullptr;
   }
-  auto m = entry.create({});
+  return entry.create({});
+}
+
+void run_backend(benchmark::State& state, const std::string& backend) {
+  const int size = int(state.range(0)), levels = int(state.range(1));
+  auto m = salap_matcher_or_skip(state, backend);
+  if (!m) return;
   const auto [l, r] = stereo::bench_pair(size, size);
   m->compute(l, r, levels);  // warm-up
   for (auto _ : state) {
@@ -48,17 +57,8 @@ void table2(benchmark::internal::Benchmark* b) {
 void stream_backend(benchmark::State& state, const std::string& backend) {
   const int width = int(state.range(0)), height = int(state.range(1)), levels = int(state.range(2));
   const auto frames = static_cast<std::size_t>(state.range(3));
-  const auto backends = stereo::Registry::builtin().backends("salap");
-  if (std::find(backends.begin(), backends.end(), backend) == backends.end()) {
-    state.SkipWithError("backend not in this build");
-    return;
-  }
-  const auto& entry = stereo::Registry::builtin().find("salap", backend);
-  if (const auto reason = entry.unavailable()) {
-    state.SkipWithError(reason->c_str());
-    return;
-  }
-  auto m = entry.create({});
+  auto m = salap_matcher_or_skip(state, backend);
+  if (!m) return;
   const auto [l, r] = stereo::bench_pair(width, height);
   const auto run = [&](std::size_t count) {
     std::size_t given = 0, done = 0;
