@@ -12,17 +12,15 @@
 #include "host/methods/adcensus.h"
 #include "reference/adcensus.h"
 #include "reference/adcensus_refine.h"
+#include "reference/cpu_matcher.h"
 #include "reference/host_stage_clock.h"
 
 namespace stereo {
 namespace {
 
-class AdCensusCpu final : public Matcher {
+class AdCensusCpu final : public reference::CpuMatcher<AdCensusParams> {
  public:
-  explicit AdCensusCpu(const Overrides& overrides) {
-    params_json_ = bind_params("adcensus/cpu", overrides, params_);
-    params_.validate("adcensus/cpu");
-  }
+  explicit AdCensusCpu(const Overrides& overrides) : CpuMatcher("adcensus/cpu", overrides) {}
 
   StereoResult match(const ImageU8& left_input, const ImageU8& right_input, DisparityRange range) override {
     namespace ref = reference;
@@ -97,14 +95,6 @@ class AdCensusCpu final : public Matcher {
     clock.lap("refine median");
     return finish(std::move(disparity));
   }
-
-  [[nodiscard]] nlohmann::json params() const override { return params_json_; }
-  [[nodiscard]] std::string component() const override { return "adcensus/cpu"; }
-  [[nodiscard]] std::string device() const override { return cpu_name(); }
-
- private:
-  AdCensusParams params_;
-  nlohmann::json params_json_;
 };
 
 }  // namespace

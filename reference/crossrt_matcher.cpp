@@ -9,6 +9,7 @@
 
 #include "host/backends.h"
 #include "host/methods/crossrt.h"
+#include "reference/cpu_matcher.h"
 #include "reference/crossrt.h"
 #include "reference/grey.h"
 #include "reference/host_stage_clock.h"
@@ -17,12 +18,9 @@
 namespace stereo {
 namespace {
 
-class CrossRtCpu final : public Matcher {
+class CrossRtCpu final : public reference::CpuMatcher<CrossRtParams> {
  public:
-  explicit CrossRtCpu(const Overrides& overrides) {
-    params_json_ = bind_params("crossrt/cpu", overrides, params_);
-    params_.validate("crossrt/cpu");
-  }
+  explicit CrossRtCpu(const Overrides& overrides) : CpuMatcher("crossrt/cpu", overrides) {}
 
   StereoResult match(const ImageU8& left_input, const ImageU8& right_input, DisparityRange range) override {
     namespace cr = reference::crossrt;
@@ -74,14 +72,6 @@ class CrossRtCpu final : public Matcher {
     clock.finish();
     return result;
   }
-
-  [[nodiscard]] nlohmann::json params() const override { return params_json_; }
-  [[nodiscard]] std::string component() const override { return "crossrt/cpu"; }
-  [[nodiscard]] std::string device() const override { return cpu_name(); }
-
- private:
-  CrossRtParams params_;
-  nlohmann::json params_json_;
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "host/backends.h"
 #include "host/methods/esaw.h"
+#include "reference/cpu_matcher.h"
 #include "reference/esaw.h"
 #include "reference/host_stage_clock.h"
 
@@ -28,21 +29,21 @@ ref::ColourDistance colour_of(const std::string& name) {
   return ref::ColourDistance::max_rgb;
 }
 
-// What ESAW and ESMP share around their aggregation passes: the bound and validated Params,
-// eq. 3's costs before them, the WTA and step 4's median after them.
+// What ESAW and ESMP share around their aggregation passes: the weight guide and eq. 3's
+// costs before them, the WTA and step 4's median after them.
 template <class Params>
-class EsawFamilyCpu : public Matcher {
+class EsawFamilyCpu : public ref::CpuMatcher<Params> {
  public:
-  EsawFamilyCpu(std::string component, const Overrides& overrides) : component_(std::move(component)) {
-    params_json_ = bind_params(component_, overrides, params_);
-    params_.validate(component_);
-  }
-
-  [[nodiscard]] nlohmann::json params() const override { return params_json_; }
-  [[nodiscard]] std::string component() const override { return component_; }
-  [[nodiscard]] std::string device() const override { return cpu_name(); }
+  using ref::CpuMatcher<Params>::CpuMatcher;
 
  protected:
+  using ref::CpuMatcher<Params>::params_;
+
+  // The adaptive weights' guide: the reference (left) image under the chosen Delta_c.
+  [[nodiscard]] ref::WeightGuide weight_guide(const ImageU8& left_input) const {
+    return {to_rgb(left_input), colour_of(params_.colour)};
+  }
+
   // Eq. 3's costs C0 of the pair, timed (with the weight guide built before) as rgb2grey and
   // init_cost.
   [[nodiscard]] ref::CostVolume initial_cost(const ImageU8& left_input, const ImageU8& right_input,
@@ -66,12 +67,6 @@ class EsawFamilyCpu : public Matcher {
     }
     return disparity;
   }
-
-  Params params_;
-
- private:
-  std::string component_;
-  nlohmann::json params_json_;
 };
 
 class EsawCpu final : public EsawFamilyCpu<EsawParams> {
@@ -84,7 +79,7 @@ class EsawCpu final : public EsawFamilyCpu<EsawParams> {
     const EsawParams& p = params_;
     const ref::Storage storage = storage_of(p.storage);
 
-    const ref::WeightGuide left(to_rgb(left_input), colour_of(p.colour));
+    const ref::WeightGuide left = weight_guide(left_input);
     ref::CostVolume cost = initial_cost(left_input, right_input, range, clock);
     for (int t = 1; t <= p.iterations; ++t) {
       const int step = esaw_step(p.base, t);
@@ -118,7 +113,7 @@ class EsmpCpu final : public EsawFamilyCpu<EsmpParams> {
       return m;
     };
 
-    const ref::WeightGuide left(to_rgb(left_input), colour_of(p.colour));
+    const ref::WeightGuide left = weight_guide(left_input);
     const ref::CostVolume c0 = initial_cost(left_input, right_input, range, clock);
 
     ref::CostVolume cost = c0;  // literal, centre: the aggregated costs; data: the messages A

@@ -9,18 +9,16 @@
 
 #include "host/backends.h"
 #include "host/methods/symstereo.h"
+#include "reference/cpu_matcher.h"
 #include "reference/host_stage_clock.h"
 #include "reference/symstereo.h"
 
 namespace stereo {
 namespace {
 
-class SymStereoCpu final : public Matcher {
+class SymStereoCpu final : public reference::CpuMatcher<SymStereoParams> {
  public:
-  explicit SymStereoCpu(const Overrides& overrides) {
-    params_json_ = bind_params("symstereo/cpu", overrides, params_);
-    params_.validate("symstereo/cpu");
-  }
+  explicit SymStereoCpu(const Overrides& overrides) : CpuMatcher("symstereo/cpu", overrides) {}
 
   void request_cost_volume(bool keep) override { keep_dsi_ = keep; }
 
@@ -58,13 +56,7 @@ class SymStereoCpu final : public Matcher {
     return result;
   }
 
-  [[nodiscard]] nlohmann::json params() const override { return params_json_; }
-  [[nodiscard]] std::string component() const override { return "symstereo/cpu"; }
-  [[nodiscard]] std::string device() const override { return cpu_name(); }
-
  private:
-  SymStereoParams params_;
-  nlohmann::json params_json_;
   bool keep_dsi_ = false;
   std::unique_ptr<reference::FftwPlan> plan_;
   reference::FilterBank bank_;
