@@ -16,6 +16,7 @@
 #include "host/image_io.h"
 #include "host/matcher.h"
 #include "cli_util.h"
+#include "png_util.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;
@@ -36,9 +37,7 @@ std::vector<std::string> available_choices() {
 
 class CliHostile : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = test::fresh_test_dir("stereo_clih_");
-  }
+  void SetUp() override { dir_ = test::fresh_test_dir("stereo_clih_"); }
   void TearDown() override { fs::remove_all(dir_); }
 
   Outcome stereo(const std::string& args) { return test::run_stereo(dir_, args); }
@@ -113,19 +112,10 @@ TEST_F(CliHostile, PngColourTypesRun) {
   }
   std::vector<std::uint8_t> palette(16 * 3);
   for (std::size_t i = 0; i < palette.size(); ++i) palette[i] = std::uint8_t(i * 5);
-  const auto write = [&](const std::string& name, png_uint_32 format, const void* px, const void* map, int entries) {
-    png_image image{};
-    image.version = PNG_IMAGE_VERSION;
-    image.width = png_uint_32(w);
-    image.height = png_uint_32(h);
-    image.format = format;
-    image.colormap_entries = png_uint_32(entries);
-    ASSERT_TRUE(png_image_write_to_file(&image, p(name).c_str(), 0, px, 0, map)) << image.message;
-  };
-  write("grey.png", PNG_FORMAT_GRAY, grey.data(), nullptr, 0);
-  write("rgba.png", PNG_FORMAT_RGBA, rgba.data(), nullptr, 0);
-  write("palette.png", PNG_FORMAT_RGB_COLORMAP, index.data(), palette.data(), 16);
-  write("rgb16.png", PNG_FORMAT_LINEAR_RGB, rgb16.data(), nullptr, 0);
+  test::write_png_as(p("grey.png"), w, h, PNG_FORMAT_GRAY, grey.data());
+  test::write_png_as(p("rgba.png"), w, h, PNG_FORMAT_RGBA, rgba.data());
+  test::write_png_as(p("palette.png"), w, h, PNG_FORMAT_RGB_COLORMAP, index.data(), palette.data(), 16);
+  test::write_png_as(p("rgb16.png"), w, h, PNG_FORMAT_LINEAR_RGB, rgb16.data());
   const std::string choice = "salap -b cpu";
   for (const char* name : {"grey.png", "rgba.png", "palette.png", "rgb16.png"}) {
     SCOPED_TRACE(name);

@@ -125,9 +125,7 @@ namespace {
 // A fresh folder under the temp directory, removed with the fixture.
 class TempFolder : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = test::fresh_test_dir("stereo_dataset_");
-  }
+  void SetUp() override { dir_ = test::fresh_test_dir("stereo_dataset_"); }
   void TearDown() override { fs::remove_all(dir_); }
   fs::path dir_;
 };

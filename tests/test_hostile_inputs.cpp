@@ -24,6 +24,7 @@
 #include "host/image_io.h"
 #include "host/matcher.h"
 #include "cli_util.h"
+#include "png_util.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;
@@ -212,9 +213,7 @@ namespace {
 
 class HostileFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = test::fresh_test_dir("stereo_hostile_");
-  }
+  void SetUp() override { dir_ = test::fresh_test_dir("stereo_hostile_"); }
   void TearDown() override { fs::remove_all(dir_); }
   fs::path p(const std::string& name) const { return dir_ / name; }
   fs::path put(const std::string& name, const std::string& bytes) const {
@@ -226,17 +225,7 @@ class HostileFiles : public ::testing::Test {
 
 using test::slurp;
 
-// A PNG of `format` (libpng's simplified API) from `pixels`; `colormap` for palette formats.
-void write_png_as(const fs::path& path, int w, int h, png_uint_32 format, const void* pixels,
-                  const void* colormap = nullptr, int colormap_entries = 0) {
-  png_image image{};
-  image.version = PNG_IMAGE_VERSION;
-  image.width = png_uint_32(w);
-  image.height = png_uint_32(h);
-  image.format = format;
-  image.colormap_entries = png_uint_32(colormap_entries);
-  ASSERT_TRUE(png_image_write_to_file(&image, path.c_str(), 0, pixels, 0, colormap)) << image.message;
-}
+using test::write_png_as;
 
 std::string be32(std::uint32_t v) {
   return {char(v >> 24), char((v >> 16) & 0xff), char((v >> 8) & 0xff), char(v & 0xff)};
