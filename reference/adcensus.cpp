@@ -16,6 +16,7 @@
 #include "host/error.h"
 #include "host/methods/adcensus.h"
 #include "host/thread_pool.h"
+#include "reference/winner_takes_all.h"
 
 namespace stereo::reference {
 namespace {
@@ -292,18 +293,6 @@ CostVolume scanline_optimize(const CostVolume& cost, const ImageU8& left_rgb, co
   return sum;
 }
 
-ImageF winner_takes_all(const CostVolume& cost) {
-  ImageF disparity(cost.width, cost.height, 1);
-  parallel_for(std::size_t(cost.height), 0, [&](std::size_t item) {
-    const int y = int(item);
-    for (int x = 0; x < cost.width; ++x) {
-      int best = 0;
-      for (int k = 1; k < cost.range.count; ++k)
-        if (cost.at(x, y, k) < cost.at(x, y, best)) best = k;  // strict: the smallest d keeps a tie
-      disparity.at(x, y) = float(cost.range.min + best);
-    }
-  });
-  return disparity;
-}
+ImageF winner_takes_all(const CostVolume& cost) { return lowest_cost_disparity(cost); }
 
 }  // namespace stereo::reference

@@ -14,6 +14,7 @@
 #include "host/methods/crossrt.h"
 #include "host/thread_pool.h"
 #include "reference/lr_consistency.h"
+#include "reference/winner_takes_all.h"
 
 namespace stereo::reference::crossrt {
 namespace {
@@ -44,12 +45,21 @@ int arm_run(const ImageU8& grey, int x, int y, int dx, int dy, int limit, int tc
   return length;
 }
 
-// The level of the lowest aggregated cost at (x, y); the lowest level wins a tie.
-int best_level(const Volume<std::uint32_t>& ca, int x, int y) {
-  int best = 0;
-  for (int k = 1; k < ca.range.count; ++k)
-    if (ca.at(x, y, k) < ca.at(x, y, best)) best = k;
-  return best;
+// Both arms of every pixel along the unit step (dx, dy): channel 0 towards -(dx, dy), channel 1
+// towards +(dx, dy). `stage` names arms_x or arms_y in the errors.
+Image<std::uint8_t> arms_along(const ImageU8& grey, int dx, int dy, int limit, int tc, const char* stage) {
+  require_grey(grey, "image", stage);
+  require(limit >= 0 && limit <= 255,
+          std::string("crossrt: ") + stage + " limit must be in 0..255, got " + std::to_string(limit));
+  Image<std::uint8_t> arms(grey.width, grey.height, 2);
+  parallel_for(std::size_t(grey.height), 0, [&](std::size_t item) {
+    const int y = int(item);
+    for (int x = 0; x < grey.width; ++x) {
+      arms.at(x, y, 0) = std::uint8_t(arm_run(grey, x, y, -dx, -dy, limit, tc));
+      arms.at(x, y, 1) = std::uint8_t(arm_run(grey, x, y, dx, dy, limit, tc));
+    }
+  });
+  return arms;
 }
 
 }  // namespace
@@ -134,31 +144,11 @@ Volume<std::uint16_t> cost(const ImageU8& left, const ImageU8& right, DisparityR
 }
 
 Image<std::uint8_t> arms_x(const ImageU8& grey, int limit, int tc) {
-  require_grey(grey, "image", "arms_x");
-  require(limit >= 0 && limit <= 255, "crossrt: arms_x limit must be in 0..255, got " + std::to_string(limit));
-  Image<std::uint8_t> arms(grey.width, grey.height, 2);
-  parallel_for(std::size_t(grey.height), 0, [&](std::size_t item) {
-    const int y = int(item);
-    for (int x = 0; x < grey.width; ++x) {
-      arms.at(x, y, 0) = std::uint8_t(arm_run(grey, x, y, -1, 0, limit, tc));
-      arms.at(x, y, 1) = std::uint8_t(arm_run(grey, x, y, +1, 0, limit, tc));
-    }
-  });
-  return arms;
+  return arms_along(grey, 1, 0, limit, tc, "arms_x");
 }
 
 Image<std::uint8_t> arms_y(const ImageU8& grey, int limit, int tc) {
-  require_grey(grey, "image", "arms_y");
-  require(limit >= 0 && limit <= 255, "crossrt: arms_y limit must be in 0..255, got " + std::to_string(limit));
-  Image<std::uint8_t> arms(grey.width, grey.height, 2);
-  parallel_for(std::size_t(grey.height), 0, [&](std::size_t item) {
-    const int y = int(item);
-    for (int x = 0; x < grey.width; ++x) {
-      arms.at(x, y, 0) = std::uint8_t(arm_run(grey, x, y, 0, -1, limit, tc));
-      arms.at(x, y, 1) = std::uint8_t(arm_run(grey, x, y, 0, +1, limit, tc));
-    }
-  });
-  return arms;
+  return arms_along(grey, 0, 1, limit, tc, "arms_y");
 }
 
 Volume<std::uint16_t> aggregate_x(const Volume<std::uint16_t>& c, const Image<std::uint8_t>& arms, bool right_view) {
@@ -211,24 +201,14 @@ Volume<std::uint32_t> aggregate_y(const Volume<std::uint16_t>& cax, const Image<
   return out;
 }
 
-ImageF wta(const Volume<std::uint32_t>& ca) {
-  ImageF d(ca.width, ca.height, 1);
-  parallel_for(std::size_t(ca.height), 0, [&](std::size_t item) {
-    const int y = int(item);
-    for (int x = 0; x < ca.width; ++x) {
-      const int best = best_level(ca, x, y);
-      d.at(x, y) = float(ca.range.min + best);
-    }
-  });
-  return d;
-}
+ImageF wta(const Volume<std::uint32_t>& ca) { return lowest_cost_disparity(ca); }
 
 ImageF wta_subpixel(const Volume<std::uint32_t>& ca) {
   ImageF d(ca.width, ca.height, 1);
   parallel_for(std::size_t(ca.height), 0, [&](std::size_t item) {
     const int y = int(item);
     for (int x = 0; x < ca.width; ++x) {
-      const int best = best_level(ca, x, y);
+      const int best = lowest_cost_level(ca, x, y);
       float value = float(ca.range.min + best);
       if (best > 0 && best + 1 < ca.range.count) {
         const long long cm = ca.at(x, y, best - 1);

@@ -13,6 +13,7 @@
 #include "host/error.h"
 #include "host/thread_pool.h"
 #include "reference/median.h"
+#include "reference/winner_takes_all.h"
 
 namespace stereo::reference {
 
@@ -285,20 +286,7 @@ CostVolume add_volumes(const CostVolume& a, const CostVolume& b, Storage storage
   return out;
 }
 
-ImageF select_disparity(const CostVolume& cost) {
-  ImageF out(cost.width, cost.height, 1);
-  parallel_for(std::size_t(cost.height), 0, [&](std::size_t row) {
-    const int y = int(row);
-    for (int x = 0; x < cost.width; ++x) {
-      const float* v = &cost.at(x, y, 0);
-      int best = 0;
-      for (int k = 1; k < cost.range.count; ++k)
-        if (v[k] < v[best]) best = k;
-      out.at(x, y) = float(cost.range.min + best);
-    }
-  });
-  return out;
-}
+ImageF select_disparity(const CostVolume& cost) { return lowest_cost_disparity(cost); }
 
 ImageF median_filter(const ImageF& disparity) { return median_3x3(disparity); }
 
