@@ -1,8 +1,5 @@
 # CUDA tests (need a CUDA device; every test skips with the reason when there is none, so CI
 # without a GPU passes). Included by tests/CMakeLists.txt when the CUDA backends are built.
-find_package(GTest REQUIRED)
-include(GoogleTest)
-
 add_executable(stereo_cuda_tests
   ${CMAKE_CURRENT_LIST_DIR}/test_cuda_salap_stages.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_cuda_salap_matcher.cpp

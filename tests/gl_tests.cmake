@@ -1,8 +1,5 @@
 # GL tests (need an OpenGL 4.5 context; each test skips with the reason when there is none).
 # Included by tests/CMakeLists.txt when STEREO_WITH_GL.
-find_package(GTest REQUIRED)
-include(GoogleTest)
-
 add_executable(stereo_gl_tests
   ${CMAKE_CURRENT_LIST_DIR}/test_gl_objects.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_gl_salap_stages.cpp

@@ -1,9 +1,6 @@
 # glcompute tests: the SA-LAP compute-shader backend (gl/salap_glcompute.cpp). They need an
 # OpenGL 4.5 context (compute shaders); each test skips with the reason when there is none.
 # Included by tests/CMakeLists.txt when STEREO_WITH_GL.
-find_package(GTest REQUIRED)
-include(GoogleTest)
-
 add_executable(stereo_glcompute_tests
   ${CMAKE_CURRENT_LIST_DIR}/test_glcompute_salap.cpp
   ${CMAKE_CURRENT_LIST_DIR}/test_glcompute_scenes.cpp
