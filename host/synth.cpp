@@ -436,12 +436,31 @@ void write_scene(const Scene& scene, const std::filesystem::path& dir) {
 
 // ---- photometric check ---------------------------------------------------------------
 
-double warp_error(const Scene& scene, double gt_factor, double gt_offset) {
+namespace {
+
+// warp_error's precondition: ground truth, and both views and it of one size.
+void require_warpable(const Scene& scene) {
   require(scene.has_ground_truth(), "warp_error: scene " + scene.name + " has no ground truth");
   const ImageU8& l = scene.left;
   const ImageU8& r = scene.right;
   require(l.same_size(r.width, r.height) && l.channels == r.channels && scene.gt.same_size(l.width, l.height),
           "warp_error: scene " + scene.name + ": views and ground truth differ in size or channels");
+}
+
+// The mean absolute difference over the channels between pixel (x, y) of `view` and `other`
+// sampled at (x_other, y), linear along the row.
+double pixel_warp_error(const ImageU8& view, int x, int y, const ImageU8& other, double x_other) {
+  double e = 0.0;
+  for (int c = 0; c < view.channels; ++c) e += std::abs(view.at(x, y, c) - sample_row_linear(other, x_other, y, c));
+  return e / view.channels;
+}
+
+}  // namespace
+
+double warp_error(const Scene& scene, double gt_factor, double gt_offset) {
+  require_warpable(scene);
+  const ImageU8& l = scene.left;
+  const ImageU8& r = scene.right;
   const bool masked = !scene.mask_nonocc.empty();
   double sum = 0.0;
   std::size_t count = 0;
@@ -451,20 +470,16 @@ double warp_error(const Scene& scene, double gt_factor, double gt_offset) {
       if (!std::isfinite(g) || (masked && scene.mask_nonocc.at(x, y) != 255)) continue;
       const double xr = x - (gt_factor * g + gt_offset);
       if (!(xr >= 0.0 && xr <= l.width - 1.0)) continue;
-      double e = 0.0;
-      for (int c = 0; c < l.channels; ++c) e += std::abs(l.at(x, y, c) - sample_row_linear(r, xr, y, c));
-      sum += e / l.channels;
+      sum += pixel_warp_error(l, x, y, r, xr);
       ++count;
     }
   return count ? sum / static_cast<double>(count) : std::numeric_limits<double>::infinity();
 }
 
 double warp_error_right_view(const Scene& scene, double gt_factor) {
-  require(scene.has_ground_truth(), "warp_error: scene " + scene.name + " has no ground truth");
+  require_warpable(scene);
   const ImageU8& l = scene.left;
   const ImageU8& r = scene.right;
-  require(l.same_size(r.width, r.height) && l.channels == r.channels && scene.gt.same_size(l.width, l.height),
-          "warp_error: scene " + scene.name + ": views and ground truth differ in size or channels");
   double sum = 0.0;
   std::size_t count = 0;
   for (int y = 0; y < r.height; ++y)
@@ -473,9 +488,7 @@ double warp_error_right_view(const Scene& scene, double gt_factor) {
       if (!std::isfinite(g)) continue;
       const double xl = x + gt_factor * g;
       if (!(xl >= 0.0 && xl <= l.width - 1.0)) continue;
-      double e = 0.0;
-      for (int c = 0; c < r.channels; ++c) e += std::abs(r.at(x, y, c) - sample_row_linear(l, xl, y, c));
-      sum += e / r.channels;
+      sum += pixel_warp_error(r, x, y, l, xl);
       ++count;
     }
   return count ? sum / static_cast<double>(count) : std::numeric_limits<double>::infinity();
