@@ -24,6 +24,7 @@
 #include "host/metrics.h"
 #include "host/report.h"
 #include "host/synth.h"
+#include "cli_util.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -31,12 +32,7 @@ using namespace stereo;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::slurp;
 
 int count_lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
 
