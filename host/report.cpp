@@ -317,10 +317,11 @@ void not_run_section(std::ostringstream& md, const json& doc) {
 // ---- repeatability ---------------------------------------------------------------------
 
 /// The fields of a row that the repeatability check reads (see repeat_summary()).
-constexpr std::array<const char*, 20> REPEAT_FIELDS = {
-    "kind",  "method", "backend", "input",   "setting", "width",        "height",       "min_disparity", "levels",
-    "set",   "status", "device",  "cpu",     "metrics", "total_ms",     "total_ms_min", "total_ms_max",
-    "algorithm_ms",    "upload_ms",          "readback_ms"};
+constexpr std::array<const char*, 22> REPEAT_FIELDS = {
+    "kind",         "method",           "backend",          "input",     "setting",    "width",
+    "height",       "min_disparity",    "levels",           "set",       "status",     "device",
+    "cpu",          "metrics",          "total_ms",         "total_ms_min", "total_ms_max", "algorithm_ms",
+    "algorithm_ms_min", "algorithm_ms_max", "upload_ms",    "readback_ms"};
 
 /// A cell's identity across runs (occurrences are counted apart, see cell_keys()).
 std::string cell_key(const json& row) {
@@ -457,6 +458,18 @@ void repeat_section(std::ostringstream& md, const json& doc) {
                          fmt(c.ratio, 2) + ", tolerance " + fmt(c.tolerance, 3) + " ms; " + c.largest_change + ")");
   md << (disagree.empty() ? "\n\n" : " Disagreeing:\n\n");
   list(disagree);
+  // The algorithm part alone: where the totals disagree only through upload or read-back (the
+  // copies from and to pageable host memory), this says whether the GPU work itself repeated.
+  std::vector<std::string> algorithm_disagree;
+  for (const auto& c : r.speed)
+    if (!c.host_cpu && !c.algorithm_agrees)
+      algorithm_disagree.push_back(c.cell + ": algorithm " + fmt(c.algorithm_median, 3) + " ms against " +
+                                   fmt(c.other_algorithm_median, 3) + " ms");
+  md << "**GPU cells, algorithm time alone** (the same rule on the algorithm part's medians and spreads, upload and "
+        "read-back left out): "
+     << gpu - int(algorithm_disagree.size()) << " of " << gpu << " agree."
+     << (algorithm_disagree.empty() ? "\n\n" : " Disagreeing:\n\n");
+  list(algorithm_disagree);
   std::vector<std::string> restless;
   for (const auto& c : r.speed)
     if (!c.host_cpu && (c.unsettled_here || c.unsettled_there))
@@ -1050,6 +1063,16 @@ Repeatability compare_repeat(const json& doc) {
     c.ratio = c.other_median > 0 ? c.median / c.other_median : 0.0;
     c.tolerance = repeat_tolerance(c.median, c.spread, c.other_median, c.other_spread);
     c.agrees = speeds_agree(c.median, c.spread, c.other_median, c.other_spread);
+    const auto alg = [](const json& row) -> std::optional<std::pair<double, double>> {  // median, spread
+      const auto m = num(row, "algorithm_ms"), lo = num(row, "algorithm_ms_min"), hi = num(row, "algorithm_ms_max");
+      if (!m || !lo || !hi) return std::nullopt;
+      return std::pair{*m, *hi - *lo};
+    };
+    if (const auto x = alg(a), y = alg(b); x && y) {
+      c.algorithm_median = x->first;
+      c.other_algorithm_median = y->first;
+      c.algorithm_agrees = speeds_agree(x->first, x->second, y->first, y->second);
+    }
     c.unsettled_here = unsettled(c.median, num(a, "total_ms_min").value_or(c.median));
     c.unsettled_there = unsettled(c.other_median, num(b, "total_ms_min").value_or(c.other_median));
     c.largest_change = largest_change(a, b);
@@ -1061,15 +1084,17 @@ Repeatability compare_repeat(const json& doc) {
 }
 
 std::string repeat_headline(const Repeatability& r) {
-  int gpu = 0, gpu_ok = 0, gpu_unsettled = 0, cpu = 0, cpu_ok = 0;
+  int gpu = 0, gpu_ok = 0, gpu_algorithm_ok = 0, gpu_unsettled = 0, cpu = 0, cpu_ok = 0;
   for (const auto& c : r.speed) {
     (c.host_cpu ? cpu : gpu)++;
     (c.host_cpu ? cpu_ok : gpu_ok) += c.agrees;
     if (!c.host_cpu) gpu_unsettled += c.unsettled_here || c.unsettled_there;
+    if (!c.host_cpu) gpu_algorithm_ok += c.algorithm_agrees;
   }
   std::string t = "repeatability: accuracy " + std::to_string(r.accuracy_compared - int(r.accuracy_differ.size())) +
                   "/" + std::to_string(r.accuracy_compared) + " identical; GPU speed " + std::to_string(gpu_ok) + "/" +
-                  std::to_string(gpu) + " agree, " + std::to_string(gpu_unsettled) + " unsettled; host CPU speed " +
+                  std::to_string(gpu) + " agree (algorithm alone " + std::to_string(gpu_algorithm_ok) + "/" +
+                  std::to_string(gpu) + "), " + std::to_string(gpu_unsettled) + " unsettled; host CPU speed " +
                   std::to_string(cpu_ok) + "/" + std::to_string(cpu) + " agree";
   if (!r.speed_status_differ.empty())
     t += "; " + std::to_string(r.speed_status_differ.size()) + " timed in one run only";

@@ -128,6 +128,10 @@ struct Repeatability {
     double ratio = 0;           ///< median / other_median
     double tolerance = 0;       ///< repeat_tolerance()
     bool agrees = false;
+    /// The same rule on the algorithm part alone (its median and max - min; the upload and
+    /// read-back left out), where both rows carry it; false where either lacks it.
+    double algorithm_median = 0, other_algorithm_median = 0;
+    bool algorithm_agrees = false;
     bool unsettled_here = false, unsettled_there = false;  ///< unsettled() in this / the other run
     std::string largest_change;  ///< the part whose median moved most: "upload +0.740 ms"
   };
@@ -143,7 +147,7 @@ struct Repeatability {
 Repeatability compare_repeat(const nlohmann::json& results);
 
 /// One line for the terminal: "repeatability: accuracy 112/112 identical; GPU speed 95/95
-/// agree, 0 unsettled; host CPU speed 20/25 agree".
+/// agree (algorithm alone 95/95), 0 unsettled; host CPU speed 20/25 agree".
 std::string repeat_headline(const Repeatability& r);
 
 }  // namespace stereo

@@ -495,8 +495,9 @@ json run_agreeing() {
   return b;
 }
 
-// A repeat that differs: one accuracy metric, the gl cell beyond its noise, the cuda grid
-// cell unsettled (median 0.25, fastest 0.1) but within its wide spread, the paper cell
+// A repeat that differs: one accuracy metric, the gl cell beyond its noise in total time but not
+// in its algorithm part, the cuda grid cell unsettled (median 0.25, fastest 0.1) but within its
+// wide spread in total time while its algorithm part moved beyond its own, the paper cell
 // refused, the CPU cell twice as slow, and a cell this run has that run A lacks.
 json run_disagreeing() {
   json c = run_a();
@@ -504,6 +505,7 @@ json run_disagreeing() {
   c["rows"][0]["metrics"]["nonocc"] = 4.5;
   set_median(c["rows"][1], 1.6);  // |1.6 - 1| = 0.6 > max(0.3, 0.48) + 0.032
   c["rows"][2]["total_ms_min"] = 0.1;
+  c["rows"][2]["algorithm_ms"] = 0.4;  // |0.4 - 0.2| > max(0.075, 0.075) + 0.008: the GPU work moved
   c["rows"][3]["status"] = "refused";
   c["rows"][3]["reason"] = "m/cuda: out of memory, a test";
   set_median(c["rows"][5], 80.0);
@@ -541,6 +543,9 @@ TEST(CompareRepeat, AgreeingRunsCountEveryCell) {
   EXPECT_NE(md.find("**Accuracy:** 1 of 1 cells identical"), std::string::npos) << md;
   EXPECT_NE(md.find("plus 2 % of the larger median"), std::string::npos);
   EXPECT_NE(md.find("**GPU cells:** 3 of 3 agree (1 of 1 with a median of 1 ms or more)."), std::string::npos) << md;
+  EXPECT_NE(md.find("**GPU cells, algorithm time alone** (the same rule on the algorithm part's medians and spreads, "
+                    "upload and read-back left out): 3 of 3 agree.\n"),
+            std::string::npos) << md;
   EXPECT_NE(md.find("**Unsettled GPU cells:** 0 "), std::string::npos) << md;
   EXPECT_NE(md.find("on a host CPU shared with other work; apart from the GPU cells): 1 of 1 agree."),
             std::string::npos) << md;
@@ -560,8 +565,8 @@ TEST(CompareRepeat, AgreeingRunsCountEveryCell) {
   EXPECT_TRUE(r.accuracy_differ.empty());
   EXPECT_EQ(r.speed.size(), 4u);  // the refused cell is timed in neither run
   EXPECT_FALSE(r.same_run);
-  EXPECT_EQ(repeat_headline(r), "repeatability: accuracy 1/1 identical; GPU speed 3/3 agree, 0 unsettled; host CPU "
-                                "speed 1/1 agree");
+  EXPECT_EQ(repeat_headline(r), "repeatability: accuracy 1/1 identical; GPU speed 3/3 agree (algorithm alone 3/3), 0 "
+                                "unsettled; host CPU speed 1/1 agree");
 }
 
 TEST(CompareRepeat, DisagreeingRunNamesEachCell) {
@@ -570,6 +575,9 @@ TEST(CompareRepeat, DisagreeingRunNamesEachCell) {
   EXPECT_NE(md.find("- m/cuda accuracy d/s1: nonocc 4.25 here, 4.5 there"), std::string::npos) << md;
   EXPECT_NE(md.find("**GPU cells:** 1 of 2 agree"), std::string::npos) << md;
   EXPECT_NE(md.find("- m/gl 64x48 x 16 grid: 1.000 ms against 1.600 ms (x0.62, tolerance 0.512 ms; none)"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("left out): 1 of 2 agree. Disagreeing:\n\n- m/cuda 64x48 x 16 grid: algorithm 0.200 ms against "
+                    "0.400 ms\n"),
             std::string::npos) << md;
   EXPECT_NE(md.find("**Unsettled GPU cells:** 1 "), std::string::npos) << md;
   EXPECT_NE(md.find("- m/cuda 64x48 x 16 grid: the other run (medians 0.250 and 0.250 ms;"), std::string::npos) << md;
@@ -589,8 +597,8 @@ TEST(CompareRepeat, DisagreeingRunNamesEachCell) {
   EXPECT_EQ(r.speed_status_differ, std::vector<std::string>{"m/cuda 256x256 x 32 paper: ok here, refused there"});
   EXPECT_EQ(r.only_there, std::vector<std::string>{"m/cuda 64x48 x 32 grid"});
   EXPECT_TRUE(r.only_here.empty());
-  EXPECT_EQ(repeat_headline(r), "repeatability: accuracy 0/1 identical; GPU speed 1/2 agree, 1 unsettled; host CPU "
-                                "speed 0/1 agree; 1 timed in one run only; 1 cells in one run only");
+  EXPECT_EQ(repeat_headline(r), "repeatability: accuracy 0/1 identical; GPU speed 1/2 agree (algorithm alone 1/2), 1 "
+                                "unsettled; host CPU speed 0/1 agree; 1 timed in one run only; 1 cells in one run only");
 }
 
 TEST(CompareRepeat, RepeatedSettingsPairInOrderAndARunWithItselfIsSaid) {
@@ -638,8 +646,8 @@ TEST(CompareRepeat, ReportRepeatOfKeepsTheOtherRunInResultsJson) {
                                   " >" + (dir / "stdout").string() + " 2>" + (dir / "stderr").string())
                                      .c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << slurp(dir / "stderr");
-  EXPECT_NE(slurp(dir / "stdout").find("repeatability: accuracy 0/1 identical; GPU speed 1/2 agree, 1 unsettled; "
-                                       "host CPU speed 0/1 agree"),
+  EXPECT_NE(slurp(dir / "stdout").find("repeatability: accuracy 0/1 identical; GPU speed 1/2 agree (algorithm alone "
+                                       "1/2), 1 unsettled; host CPU speed 0/1 agree"),
             std::string::npos)
       << slurp(dir / "stdout");
   const json doc = json::parse(slurp(dir / "a" / "results.json"));
