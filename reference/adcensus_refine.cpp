@@ -31,6 +31,14 @@ int level_index(float d, DisparityRange range) {
   return k >= 0 && k < range.count ? k : -1;
 }
 
+// Whether the left-view pixel x matches a pixel of the right image at level k (x - d inside
+// 0..width-1). Outside it the volume holds out_of_image_cost (cost_initialization), a constant
+// that measures nothing: the adjustment and eq. 7 do not compare it.
+bool matched_in_image(int x, int k, DisparityRange range, int width) {
+  const int xm = x - (range.min + k);
+  return xm >= 0 && xm < width;
+}
+
 void require_same_size(const ImageF& disparity, const OutlierMap& outliers, const std::string& stage) {
   require(disparity.channels == 1 && outliers.channels == 1 && outliers.same_size(disparity.width, disparity.height),
           "adcensus: " + stage + " needs a one-channel disparity map and outlier map of one size");
@@ -186,7 +194,7 @@ ImageF discontinuity_adjustment(const ImageF& disparity, const CostVolume& cost)
         if (!use || qx < 0 || qy < 0 || qx >= disparity.width || qy >= disparity.height) continue;
         const float dq = disparity.at(qx, qy);
         const int kq = level_index(dq, cost.range);
-        if (kq < 0) continue;
+        if (kq < 0 || !matched_in_image(x, kq, cost.range, cost.width)) continue;
         if (cost.at(x, y, kq) < best_cost) {
           best_cost = cost.at(x, y, kq);
           best = dq;
@@ -206,6 +214,8 @@ ImageF subpixel_enhancement(const ImageF& disparity, const CostVolume& cost) {
     for (int x = 0; x < disparity.width; ++x) {
       const int k = level_index(disparity.at(x, y), cost.range);
       if (k < 1 || k + 1 >= cost.range.count) continue;
+      if (!matched_in_image(x, k - 1, cost.range, cost.width) || !matched_in_image(x, k + 1, cost.range, cost.width))
+        continue;  // a level with no match in the right image holds a constant, not a cost
       const double c_minus = cost.at(x, y, k - 1);
       const double c = cost.at(x, y, k);
       const double c_plus = cost.at(x, y, k + 1);

@@ -78,14 +78,17 @@ RefinedDisparity proper_interpolation(const ImageF& disparity, const OutlierMap&
 /// neighbour) p1 = (x, y-1), p2 = (x, y+1); on both, all four (neighbours inside the image).
 /// D(p) becomes the candidate disparity with the smallest C2(p, .) when that cost is strictly
 /// smaller than C2(p, D(p)) (the earlier of left, right, up, down on a tie). Integer
-/// disparities inside cost.range; other values are left alone.
+/// disparities inside cost.range; other values are left alone. A candidate whose match p - d
+/// falls outside the right image is not offered: its C2 holds out_of_image_cost, a constant
+/// (not in the paper, which does not say what a match outside the image costs).
 ImageF discontinuity_adjustment(const ImageF& disparity, const CostVolume& cost);
 
 /// Eq. 7: d* = d - (C2(d+1) - C2(d-1)) / (2 (C2(d+1) + C2(d-1) - 2 C2(d))) at the integer d =
 /// D(p), applied only where C2(d) < C2(d-1) and C2(d) < C2(d+1): eq. 7 interpolates a cost
 /// minimum (the vertex then lies within half a level of d), and after voting, interpolation
-/// and adjustment d need not be one. d stays where d-1 or d+1 lies outside the range, and
-/// non-finite values stay.
+/// and adjustment d need not be one. d stays where d-1 or d+1 lies outside the range or its
+/// match p - (d +- 1) outside the right image (a constant there, not a cost), and non-finite
+/// values stay.
 ImageF subpixel_enhancement(const ImageF& disparity, const CostVolume& cost);
 
 }  // namespace stereo::reference

@@ -499,44 +499,67 @@ TEST(AdCensusReference, InterpolationTakesTheLowestOrTheMostSimilarColour) {
 }
 
 TEST(AdCensusReference, DiscontinuityAdjustmentTakesTheCheaperNeighbour) {
-  const ImageF disparity = row_map({2, 2, 5, 5});
-  CostVolume cost(4, 1, DisparityRange{0, 6}, 1.0f);
-  cost.at(0, 0, 5) = 0.0f;  // x = 0 is no edge: stays 2 however cheap 5 is there
-  cost.at(1, 0, 2) = 0.5f;  // x = 1 is on the edge: 5 costs less there -> 5
-  cost.at(1, 0, 5) = 0.3f;
-  cost.at(2, 0, 5) = 0.2f;  // x = 2: 2 costs more -> stays 5
-  cost.at(2, 0, 2) = 0.4f;
+  // The pixels under test sit at x = 6..9, where every level 0..5 matches inside the right
+  // image (x - d >= 0); x = 0..5 repeat the first value, so x = 6 has no edge either.
+  const ImageF disparity = row_map({2, 2, 2, 2, 2, 2, 2, 2, 5, 5});
+  CostVolume cost(10, 1, DisparityRange{0, 6}, 1.0f);
+  cost.at(6, 0, 5) = 0.0f;  // x = 6 is no edge: stays 2 however cheap 5 is there
+  cost.at(7, 0, 2) = 0.5f;  // x = 7 is on the edge: 5 costs less there -> 5
+  cost.at(7, 0, 5) = 0.3f;
+  cost.at(8, 0, 5) = 0.2f;  // x = 8: 2 costs more -> stays 5
+  cost.at(8, 0, 2) = 0.4f;
   const ImageF out = discontinuity_adjustment(disparity, cost);
-  EXPECT_EQ(out.at(0, 0), 2.0f);
-  EXPECT_EQ(out.at(1, 0), 5.0f);
-  EXPECT_EQ(out.at(2, 0), 5.0f);
-  EXPECT_EQ(out.at(3, 0), 5.0f);
-  // The same edge crossed vertically (a column): the upper and lower neighbours are the
-  // candidates, with the same outcome.
-  ImageF column(1, 4, 1);
-  CostVolume column_cost(1, 4, DisparityRange{0, 6}, 1.0f);
-  for (int y = 0; y < 4; ++y) {
-    column.at(0, y) = disparity.at(y, 0);
-    for (int k = 0; k < 6; ++k) column_cost.at(0, y, k) = cost.at(y, 0, k);
-  }
+  EXPECT_EQ(out.at(6, 0), 2.0f);
+  EXPECT_EQ(out.at(7, 0), 5.0f);
+  EXPECT_EQ(out.at(8, 0), 5.0f);
+  EXPECT_EQ(out.at(9, 0), 5.0f);
+  // The same edge crossed vertically: seven identical columns (no horizontal edge), the
+  // upper and lower neighbours are the candidates, with the same outcome in column 6.
+  ImageF column(7, 4, 1);
+  CostVolume column_cost(7, 4, DisparityRange{0, 6}, 1.0f);
+  for (int y = 0; y < 4; ++y)
+    for (int x = 0; x < 7; ++x) {
+      column.at(x, y) = disparity.at(6 + y, 0);
+      for (int k = 0; k < 6; ++k) column_cost.at(x, y, k) = cost.at(6 + y, 0, k);
+    }
   const ImageF column_out = discontinuity_adjustment(column, column_cost);
-  for (int y = 0; y < 4; ++y) EXPECT_EQ(column_out.at(0, y), out.at(y, 0)) << "y " << y;
-  EXPECT_EQ(column_out.at(0, 1), 5.0f);
+  for (int y = 0; y < 4; ++y) EXPECT_EQ(column_out.at(6, y), out.at(6 + y, 0)) << "y " << y;
+  EXPECT_EQ(column_out.at(6, 1), 5.0f);
+}
+
+TEST(AdCensusReference, DiscontinuityAdjustmentOffersNoMatchOutsideTheImage) {
+  // x = 2 on the edge between 1 and 5: its level 5 would match x - 5 = -3, outside the right
+  // image, where the volume holds out_of_image_cost, a constant: not offered however low.
+  const ImageF disparity = row_map({1, 1, 1, 5, 5, 5, 5});
+  CostVolume cost(7, 1, DisparityRange{0, 6}, 1.0f);
+  cost.at(2, 0, 5) = 0.0f;
+  cost.at(3, 0, 1) = 0.0f;  // x = 3 matches d = 1 at 2, inside: taken
+  const ImageF out = discontinuity_adjustment(disparity, cost);
+  EXPECT_EQ(out.at(2, 0), 1.0f);
+  EXPECT_EQ(out.at(3, 0), 1.0f);
 }
 
 TEST(AdCensusReference, SubpixelIsTheParabolaVertexAtACostMinimum) {
-  const ImageF disparity = row_map({3, 3, 0, INF});
-  CostVolume cost(4, 1, DisparityRange{0, 6}, 1.0f);
-  cost.at(0, 0, 2) = 1.0f;  // x = 0: C(2) = 1, C(3) = 0, C(4) = 0.5 -> 3 - (0.5 - 1) / (2 * 1.5) = 3 + 1/6
-  cost.at(0, 0, 3) = 0.0f;
-  cost.at(0, 0, 4) = 0.5f;
-  cost.at(1, 0, 2) = 0.0f;  // x = 1: d = 3 is no minimum (C(2) = 0 < C(3) = 0.2): stays
-  cost.at(1, 0, 3) = 0.2f;
+  const ImageF disparity = row_map({0, 0, 0, 0, 0, 3, 3, 0, INF});
+  CostVolume cost(9, 1, DisparityRange{0, 6}, 1.0f);
+  cost.at(5, 0, 2) = 1.0f;  // x = 5: C(2) = 1, C(3) = 0, C(4) = 0.5 -> 3 - (0.5 - 1) / (2 * 1.5) = 3 + 1/6
+  cost.at(5, 0, 3) = 0.0f;
+  cost.at(5, 0, 4) = 0.5f;
+  cost.at(6, 0, 2) = 0.0f;  // x = 6: d = 3 is no minimum (C(2) = 0 < C(3) = 0.2): stays
+  cost.at(6, 0, 3) = 0.2f;
   const ImageF out = subpixel_enhancement(disparity, cost);
-  EXPECT_NEAR(out.at(0, 0), 3.0f + 1.0f / 6.0f, 1e-6);
-  EXPECT_EQ(out.at(1, 0), 3.0f);
-  EXPECT_EQ(out.at(2, 0), 0.0f);  // d - 1 outside the range
-  EXPECT_EQ(out.at(3, 0), INF);
+  EXPECT_NEAR(out.at(5, 0), 3.0f + 1.0f / 6.0f, 1e-6);
+  EXPECT_EQ(out.at(6, 0), 3.0f);
+  EXPECT_EQ(out.at(7, 0), 0.0f);  // d - 1 outside the range
+  EXPECT_EQ(out.at(8, 0), INF);
+  // x = 3, d = 3: d + 1 = 4 matches x - 4 = -1, outside the right image, where the volume
+  // holds a constant: no parabola through it, d stays.
+  ImageF edge = row_map({0, 0, 0, 3});
+  CostVolume edge_cost(4, 1, DisparityRange{0, 6}, 1.0f);
+  edge_cost.at(3, 0, 2) = 1.0f;
+  edge_cost.at(3, 0, 3) = 0.0f;
+  edge_cost.at(3, 0, 4) = 0.5f;
+  EXPECT_EQ(subpixel_enhancement(edge, edge_cost).at(3, 0), 3.0f);
 }
 
 TEST(AdCensusReference, MedianRemovesImpulsesAndKeepsEdges) {

@@ -39,6 +39,13 @@ __device__ int level_index(float d, int min_d, int levels) {
   return k >= 0 && k < levels ? k : -1;
 }
 
+// Whether level k of the left-view pixel x matches inside the right image (reference
+// matched_in_image): outside it the volume holds out_of_image_cost, a constant.
+__device__ bool matched_in_image(int x, int k, int min_d, int width) {
+  const int xm = x - (min_d + k);
+  return xm >= 0 && xm < width;
+}
+
 __device__ bool consistent(const float* __restrict__ right, int width, int x, int y, float d) {
   return lr_consistent(right, width, x, y, d);  // cuda/shared/lr_consistency.cuh
 }
@@ -206,7 +213,7 @@ __global__ void adjustment_kernel(const float* __restrict__ disparity, const __h
     if (qx < 0 || qy < 0 || qx >= width || qy >= height) continue;
     const float dq = disparity[static_cast<std::size_t>(qy) * width + qx];
     const int kq = level_index(dq, min_d, levels);
-    if (kq < 0) continue;
+    if (kq < 0 || !matched_in_image(x, kq, min_d, width)) continue;
     const float cq = __half2float(c[kq]);
     if (cq < best_cost) {
       best_cost = cq;
@@ -217,13 +224,15 @@ __global__ void adjustment_kernel(const float* __restrict__ disparity, const __h
 }
 
 __global__ void subpixel_kernel(const float* __restrict__ disparity, const __half* __restrict__ cost,
-                                std::size_t pixels, int min_d, int levels, float* __restrict__ out) {
+                                std::size_t pixels, int width, int min_d, int levels, float* __restrict__ out) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= pixels) return;
   const float d = disparity[i];
   out[i] = d;
   const int k = level_index(d, min_d, levels);
   if (k < 1 || k + 1 >= levels) return;
+  const int x = static_cast<int>(i % static_cast<std::size_t>(width));
+  if (!matched_in_image(x, k - 1, min_d, width) || !matched_in_image(x, k + 1, min_d, width)) return;
   const __half* c = cost + i * static_cast<std::size_t>(levels);
   const double c_minus = __half2float(c[k - 1]);
   const double c_mid = __half2float(c[k]);
@@ -331,8 +340,8 @@ void subpixel_enhancement(const DeviceImage<float>& disparity, const DeviceVolum
   require_same(disparity, out, "subpixel_enhancement");
   const std::size_t pixels = disparity.count();
   subpixel_kernel<<<static_cast<unsigned>((pixels + 255) / 256), 256, 0, stream>>>(
-      disparity.get(), reinterpret_cast<const __half*>(cost.get()), pixels, cost.range.min, cost.range.count,
-      out.get());
+      disparity.get(), reinterpret_cast<const __half*>(cost.get()), pixels, disparity.width, cost.range.min,
+      cost.range.count, out.get());
   CUDA_CHECK_LAUNCH();
 }
 
