@@ -11,9 +11,9 @@
 /// Choices the paper leaves open (measured on Middlebury v2, see README "ESAW and ESMP"):
 ///  - Delta_c, the colour distance of the adaptive weight (`colour`): by default the largest
 ///    absolute RGB channel difference of the reference image (grey-level differences lose about
-///    3 points). The paper computes its weight "as in [17]" (Yoon and Kweon: CIELab), so `lab`
-///    and `lab8` (CIELab in its 8-bit encoding) are selectable on the cpu backend;
-///    cuda/esaw/NOTES.md "Accuracy readings" has the measurements and the recommendation;
+///    3 points). The paper computes its weight "as in [17]" (Yoon and Kweon: CIELab), so `lab8`
+///    (CIELab in its 8-bit encoding; cpu and cuda) and `lab` (CIELab in floats; cpu only) are
+///    selectable; cuda/esaw/NOTES.md "Accuracy readings" has the measurements and the recommendation;
 ///  - the weight of a side sample q = p +- s is exp(-Delta_c/gamma_c) exp(-s/gamma_p), the
 ///    centre's is 1 (Delta_c = Delta_g = 0), normalised over the samples inside the image; a
 ///    sample outside the image is dropped (weight 0), so steps longer than the image leave
@@ -48,13 +48,17 @@ void describe_shared_choices(B& b, P& p) {
            "a sample outside the image: drop it (weight 0) or read the edge pixel (clamp, a texture's addressing)");
   b.choice("colour", p.colour, {"max_rgb", "lab", "lab8"},
            "Delta_c of the weight: largest RGB channel difference, or CIELab distance as in [17] (Sec. III-A: "
-           "\"computed as in [17]\"; lab8: CIELab as 8-bit images hold it); lab, lab8: cpu only");
+           "\"computed as in [17]\"; lab8: CIELab as 8-bit images hold it); lab: cpu only");
   b.field("median", p.median, "3x3 median of the disparity map (step 4)");
 }
 
-/// Checks the ranges ESAW and ESMP share: iterations, base, gamma_c, gamma_p, tau and lambda.
+/// Checks the ranges ESAW and ESMP share: iterations, base, gamma_c, gamma_p, tau and lambda;
+/// and that a CUDA component reads a colour its kernels have (max_rgb, lab8).
 template <class P>
 void validate_shared_ranges(const P& p, const std::string& component) {
+  require(!on_cuda(component) || p.colour != "lab",
+          component + ": colour=lab runs on the cpu backend only (the CUDA weights read max_rgb or lab8, the "
+                      "8-bit CIELab)");
   require(p.iterations >= 1 && p.iterations <= 20,
           component + ": iterations must be in 1..20, got " + std::to_string(p.iterations));
   require(p.base >= 1.0f && p.base <= 8.0f, component + ": base must be in [1, 8], got " + std::to_string(p.base));
@@ -114,8 +118,6 @@ struct EsawParams {
     validate_shared_ranges(*this, component);
     require(slab_planes >= 0, component + ": slab_planes must be >= 0 (0 = automatic), got " +
                                   std::to_string(slab_planes));
-    require(!on_cuda(component) || colour == "max_rgb",
-            component + ": colour=" + colour + " runs on the cpu backend only (the CUDA weights read max_rgb)");
   }
 };
 
@@ -201,8 +203,6 @@ struct EsmpParams {
     // literal and centre (and rejects data itself), so refuse the rest here rather than let it
     // run another reading under their name.
     const bool cuda = on_cuda(component);
-    require(!cuda || colour == "max_rgb",
-            component + ": colour=" + colour + " runs on the cpu backend only (the CUDA weights read max_rgb)");
     require(!cuda || esmp_variant == "literal" || esmp_variant == "centre" || esmp_variant == "data",
             component + ": esmp_variant=" + esmp_variant + " runs on the cpu backend only (README \"ESMP readings\")");
   }
