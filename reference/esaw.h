@@ -52,14 +52,15 @@ CostVolume init_cost(const ImageU8& grey_left, const ImageU8& grey_right, Dispar
 
 /// How Delta_c, the colour distance of the adaptive weight, is measured on the reference image.
 ///  - max_rgb: the largest absolute difference of the three 8-bit RGB channels (an integer in
-///    0..255; the suite's first reading, kept for ESAW, whose Table IV row it matches);
+///    0..255; the suite's first reading, which lands nearest Table IV's ESAW-9 figure);
 ///  - lab: the Euclidean distance of the two colours in CIELab (sRGB, D65; L* in 0..100), Yoon
 ///    and Kweon's Delta_c. The paper computes its weight "as in [17]" (Sec. III-A), and [17] is
 ///    Yoon and Kweon;
 ///  - lab8: the same distance between CIELab colours as 8-bit images store them (L* x 255/100,
 ///    a* + 128, b* + 128, each rounded to an integer, OpenCV's 8-bit conversion): L* counts
 ///    2.55 times as much against a* and b*. A guess at how a 2010 C implementation held "the
-///    CIELab of [17]"; the paper says nothing of the encoding.
+///    CIELab of [17]"; the paper says nothing of the encoding. The methods' default
+///    (host/methods/esaw.h), on the cpu and cuda backends.
 enum class ColourDistance { max_rgb, lab, lab8 };
 
 /// sRGB's transfer curve undone (IEC 61966-2-1): an 8-bit code to linear light in [0, 1], in

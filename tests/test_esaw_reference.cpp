@@ -448,6 +448,11 @@ TEST(EsawReference, EsawRecoversTheSlantedScene) {
 TEST(EsawReference, EsmpLabRecoversThePlanarScene) {
   expect_recovers("esmp", SynthLayout::planes, {{"colour", "lab"}}, 1.0);
 }
+// The suite's first Delta_c, the default before lab8 (the tests above run the default).
+TEST(EsawReference, MaxRgbRecoversThePlanarScene) {
+  expect_recovers("esaw", SynthLayout::planes, {{"colour", "max_rgb"}}, 1.0);
+  expect_recovers("esmp", SynthLayout::planes, {{"colour", "max_rgb"}}, 1.0);
+}
 
 TEST(EsawReference, BackendsRejectBadParameters) {
   EXPECT_THROW(create_matcher("esaw", "cpu", {{"iterations", "0"}}), Error);
