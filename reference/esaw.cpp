@@ -4,6 +4,7 @@
 #include "reference/esaw.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -35,17 +36,15 @@ int max_channel_distance(const ImageU8& rgb, int x0, int y0, int x1, int y1) {
   return most;
 }
 
-// sRGB's transfer curve undone (IEC 61966-2-1): an 8-bit code to linear light in [0, 1].
-double srgb_to_linear(std::uint8_t code) {
-  const double v = double(code) / 255.0;
-  return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
-}
-
 // CIE 1976's f(t): the cube root, with the linear segment below (6/29)^3.
 double lab_f(double t) {
   constexpr double delta = 6.0 / 29.0;
   return t > delta * delta * delta ? std::cbrt(t) : t / (3.0 * delta * delta) + 4.0 / 29.0;
 }
+
+// One channel of the 8-bit encoding: rounded to nearest (ties to even; rgb2lab8's test shows no
+// colour comes near a tie) and saturated.
+std::uint8_t lab8_byte(double v) { return std::uint8_t(std::clamp(std::nearbyint(v), 0.0, 255.0)); }
 
 // One three-sample pass along (dx, dy); the weights depend on the pixel only, so they are
 // computed once per pixel and applied to every disparity.
@@ -120,32 +119,57 @@ CostVolume init_cost(const ImageU8& grey_left, const ImageU8& grey_right, Dispar
   return out;
 }
 
+double srgb_to_linear(std::uint8_t code) {
+  const double v = double(code) / 255.0;
+  return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+}
+
+std::array<double, 3> linear_to_lab(double r, double g, double b) {
+  // The D65 white of sRGB's matrix (its rows summed), so that a grey maps to a* = b* = 0.
+  constexpr double white_x = 0.4124 + 0.3576 + 0.1805, white_z = 0.0193 + 0.1192 + 0.9505;
+  const double fx = lab_f((0.4124 * r + 0.3576 * g + 0.1805 * b) / white_x);
+  const double fy = lab_f(0.2126 * r + 0.7152 * g + 0.0722 * b);
+  const double fz = lab_f((0.0193 * r + 0.1192 * g + 0.9505 * b) / white_z);
+  return {116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz)};
+}
+
+std::array<double, 3> lab8_unrounded(const std::array<double, 3>& lab) {
+  // Only the stretch of L* changes a distance; the offsets keep a* and b* inside 0..255.
+  return {lab[0] * (255.0 / 100.0), lab[1] + 128.0, lab[2] + 128.0};
+}
+
 ImageF lab_image(const ImageU8& rgb, bool eight_bit) {
   require(rgb.channels >= 3, "esaw/cpu: lab_image needs an RGB image, got " + std::to_string(rgb.channels) +
                                  " channel(s)");
-  // The D65 white of sRGB's matrix (its rows summed), so that a grey maps to a* = b* = 0.
-  constexpr double white_x = 0.4124 + 0.3576 + 0.1805, white_z = 0.0193 + 0.1192 + 0.9505;
   ImageF out(rgb.width, rgb.height, 3);
   for (int y = 0; y < rgb.height; ++y)
     for (int x = 0; x < rgb.width; ++x) {
-      const double r = srgb_to_linear(rgb.at(x, y, 0)), g = srgb_to_linear(rgb.at(x, y, 1)),
-                   b = srgb_to_linear(rgb.at(x, y, 2));
-      const double fx = lab_f((0.4124 * r + 0.3576 * g + 0.1805 * b) / white_x);
-      const double fy = lab_f(0.2126 * r + 0.7152 * g + 0.0722 * b);
-      const double fz = lab_f((0.0193 * r + 0.1192 * g + 0.9505 * b) / white_z);
-      double lab[3] = {116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz)};
+      const std::array<double, 3> lab = linear_to_lab(
+          srgb_to_linear(rgb.at(x, y, 0)), srgb_to_linear(rgb.at(x, y, 1)), srgb_to_linear(rgb.at(x, y, 2)));
       if (eight_bit) {
-        // The 8-bit encoding (OpenCV's CV_8U Lab): L* stretched to 0..255, a* and b* offset by
-        // 128, each rounded and saturated. Only the stretch of L* changes a distance.
-        lab[0] *= 255.0 / 100.0;
-        lab[1] += 128.0;
-        lab[2] += 128.0;
-        for (double& v : lab) v = std::clamp(std::nearbyint(v), 0.0, 255.0);
+        const std::array<double, 3> encoded = lab8_unrounded(lab);
+        for (int ch = 0; ch < 3; ++ch) out.at(x, y, ch) = float(lab8_byte(encoded[std::size_t(ch)]));
+      } else {
+        for (int ch = 0; ch < 3; ++ch) out.at(x, y, ch) = float(lab[std::size_t(ch)]);
       }
-      for (int ch = 0; ch < 3; ++ch) out.at(x, y, ch) = float(lab[ch]);
     }
   return out;
 }
+
+ImageU8 rgb2lab8(const ImageU8& rgb) {
+  const ImageF lab = lab_image(rgb, true);
+  ImageU8 out(rgb.width, rgb.height, 3);
+  for (std::size_t i = 0; i < lab.data.size(); ++i) out.data[i] = std::uint8_t(lab.data[i]);  // integers 0..255
+  return out;
+}
+
+float lab8_distance(int squared) {
+  require(squared >= 0 && squared <= 3 * 255 * 255,
+          "esaw/cpu: lab8_distance: " + std::to_string(squared) + " is no squared distance of two lab8 colours");
+  return std::sqrt(float(squared));
+}
+
+float colour_factor(float delta_c, float gamma_c) { return std::exp(-delta_c / gamma_c); }
 
 WeightGuide::WeightGuide(const ImageU8& rgb) : WeightGuide(rgb, ColourDistance::max_rgb) {}
 
@@ -177,7 +201,7 @@ SampleWeights sample_weights(const WeightGuide& guide, int x, int y, int dx, int
     if (outside && border == Border::drop) return 0.0f;
     sx = std::clamp(sx, 0, guide.width() - 1);
     sy = std::clamp(sy, 0, guide.height() - 1);
-    return std::exp(-guide.colour_distance(x, y, sx, sy) / gamma_c) * spatial;
+    return colour_factor(guide.colour_distance(x, y, sx, sy), gamma_c) * spatial;
   };
   const float minus = side(x - dx * step, y - dy * step);
   const float plus = side(x + dx * step, y + dy * step);

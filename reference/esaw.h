@@ -19,6 +19,8 @@
 /// are bit-exact with the CUDA stages; the aggregation and min-sum stages agree within the
 /// tolerance their tests state (the weights' exp differs in the last bits between libm and CUDA).
 
+#include <array>
+#include <cstdint>
 #include <vector>
 
 #include "host/disparity_range.h"
@@ -50,20 +52,48 @@ CostVolume init_cost(const ImageU8& grey_left, const ImageU8& grey_right, Dispar
 
 /// How Delta_c, the colour distance of the adaptive weight, is measured on the reference image.
 ///  - max_rgb: the largest absolute difference of the three 8-bit RGB channels (an integer in
-///    0..255; the suite's first reading, kept for ESAW, whose Table IV row it matches);
+///    0..255; the suite's first reading, which lands nearest Table IV's ESAW-9 figure);
 ///  - lab: the Euclidean distance of the two colours in CIELab (sRGB, D65; L* in 0..100), Yoon
 ///    and Kweon's Delta_c. The paper computes its weight "as in [17]" (Sec. III-A), and [17] is
 ///    Yoon and Kweon;
 ///  - lab8: the same distance between CIELab colours as 8-bit images store them (L* x 255/100,
 ///    a* + 128, b* + 128, each rounded to an integer, OpenCV's 8-bit conversion): L* counts
 ///    2.55 times as much against a* and b*. A guess at how a 2010 C implementation held "the
-///    CIELab of [17]"; the paper says nothing of the encoding.
+///    CIELab of [17]"; the paper says nothing of the encoding. The methods' default
+///    (host/methods/esaw.h), on the cpu and cuda backends.
 enum class ColourDistance { max_rgb, lab, lab8 };
 
-/// CIELab of every pixel of an 8-bit sRGB image (3 floats a pixel: L*, a*, b*): the sRGB
-/// transfer curve undone (IEC 61966-2-1), XYZ by the sRGB matrix, L*a*b* against the D65
-/// white, in double, stored as float. eight_bit: the 8-bit encoding of ColourDistance::lab8.
+/// sRGB's transfer curve undone (IEC 61966-2-1): an 8-bit code to linear light in [0, 1], in
+/// double. (The CUDA stage rgb2lab8 reads these 256 values from a table the host fills here.)
+double srgb_to_linear(std::uint8_t code);
+
+/// CIELab (L* in 0..100, a*, b*) of one colour given as linear sRGB light (srgb_to_linear of its
+/// codes): XYZ by the sRGB matrix, L*a*b* against the D65 white, in double, one IEEE operation
+/// at a time in the order written in esaw.cpp (which the CUDA stage repeats).
+std::array<double, 3> linear_to_lab(double r, double g, double b);
+
+/// The 8-bit encoding of ColourDistance::lab8 before its rounding: L* x 255/100, a* + 128,
+/// b* + 128 (OpenCV's CV_8U Lab).
+std::array<double, 3> lab8_unrounded(const std::array<double, 3>& lab);
+
+/// CIELab of every pixel of an 8-bit sRGB image (3 floats a pixel: L*, a*, b*), linear_to_lab
+/// of srgb_to_linear of its codes, stored as float. eight_bit: the 8-bit encoding of
+/// ColourDistance::lab8 (lab8_unrounded, rounded to nearest and saturated to 0..255).
 ImageF lab_image(const ImageU8& rgb, bool eight_bit = false);
+
+/// The lab8 reading's first stage: lab_image(rgb, true) as the 8-bit image it is (3 channels:
+/// L* x 255/100, a* + 128, b* + 128, each rounded). The CPU twin of the CUDA stage rgb2lab8.
+ImageU8 rgb2lab8(const ImageU8& rgb);
+
+/// The Delta_c of two lab8 colours whose channel differences square to `squared` (0 .. 3 x
+/// 255^2): sqrt of the exact integer sum, correctly rounded in float, which is what
+/// WeightGuide::colour_distance computes for them (its float operations on 8-bit integers are
+/// exact up to the square root).
+float lab8_distance(int squared);
+
+/// The colour factor of a side sample's weight, exp(-Delta_c / gamma_c), in float as
+/// sample_weights evaluates it (the CUDA stages read it from tables filled with this function).
+float colour_factor(float delta_c, float gamma_c);
 
 /// What the adaptive weights read: the reference image and how its colours are compared.
 /// Converts implicitly from an RGB image (max_rgb), so every stage can still be called with the

@@ -1,7 +1,8 @@
 // Every ESAW/ESMP CUDA kernel (cuda/esaw/stages.h) against the reference stage of the same name
 // (reference/esaw.h with Storage::fp16). The kernels use the reference's operations in its
-// order with round-to-nearest intrinsics and weight tables from the reference's expressions,
-// so every comparison here is bit-exact; a failure prints the first differing cell.
+// order with round-to-nearest intrinsics and weight tables from the reference's functions,
+// so every comparison here is bit-exact; a failure prints the first differing cell. The stages
+// that weigh samples run under both colour readings the CUDA backend has (max_rgb, lab8).
 
 #include <gtest/gtest.h>
 
@@ -9,6 +10,8 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cuda/esaw/stages.h"
 #include "host/methods/esaw.h"
@@ -63,6 +66,58 @@ ImageF download_map(const cu::DeviceImage<float>& map) {
   return out;
 }
 
+// rgb2grey's RGBA image of an RGB image: the max_rgb guide, and rgb2lab8's input.
+cu::DeviceImage<uchar4> upload_rgba(const ImageU8& rgb) {
+  auto d_raw = cu::make_device_buffer<std::uint8_t>(rgb.data.size(), "test", "raw");
+  CUDA_CHECK(cudaMemcpy(d_raw.get(), rgb.data.data(), rgb.data.size(), cudaMemcpyHostToDevice));
+  cu::DeviceImage<uchar4> rgba(rgb.width, rgb.height, "test", "rgba");
+  cu::DeviceImage<std::uint8_t> grey(rgb.width, rgb.height, "test", "grey");
+  ce::rgb2grey(d_raw.get(), rgb.channels, rgba, grey, nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return rgba;
+}
+
+ImageU8 download_rgb(const cu::DeviceImage<uchar4>& image) {
+  std::vector<uchar4> host(image.count());
+  CUDA_CHECK(cudaMemcpy(host.data(), image.get(), host.size() * sizeof(uchar4), cudaMemcpyDeviceToHost));
+  ImageU8 out(image.width, image.height, 3);
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    out.data[3 * i] = host[i].x;
+    out.data[3 * i + 1] = host[i].y;
+    out.data[3 * i + 2] = host[i].z;
+  }
+  return out;
+}
+
+// What the weights of one colour reading read, on both sides: the device guide image (RGBA, or
+// rgb2lab8 of it) with lab8's colour table, and the reference's WeightGuide.
+struct Guide {
+  std::string name;
+  cu::DeviceImage<uchar4> image;
+  cu::DeviceBuffer<float> lab8_colour;  // lab8 only
+  ref::WeightGuide reference;
+  float gamma_c;
+
+  [[nodiscard]] ce::WeightTable table(float gamma_p, int step) const {
+    return ce::weight_table(gamma_c, gamma_p, step, lab8_colour.get());
+  }
+};
+
+Guide make_guide(const ImageU8& rgb, ref::ColourDistance colour, float gamma_c) {
+  Guide g{colour == ref::ColourDistance::lab8 ? "lab8" : "max_rgb", upload_rgba(rgb), nullptr,
+          ref::WeightGuide(rgb, colour), gamma_c};
+  if (colour == ref::ColourDistance::lab8) {
+    cu::DeviceImage<uchar4> lab8(rgb.width, rgb.height, "test", "lab8");
+    ce::rgb2lab8(g.image, lab8, nullptr);
+    g.image = std::move(lab8);
+    g.lab8_colour = ce::lab8_colour_table(gamma_c, "test");
+  }
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return g;
+}
+
+constexpr ref::ColourDistance CUDA_COLOURS[] = {ref::ColourDistance::max_rgb, ref::ColourDistance::lab8};
+
 TEST(CudaEsawStages, Rgb2GreyMatchesReference) {
   STEREO_REQUIRE_CUDA();
   for (const int channels : {1, 3, 4}) {
@@ -78,6 +133,77 @@ TEST(CudaEsawStages, Rgb2GreyMatchesReference) {
     const ImageU8 want = ref::rgb2grey(to_rgb(raw));
     EXPECT_EQ(got.data, want.data) << channels << " channels";
   }
+}
+
+// lab8's guide, byte for byte (the x, y, z of the output; w = 255), on a random image of odd size
+// and on the colours where the conversion changes course: black, white, the cube's corners,
+// greys, every code alone in each channel (the sRGB curve's linear piece ends at code 10, CIE's
+// f(t) at Y = (6/29)^3), and mixtures of the extremes.
+TEST(CudaEsawStages, Rgb2Lab8MatchesReference) {
+  STEREO_REQUIRE_CUDA();
+  ImageU8 edges(256, 12, 3);
+  for (int v = 0; v < 256; ++v) {
+    const std::uint8_t c = std::uint8_t(v), z = 0, f = 255;
+    const std::uint8_t rows[12][3] = {{c, c, c}, {c, z, z}, {z, c, z}, {z, z, c}, {c, c, z}, {c, z, c},
+                                      {z, c, c}, {f, c, z}, {z, f, c}, {c, z, f}, {f, f, c}, {c, f, f}};
+    for (int y = 0; y < 12; ++y)
+      for (int ch = 0; ch < 3; ++ch) edges.at(v, y, ch) = rows[y][ch];
+  }
+  for (const ImageU8& rgb : {random_rgb(W, H, 101), edges}) {
+    const cu::DeviceImage<uchar4> rgba = upload_rgba(rgb);
+    cu::DeviceImage<uchar4> lab8(rgb.width, rgb.height, "test", "lab8");
+    cu::poison(lab8);
+    ce::rgb2lab8(rgba, lab8, nullptr);
+    const ImageU8 got = download_rgb(lab8), want = ref::rgb2lab8(rgb);
+    std::size_t differ = 0;
+    for (int y = 0; y < rgb.height; ++y)
+      for (int x = 0; x < rgb.width; ++x)
+        for (int ch = 0; ch < 3; ++ch)
+          if (got.at(x, y, ch) != want.at(x, y, ch)) {
+            if (differ++ == 0)
+              ADD_FAILURE() << rgb.width << "x" << rgb.height << ": first difference at x " << x << " y " << y
+                            << " channel " << ch << " (rgb " << int(rgb.at(x, y, 0)) << " " << int(rgb.at(x, y, 1))
+                            << " " << int(rgb.at(x, y, 2)) << "): gpu " << int(got.at(x, y, ch)) << " reference "
+                            << int(want.at(x, y, ch));
+          }
+    EXPECT_EQ(differ, 0u) << rgb.width << "x" << rgb.height;
+  }
+  const cu::DeviceImage<uchar4> rgba = upload_rgba(random_rgb(W, H, 102));
+  cu::DeviceImage<uchar4> smaller(W - 1, H, "test", "lab8");
+  EXPECT_THROW(ce::rgb2lab8(rgba, smaller, nullptr), Error);
+}
+
+// Every one of the 2^24 colours once (a 4096 x 4096 image): what the CPU test
+// NoColourHasAnUnroundedLab8ValueNearARoundingTie proves for any cbrt within an ulp or two, checked
+// on this GPU directly. A few seconds of CPU for the reference.
+TEST(CudaEsawStages, Rgb2Lab8MatchesReferenceOnEveryColour) {
+  STEREO_REQUIRE_CUDA();
+  ImageU8 all(4096, 4096, 3);
+  for (std::size_t i = 0; i < std::size_t(1) << 24; ++i) {
+    all.data[3 * i] = std::uint8_t(i >> 16);
+    all.data[3 * i + 1] = std::uint8_t(i >> 8);
+    all.data[3 * i + 2] = std::uint8_t(i);
+  }
+  const cu::DeviceImage<uchar4> rgba = upload_rgba(all);
+  cu::DeviceImage<uchar4> lab8(all.width, all.height, "test", "lab8");
+  ce::rgb2lab8(rgba, lab8, nullptr);
+  const ImageU8 got = download_rgb(lab8), want = ref::rgb2lab8(all);
+  std::size_t differ = 0, first = 0;
+  for (std::size_t i = 0; i < want.data.size(); ++i)
+    if (got.data[i] != want.data[i] && differ++ == 0) first = i;
+  EXPECT_EQ(differ, 0u) << "first at colour " << (first / 3) << " channel " << (first % 3) << ": gpu "
+                        << int(got.data[first]) << " reference " << int(want.data[first]);
+}
+
+// lab8's colour table holds the reference's factor of every squared distance (a host function;
+// the device copy is what the stage tests below read).
+TEST(CudaEsawStages, Lab8ColourFactorsAreTheReferences) {
+  const std::vector<float> factors = ce::lab8_colour_factors(18.0f);
+  ASSERT_EQ(factors.size(), std::size_t(ce::LAB8_SQUARED_DISTANCES));
+  EXPECT_EQ(factors[0], 1.0f);
+  for (const int d : {1, 2, 3, 255 * 255, 3 * 255 * 255})
+    EXPECT_EQ(factors[std::size_t(d)], std::exp(-std::sqrt(float(d)) / 18.0f)) << d;
+  for (std::size_t d = 1; d < factors.size(); ++d) ASSERT_LE(factors[d], factors[d - 1]) << d;
 }
 
 TEST(CudaEsawStages, InitCostMatchesReferenceOnEverySlab) {
@@ -106,40 +232,38 @@ TEST(CudaEsawStages, AggrHAndAggrVMatchReference) {
   // 19 planes: two of the kernels' groups of 8 planes in flight and a tail of 3.
   const DisparityRange range{0, 19};
   const ImageU8 rgb = random_rgb(W, H, 21);
-  cu::DeviceImage<uchar4> rgba(W, H, "test", "rgba");
-  {
-    auto d_raw = cu::make_device_buffer<std::uint8_t>(rgb.data.size(), "test", "raw");
-    CUDA_CHECK(cudaMemcpy(d_raw.get(), rgb.data.data(), rgb.data.size(), cudaMemcpyHostToDevice));
-    cu::DeviceImage<std::uint8_t> grey(W, H, "test", "grey");
-    ce::rgb2grey(d_raw.get(), 3, rgba, grey, nullptr);
-  }
   const ref::CostVolume centre = random_half_volume(W, H, range, 31, 12.0f);
   const ref::CostVolume side = random_half_volume(W, H, range, 32, 3.0f);
   const ce::DeviceVolume d_centre = ce::upload_volume(centre), d_side = ce::upload_volume(side);
-  for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
-    for (const int step : {1, 5, 40, 100}) {  // 40 and 100 reach past the 29 rows / 67 columns
-      const ce::WeightTable table = ce::weight_table(17.0f, 36.0f, step);
-      const std::string what = std::string(border == ref::Border::drop ? "drop" : "clamp") + " step " +
-                               std::to_string(step);
-      ce::DeviceVolume out(W, H, range.count, "test", "out");
-      ce::aggr_H(rgba, d_centre.plane(0), d_side.plane(0), range.count, step, table, border, out.plane(0), nullptr);
-      expect_same_volume(ce::download_volume(out, range),
-                         ref::aggr_H(centre, side, rgb, step, 17.0f, 36.0f, border, ref::Storage::fp16),
-                         "aggr_H " + what);
-      ce::aggr_V(rgba, d_centre.plane(0), d_side.plane(0), range.count, step, table, border, out.plane(0), nullptr,
-                 0, nullptr);
-      const ref::CostVolume want_v = ref::aggr_V(centre, side, rgb, step, 17.0f, 36.0f, border, ref::Storage::fp16);
-      expect_same_volume(ce::download_volume(out, range), want_v, "aggr_V " + what);
+  for (const ref::ColourDistance colour : CUDA_COLOURS) {
+    const Guide guide = make_guide(rgb, colour, 17.0f);
+    for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
+      for (const int step : {1, 5, 40, 100}) {  // 40 and 100 reach past the 29 rows / 67 columns
+        const ce::WeightTable table = guide.table(36.0f, step);
+        const std::string what = guide.name + (border == ref::Border::drop ? " drop" : " clamp") + " step " +
+                                 std::to_string(step);
+        ce::DeviceVolume out(W, H, range.count, "test", "out");
+        ce::aggr_H(guide.image, d_centre.plane(0), d_side.plane(0), range.count, step, table, border, out.plane(0),
+                   nullptr);
+        expect_same_volume(ce::download_volume(out, range),
+                           ref::aggr_H(centre, side, guide.reference, step, 17.0f, 36.0f, border, ref::Storage::fp16),
+                           "aggr_H " + what);
+        ce::aggr_V(guide.image, d_centre.plane(0), d_side.plane(0), range.count, step, table, border, out.plane(0),
+                   nullptr, 0, nullptr);
+        const ref::CostVolume want_v =
+            ref::aggr_V(centre, side, guide.reference, step, 17.0f, 36.0f, border, ref::Storage::fp16);
+        expect_same_volume(ce::download_volume(out, range), want_v, "aggr_V " + what);
 
-      // The fused WTA: the winner of the stored values, the volume not written.
-      ce::Winner winner = make_winner(W, H);
-      ce::wta_reset(winner, nullptr);
-      ce::aggr_V(rgba, d_centre.plane(0), d_side.plane(0), range.count, step, table, border, nullptr, &winner, 4,
-                 nullptr);
-      ref::CostVolume shifted = want_v;
-      shifted.range = DisparityRange{4, range.count};
-      EXPECT_EQ(download_map(winner.disparity).data, ref::select_disparity(shifted).data) << "fused WTA " << what;
-    }
+        // The fused WTA: the winner of the stored values, the volume not written.
+        ce::Winner winner = make_winner(W, H);
+        ce::wta_reset(winner, nullptr);
+        ce::aggr_V(guide.image, d_centre.plane(0), d_side.plane(0), range.count, step, table, border, nullptr,
+                   &winner, 4, nullptr);
+        ref::CostVolume shifted = want_v;
+        shifted.range = DisparityRange{4, range.count};
+        EXPECT_EQ(download_map(winner.disparity).data, ref::select_disparity(shifted).data) << "fused WTA " << what;
+      }
+  }
 }
 
 // ESAW's first pass with eq. 3 computed inside it equals aggr_H over init_cost's stored planes,
@@ -155,28 +279,26 @@ TEST(CudaEsawStages, InitAggrHMatchesInitCostThenAggrH) {
     return d;
   };
   const auto d_left = upload_grey(left), d_right = upload_grey(right);
-  cu::DeviceImage<uchar4> rgba(W, H, "test", "rgba");
-  {
-    auto d_raw = cu::make_device_buffer<std::uint8_t>(rgb.data.size(), "test", "raw");
-    CUDA_CHECK(cudaMemcpy(d_raw.get(), rgb.data.data(), rgb.data.size(), cudaMemcpyHostToDevice));
-    cu::DeviceImage<std::uint8_t> grey(W, H, "test", "grey");
-    ce::rgb2grey(d_raw.get(), 3, rgba, grey, nullptr);
-  }
   const DisparityRange range{-2, 13};
-  for (const float lambda : {1.0f, 0.15f})
-    for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
-      for (const int step : {1, 5, 100}) {  // 100 reaches past the 67 columns
-        const std::string what = "lambda " + std::to_string(lambda) +
-                                 (border == ref::Border::drop ? " drop" : " clamp") + " step " + std::to_string(step);
-        const ref::CostVolume c0 = ref::init_cost(left, right, range, lambda, 12.0f, ref::Storage::fp16);
-        const ref::CostVolume want = ref::aggr_H(c0, c0, rgb, step, 17.0f, 36.0f, border, ref::Storage::fp16);
-        const ce::WeightTable table = ce::weight_table(17.0f, 36.0f, step);
-        ce::DeviceVolume got(W, H, range.count, "test", "out");
-        ce::init_aggr_H(d_left, d_right, rgba, range.min, 5, lambda, 12.0f, step, table, border, got.plane(0), nullptr);
-        ce::init_aggr_H(d_left, d_right, rgba, range.min + 5, 8, lambda, 12.0f, step, table, border, got.plane(5),
-                        nullptr);
-        expect_same_volume(ce::download_volume(got, range), want, "init_cost+aggr_H " + what);
-      }
+  for (const ref::ColourDistance colour : CUDA_COLOURS) {
+    const Guide guide = make_guide(rgb, colour, 17.0f);
+    for (const float lambda : {1.0f, 0.15f})
+      for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
+        for (const int step : {1, 5, 100}) {  // 100 reaches past the 67 columns
+          const std::string what = guide.name + " lambda " + std::to_string(lambda) +
+                                   (border == ref::Border::drop ? " drop" : " clamp") + " step " + std::to_string(step);
+          const ref::CostVolume c0 = ref::init_cost(left, right, range, lambda, 12.0f, ref::Storage::fp16);
+          const ref::CostVolume want =
+              ref::aggr_H(c0, c0, guide.reference, step, 17.0f, 36.0f, border, ref::Storage::fp16);
+          const ce::WeightTable table = guide.table(36.0f, step);
+          ce::DeviceVolume got(W, H, range.count, "test", "out");
+          ce::init_aggr_H(d_left, d_right, guide.image, range.min, 5, lambda, 12.0f, step, table, border, got.plane(0),
+                          nullptr);
+          ce::init_aggr_H(d_left, d_right, guide.image, range.min + 5, 8, lambda, 12.0f, step, table, border,
+                          got.plane(5), nullptr);
+          expect_same_volume(ce::download_volume(got, range), want, "init_cost+aggr_H " + what);
+        }
+  }
 }
 
 TEST(CudaEsawStages, SelectDisparityOverSlabsMatchesReference) {
@@ -235,35 +357,32 @@ TEST(CudaEsawStages, FusedForwardAndCost2MsgBackwardMatchReference) {
   const int levels = 37;
   const DisparityRange range{0, levels};
   const ImageU8 rgb = random_rgb(W, H, 71);
-  cu::DeviceImage<uchar4> rgba(W, H, "test", "rgba");
-  {
-    auto d_raw = cu::make_device_buffer<std::uint8_t>(rgb.data.size(), "test", "raw");
-    CUDA_CHECK(cudaMemcpy(d_raw.get(), rgb.data.data(), rgb.data.size(), cudaMemcpyHostToDevice));
-    cu::DeviceImage<std::uint8_t> grey(W, H, "test", "grey");
-    ce::rgb2grey(d_raw.get(), 3, rgba, grey, nullptr);
-  }
   const ref::CostVolume msg = random_half_volume(W, H, range, 72, 2.5f);
   const ce::DeviceVolume d_msg = ce::upload_volume(msg);
   cu::DeviceImage<float> truncation(W, H, "test", "truncation");
   const float c = 1.0f, eta = 0.0375f * float(levels - 1);
   const ce::ForwardMinSum forward{c, eta, &truncation};
-  for (const int step : {1, 6}) {
-    const ce::WeightTable table = ce::weight_table(18.0f, 29.0f, step);
-    ce::DeviceVolume fwd(W, H, levels, "test", "forward"), out(W, H, levels, "test", "messages");
-    ce::aggr_H(rgba, d_msg.plane(0), d_msg.plane(0), levels, step, table, ref::Border::drop, fwd.plane(0), nullptr,
-               &forward);
-    ce::cost2msg_backward(fwd.plane(0), truncation, levels, c, out.plane(0), nullptr);
-    const ref::CostVolume want_h = ref::cost2msg(
-        ref::aggr_H(msg, msg, rgb, step, 18.0f, 29.0f, ref::Border::drop, ref::Storage::fp16), c, eta,
-        ref::Storage::fp16);
-    expect_same_volume(ce::download_volume(out, range), want_h, "aggr_H+ / cost2msg- step " + std::to_string(step));
-    ce::aggr_V(rgba, d_msg.plane(0), d_msg.plane(0), levels, step, table, ref::Border::drop, fwd.plane(0), nullptr, 0,
-               nullptr, &forward);
-    ce::cost2msg_backward(fwd.plane(0), truncation, levels, c, out.plane(0), nullptr);
-    const ref::CostVolume want_v = ref::cost2msg(
-        ref::aggr_V(msg, msg, rgb, step, 18.0f, 29.0f, ref::Border::drop, ref::Storage::fp16), c, eta,
-        ref::Storage::fp16);
-    expect_same_volume(ce::download_volume(out, range), want_v, "aggr_V+ / cost2msg- step " + std::to_string(step));
+  for (const ref::ColourDistance colour : CUDA_COLOURS) {
+    const Guide guide = make_guide(rgb, colour, 18.0f);
+    for (const int step : {1, 6}) {
+      const std::string what = guide.name + " step " + std::to_string(step);
+      const ce::WeightTable table = guide.table(29.0f, step);
+      ce::DeviceVolume fwd(W, H, levels, "test", "forward"), out(W, H, levels, "test", "messages");
+      ce::aggr_H(guide.image, d_msg.plane(0), d_msg.plane(0), levels, step, table, ref::Border::drop, fwd.plane(0),
+                 nullptr, &forward);
+      ce::cost2msg_backward(fwd.plane(0), truncation, levels, c, out.plane(0), nullptr);
+      const ref::CostVolume want_h = ref::cost2msg(
+          ref::aggr_H(msg, msg, guide.reference, step, 18.0f, 29.0f, ref::Border::drop, ref::Storage::fp16), c, eta,
+          ref::Storage::fp16);
+      expect_same_volume(ce::download_volume(out, range), want_h, "aggr_H+ / cost2msg- " + what);
+      ce::aggr_V(guide.image, d_msg.plane(0), d_msg.plane(0), levels, step, table, ref::Border::drop, fwd.plane(0),
+                 nullptr, 0, nullptr, &forward);
+      ce::cost2msg_backward(fwd.plane(0), truncation, levels, c, out.plane(0), nullptr);
+      const ref::CostVolume want_v = ref::cost2msg(
+          ref::aggr_V(msg, msg, guide.reference, step, 18.0f, 29.0f, ref::Border::drop, ref::Storage::fp16), c, eta,
+          ref::Storage::fp16);
+      expect_same_volume(ce::download_volume(out, range), want_v, "aggr_V+ / cost2msg- " + what);
+    }
   }
 }
 
@@ -273,59 +392,61 @@ TEST(CudaEsawStages, FusedForwardAndCost2MsgBackwardMatchReference) {
 TEST(CudaEsawStages, AggrMsgMatchesCost2MsgThenAggregation) {
   STEREO_REQUIRE_CUDA();
   const ImageU8 rgb = random_rgb(W, H, 81);
-  cu::DeviceImage<uchar4> rgba(W, H, "test", "rgba");
-  {
-    auto d_raw = cu::make_device_buffer<std::uint8_t>(rgb.data.size(), "test", "raw");
-    CUDA_CHECK(cudaMemcpy(d_raw.get(), rgb.data.data(), rgb.data.size(), cudaMemcpyHostToDevice));
-    cu::DeviceImage<std::uint8_t> grey(W, H, "test", "grey");
-    ce::rgb2grey(d_raw.get(), 3, rgba, grey, nullptr);
-  }
+  const cu::DeviceImage<uchar4> rgba = upload_rgba(rgb);
   const float c = 1.0f;
   const auto fp16 = ref::Storage::fp16;
-  // 37 levels: four groups of 8 loaded ahead and a tail of 5; 400: 51 KB of shared memory, the
-  // opt-in path; 1: the top level only.
-  for (const int levels : {37, 400, 1}) {
-    const DisparityRange range{0, levels};
-    const float eta = 0.0375f * float(levels - 1);
-    const ref::CostVolume msg0 = random_half_volume(W, H, range, 82u + unsigned(levels), 2.5f);
-    const ce::DeviceVolume d_msg0 = ce::upload_volume(msg0);
-    for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
-      for (const int step : {1, 6, 40}) {  // 40 reaches past the 29 rows
-        const std::string what = std::string(border == ref::Border::drop ? "drop" : "clamp") + " step " +
-                                 std::to_string(step) + " levels " + std::to_string(levels);
-        const ce::WeightTable table = ce::weight_table(18.0f, 29.0f, step);
-        cu::DeviceImage<float> h1(W, H, "test", "h1"), h2(W, H, "test", "h2"), h3(W, H, "test", "h3");
-        ce::DeviceVolume f1(W, H, levels, "test", "f1"), f2(W, H, levels, "test", "f2"), f3(W, H, levels, "test", "f3");
-        ce::DeviceVolume msg(W, H, levels, "test", "messages");
-        const ce::ForwardMinSum forward{c, eta, &h1};
-        ce::aggr_H(rgba, d_msg0.plane(0), d_msg0.plane(0), levels, step, table, border, f1.plane(0), nullptr, &forward);
-        const ref::CostVolume msg1 = ref::cost2msg(ref::aggr_H(msg0, msg0, rgb, step, 18.0f, 29.0f, border, fp16), c,
-                                                   eta, fp16);
+  for (const ref::ColourDistance colour : CUDA_COLOURS) {
+    const Guide guide = make_guide(rgb, colour, 18.0f);
+    const ref::WeightGuide& weights = guide.reference;
+    // 37 levels: four groups of 8 loaded ahead and a tail of 5; 400: 51 KB of shared memory, the
+    // opt-in path; 1: the top level only.
+    for (const int levels : {37, 400, 1}) {
+      const DisparityRange range{0, levels};
+      const float eta = 0.0375f * float(levels - 1);
+      const ref::CostVolume msg0 = random_half_volume(W, H, range, 82u + unsigned(levels), 2.5f);
+      const ce::DeviceVolume d_msg0 = ce::upload_volume(msg0);
+      for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
+        for (const int step : {1, 6, 40}) {  // 40 reaches past the 29 rows
+          const std::string what = guide.name + (border == ref::Border::drop ? " drop" : " clamp") + " step " +
+                                   std::to_string(step) + " levels " + std::to_string(levels);
+          const ce::WeightTable table = guide.table(29.0f, step);
+          cu::DeviceImage<float> h1(W, H, "test", "h1"), h2(W, H, "test", "h2"), h3(W, H, "test", "h3");
+          ce::DeviceVolume f1(W, H, levels, "test", "f1"), f2(W, H, levels, "test", "f2"),
+              f3(W, H, levels, "test", "f3");
+          ce::DeviceVolume msg(W, H, levels, "test", "messages");
+          const ce::ForwardMinSum forward{c, eta, &h1};
+          ce::aggr_H(guide.image, d_msg0.plane(0), d_msg0.plane(0), levels, step, table, border, f1.plane(0), nullptr,
+                     &forward);
+          const ref::CostVolume msg1 =
+              ref::cost2msg(ref::aggr_H(msg0, msg0, weights, step, 18.0f, 29.0f, border, fp16), c, eta, fp16);
 
-        // Vertical, from aggr_H+'s output.
-        ce::aggr_msg(rgba, true, f1.plane(0), h1, levels, step, table, border, c, eta, f2.plane(0), &h2, nullptr, 0,
-                     nullptr);
-        ce::cost2msg_backward(f2.plane(0), h2, levels, c, msg.plane(0), nullptr);
-        const ref::CostVolume agg2 = ref::aggr_V(msg1, msg1, rgb, step, 18.0f, 29.0f, border, fp16);
-        const ref::CostVolume msg2 = ref::cost2msg(agg2, c, eta, fp16);
-        expect_same_volume(ce::download_volume(msg, range), msg2, "aggr_msg V " + what);
+          // Vertical, from aggr_H+'s output.
+          ce::aggr_msg(guide.image, true, f1.plane(0), h1, levels, step, table, border, c, eta, f2.plane(0), &h2,
+                       nullptr, 0, nullptr);
+          ce::cost2msg_backward(f2.plane(0), h2, levels, c, msg.plane(0), nullptr);
+          const ref::CostVolume agg2 = ref::aggr_V(msg1, msg1, weights, step, 18.0f, 29.0f, border, fp16);
+          const ref::CostVolume msg2 = ref::cost2msg(agg2, c, eta, fp16);
+          expect_same_volume(ce::download_volume(msg, range), msg2, "aggr_msg V " + what);
 
-        // Horizontal, from aggr_msg's own output (the chain the matcher runs).
-        ce::aggr_msg(rgba, false, f2.plane(0), h2, levels, step, table, border, c, eta, f3.plane(0), &h3, nullptr, 0,
-                     nullptr);
-        ce::cost2msg_backward(f3.plane(0), h3, levels, c, msg.plane(0), nullptr);
-        expect_same_volume(ce::download_volume(msg, range),
-                           ref::cost2msg(ref::aggr_H(msg2, msg2, rgb, step, 18.0f, 29.0f, border, fp16), c, eta, fp16),
-                           "aggr_msg H " + what);
+          // Horizontal, from aggr_msg's own output (the chain the matcher runs).
+          ce::aggr_msg(guide.image, false, f2.plane(0), h2, levels, step, table, border, c, eta, f3.plane(0), &h3,
+                       nullptr, 0, nullptr);
+          ce::cost2msg_backward(f3.plane(0), h3, levels, c, msg.plane(0), nullptr);
+          expect_same_volume(
+              ce::download_volume(msg, range),
+              ref::cost2msg(ref::aggr_H(msg2, msg2, weights, step, 18.0f, 29.0f, border, fp16), c, eta, fp16),
+              "aggr_msg H " + what);
 
-        // The fused WTA over all levels, the first disparity 4.
-        ce::Winner winner = make_winner(W, H);
-        ce::aggr_msg(rgba, true, f1.plane(0), h1, levels, step, table, border, c, eta, nullptr, nullptr, &winner, 4,
-                     nullptr);
-        ref::CostVolume shifted = agg2;
-        shifted.range = DisparityRange{4, levels};
-        EXPECT_EQ(download_map(winner.disparity).data, ref::select_disparity(shifted).data) << "aggr_msg WTA " << what;
-      }
+          // The fused WTA over all levels, the first disparity 4.
+          ce::Winner winner = make_winner(W, H);
+          ce::aggr_msg(guide.image, true, f1.plane(0), h1, levels, step, table, border, c, eta, nullptr, nullptr,
+                       &winner, 4, nullptr);
+          ref::CostVolume shifted = agg2;
+          shifted.range = DisparityRange{4, levels};
+          EXPECT_EQ(download_map(winner.disparity).data, ref::select_disparity(shifted).data)
+              << "aggr_msg WTA " << what;
+        }
+    }
   }
   // Misuse: an output aliasing its input.
   const int levels = 4;

@@ -6,15 +6,19 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "host/matcher.h"
 #include "host/methods/esaw.h"
 #include "host/metrics.h"
 #include "host/synth.h"
+#include "host/thread_pool.h"
 #include "reference/esaw.h"
 
 namespace stereo {
@@ -274,6 +278,105 @@ TEST(EsawReference, LabWeightsUseTheEuclideanCieLabDistance) {
   EXPECT_NE(a.at(1, 0, 0), b.at(1, 0, 0));
 }
 
+TEST(EsawReference, Rgb2Lab8IsTheEightBitLabImage) {
+  // The stage the CUDA backend mirrors: lab_image's 8-bit encoding as bytes, pixel for pixel,
+  // and the per-colour functions it is made of.
+  const ImageU8 rgb = random_rgb(37, 23, 17);
+  const ImageU8 lab8 = rgb2lab8(rgb);
+  const ImageF want = lab_image(rgb, true);
+  ASSERT_EQ(lab8.channels, 3);
+  ASSERT_EQ(lab8.data.size(), want.data.size());
+  for (std::size_t i = 0; i < want.data.size(); ++i) ASSERT_EQ(float(lab8.data[i]), want.data[i]) << i;
+  for (int x = 0; x < rgb.width; ++x) {
+    const auto lab = linear_to_lab(srgb_to_linear(rgb.at(x, 0, 0)), srgb_to_linear(rgb.at(x, 0, 1)),
+                                   srgb_to_linear(rgb.at(x, 0, 2)));
+    const auto encoded = lab8_unrounded(lab);
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_EQ(lab_image(rgb).at(x, 0, c), float(lab[std::size_t(c)]));
+      EXPECT_EQ(double(lab8.at(x, 0, c)), std::nearbyint(encoded[std::size_t(c)])) << x << " " << c;
+    }
+  }
+  // The sRGB curve's two pieces (IEC 61966-2-1): linear up to code 10, the 2.4 power above.
+  EXPECT_EQ(srgb_to_linear(0), 0.0);
+  EXPECT_EQ(srgb_to_linear(255), 1.0);
+  EXPECT_NEAR(srgb_to_linear(10), 10.0 / 255.0 / 12.92, 1e-15);
+  EXPECT_NEAR(srgb_to_linear(128), 0.21586050011389926, 1e-15);
+}
+
+// Why the CUDA stage rgb2lab8 gives the reference's bytes: it repeats linear_to_lab's double
+// operations one at a time (round-to-nearest intrinsics, no contraction) on the same
+// srgb_to_linear values, except the cube root of CIE's f(t), where CUDA's cbrt and libm's may
+// differ in the last bits (neither is correctly rounded; CUDA documents at most 1 ulp, libm
+// implementations a few). f(t) <= 1.03, so even 16 ulps between the two (< 4e-15) move L* x 2.55
+// = 295.8 f(Y) - 40.8 by < 1.2e-12 and a* + 128 = 500 (f(X) - f(Y)) + 128 (b*: 200 (...)) by
+// < 4e-12. A byte can then differ only if the unrounded value lies that close to a rounding tie
+// (x.5; 0 and 255 are integers, so the saturation needs no case of its own). All 2^24 colours are
+// checked here to lie at least MARGIN = 1e-8 from a tie, over 2000 times that; the closest one,
+// (206, 99, 176)'s b* + 128, lies 1.05e-8 from it (printed). Under a second in Release on two cores.
+TEST(EsawReference, NoColourHasAnUnroundedLab8ValueNearARoundingTie) {
+  constexpr double MARGIN = 1e-8;
+  std::array<double, 256> linear{};
+  for (int v = 0; v < 256; ++v) linear[std::size_t(v)] = srgb_to_linear(std::uint8_t(v));
+  std::vector<double> closest(256, 1.0);  // per red code: the smallest distance of a value to a tie
+  std::vector<std::array<int, 4>> where(256);
+  parallel_for(256, 0, [&](std::size_t r) {
+    for (int g = 0; g < 256; ++g)
+      for (int b = 0; b < 256; ++b) {
+        const auto v = lab8_unrounded(linear_to_lab(linear[r], linear[std::size_t(g)], linear[std::size_t(b)]));
+        for (int c = 0; c < 3; ++c) {
+          const double x = v[std::size_t(c)];
+          const double to_tie = std::fabs(x - std::floor(x) - 0.5);
+          if (to_tie < closest[r]) {
+            closest[r] = to_tie;
+            where[r] = {int(r), g, b, c};
+          }
+        }
+      }
+  });
+  const auto most = std::min_element(closest.begin(), closest.end());
+  const auto& at = where[std::size_t(most - closest.begin())];
+  std::printf("closest unrounded lab8 value to a tie: %.3g (rgb %d %d %d, channel %d)\n", *most, at[0], at[1], at[2],
+              at[3]);
+  EXPECT_GE(*most, MARGIN) << "rgb " << at[0] << " " << at[1] << " " << at[2] << " channel " << at[3];
+}
+
+TEST(EsawReference, Lab8DistanceAndColourFactorAreWhatTheWeightsUse) {
+  // lab8's Delta_c depends on the squared distance D of the two byte triples alone (the float
+  // differences, squares and sums of bytes are exact), so a table over D (the CUDA backend's)
+  // holds every weight the reference can compute.
+  const ImageU8 rgb = random_rgb(29, 13, 23);
+  const ImageU8 lab8 = rgb2lab8(rgb);
+  const WeightGuide guide(rgb, ColourDistance::lab8);
+  const float gamma_c = 17.0f, gamma_p = 36.0f;
+  std::mt19937 rng(5);
+  for (int i = 0; i < 2000; ++i) {
+    const int x0 = int(rng() % 29), y0 = int(rng() % 13), x1 = int(rng() % 29), y1 = int(rng() % 13);
+    int squared = 0;
+    for (int c = 0; c < 3; ++c) {
+      const int d = int(lab8.at(x0, y0, c)) - int(lab8.at(x1, y1, c));
+      squared += d * d;
+    }
+    ASSERT_EQ(guide.colour_distance(x0, y0, x1, y1), lab8_distance(squared)) << x0 << "," << y0 << " " << x1 << "," << y1;
+  }
+  // The weight of a side sample is the colour factor of that distance times the spatial one.
+  for (int x = 0; x + 1 < 29; ++x) {
+    int squared = 0;
+    for (int c = 0; c < 3; ++c) {
+      const int d = int(lab8.at(x, 4, c)) - int(lab8.at(x + 1, 4, c));
+      squared += d * d;
+    }
+    const SampleWeights w = sample_weights(guide, x, 4, 1, 0, 1, gamma_c, gamma_p, Border::drop);
+    const float side = colour_factor(lab8_distance(squared), gamma_c) * std::exp(-1.0f / gamma_p);
+    EXPECT_NEAR(w.plus / w.centre, side, 1e-6f) << x;  // the centre weighs 1 before the normalisation
+  }
+  EXPECT_EQ(lab8_distance(0), 0.0f);
+  EXPECT_EQ(lab8_distance(3 * 255 * 255), std::sqrt(195075.0f));  // black against the far corner
+  EXPECT_EQ(colour_factor(0.0f, gamma_c), 1.0f);
+  EXPECT_EQ(colour_factor(17.0f, 17.0f), std::exp(-1.0f));
+  EXPECT_THROW((void)lab8_distance(-1), Error);
+  EXPECT_THROW((void)lab8_distance(3 * 255 * 255 + 1), Error);
+}
+
 TEST(EsawReference, AggregationOfAConstantVolumeIsTheConstant) {
   // Normalised weights: a pass leaves a constant cost unchanged, at every border, both axes.
   const ImageU8 rgb = random_rgb(13, 9, 4);
@@ -345,6 +448,11 @@ TEST(EsawReference, EsawRecoversTheSlantedScene) {
 TEST(EsawReference, EsmpLabRecoversThePlanarScene) {
   expect_recovers("esmp", SynthLayout::planes, {{"colour", "lab"}}, 1.0);
 }
+// The suite's first Delta_c, the default before lab8 (the tests above run the default).
+TEST(EsawReference, MaxRgbRecoversThePlanarScene) {
+  expect_recovers("esaw", SynthLayout::planes, {{"colour", "max_rgb"}}, 1.0);
+  expect_recovers("esmp", SynthLayout::planes, {{"colour", "max_rgb"}}, 1.0);
+}
 
 TEST(EsawReference, BackendsRejectBadParameters) {
   EXPECT_THROW(create_matcher("esaw", "cpu", {{"iterations", "0"}}), Error);
@@ -356,17 +464,37 @@ TEST(EsawReference, BackendsRejectBadParameters) {
   EXPECT_THROW(bp.validate("esmp/cuda"), Error);
   EXPECT_NO_THROW(bp.validate("esmp/cpu"));
   EXPECT_NO_THROW(create_matcher("esaw", "cpu", {{"iterations", "5"}, {"base", "2.6"}}));
-  // The CIELab weights exist on the cpu backend only (the CUDA kernels read max_rgb's table).
   EXPECT_THROW(create_matcher("esmp", "cpu", {{"colour", "hsv"}}), Error);
   EXPECT_NO_THROW(create_matcher("esmp", "cpu", {{"colour", "lab"}}));
   EXPECT_NO_THROW(create_matcher("esaw", "cpu", {{"colour", "lab8"}}));
-  EsmpParams lab;
+  EXPECT_NO_THROW(create_matcher("esaw", "cpu", {{"colour", "max_rgb"}}));
+}
+
+// The CUDA kernels read max_rgb and lab8 (cuda/esaw/rgb2lab8.cu); `lab`, CIELab in floats, runs
+// on the cpu backend only, and validate() says so by name for either method.
+template <class Params>
+void expect_colours_validated(const std::string& method) {
+  for (const std::string backend : {"cpu", "cuda"})
+    for (const std::string colour : {"max_rgb", "lab8"}) {
+      Params p;
+      p.colour = colour;
+      EXPECT_NO_THROW(p.validate(method + "/" + backend)) << method << "/" << backend << " " << colour;
+    }
+  Params lab;
   lab.colour = "lab";
-  EXPECT_THROW(lab.validate("esmp/cuda"), Error);
-  EXPECT_NO_THROW(lab.validate("esmp/cpu"));
-  EsawParams lab8;
-  lab8.colour = "lab8";
-  EXPECT_THROW(lab8.validate("esaw/cuda"), Error);
+  EXPECT_NO_THROW(lab.validate(method + "/cpu"));
+  try {
+    lab.validate(method + "/cuda");
+    ADD_FAILURE() << method << "/cuda accepted colour=lab";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(method + "/cuda: colour=lab runs on the cpu backend only"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(EsawReference, CudaComponentsTakeMaxRgbAndLab8ButNotLab) {
+  expect_colours_validated<EsawParams>("esaw");
+  expect_colours_validated<EsmpParams>("esmp");
 }
 
 }  // namespace

@@ -29,16 +29,14 @@ constexpr int IN_FLIGHT = 8;  // levels loaded ahead (Little's law, NOTES.md)
 
 template <int DX, int DY>
 __global__ void __launch_bounds__(THREADS)
-    aggr_msg_kernel(const uchar4* __restrict__ rgba, int width, int height, const __half* __restrict__ forward_in,
+    aggr_msg_kernel(const uchar4* __restrict__ guide, int width, int height, const __half* __restrict__ forward_in,
                     const float* __restrict__ h_in, int levels, int step, WeightTable table, bool clamp_border,
                     float c, float eta, __half* __restrict__ forward_out, float* __restrict__ h_out,
                     float* __restrict__ winner_cost, float* __restrict__ winner_disparity, int first_disparity) {
   extern __shared__ __half held[];  // held[k * THREADS + t]: this pixel's outputs, level k
   __shared__ WeightTable shared_table;
   const int t = threadIdx.x;
-  for (int j = t; j < 256; j += THREADS) shared_table.colour[j] = table.colour[j];
-  if (t == 0) shared_table.spatial = table.spatial;
-  __syncthreads();
+  detail::stage_table(shared_table, table, t, THREADS);
 
   const int x = blockIdx.x * THREADS + t;
   // Vertical: block rows run in the order q, q + s, q + 2s, ... for q = 0 .. s - 1, so the rows a
@@ -55,7 +53,7 @@ __global__ void __launch_bounds__(THREADS)
   const std::size_t i = std::size_t(y) * w + std::size_t(x);
   const std::size_t im = std::size_t(max(ym, 0)) * w + std::size_t(max(xm, 0));
   const std::size_t ip = std::size_t(min(yp, height - 1)) * w + std::size_t(min(xp, width - 1));
-  const detail::Weights wt = detail::pass_weights(shared_table, rgba[i], rgba[im], rgba[ip], in_minus, in_plus);
+  const detail::Weights wt = detail::pass_weights(shared_table, guide[i], guide[im], guide[ip], in_minus, in_plus);
   const std::size_t plane = w * std::size_t(height);
 
   // Eq. 20-21 for the three samples: running messages and their truncations.
@@ -118,7 +116,7 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 template <int DX, int DY>
-void launch(const DeviceImage<uchar4>& rgba, const __half* forward_in, const float* h_in, int levels, int step,
+void launch(const DeviceImage<uchar4>& guide, const __half* forward_in, const float* h_in, int levels, int step,
             const WeightTable& table, bool clamp, float c, float eta, __half* forward_out, float* h_out,
             float* winner_cost, float* winner_disparity, int first_disparity, cudaStream_t stream) {
   const std::size_t smem = winner_cost ? 0 : std::size_t(levels) * THREADS * sizeof(__half);
@@ -131,9 +129,9 @@ void launch(const DeviceImage<uchar4>& rgba, const __half* forward_in, const flo
                                std::to_string(limit));
     CUDA_CHECK(cudaFuncSetAttribute(aggr_msg_kernel<DX, DY>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   }
-  const int rows = DY ? detail::vertical_row_slots(step, rgba.height) : rgba.height;
-  const dim3 grid(unsigned(div_up(rgba.width, THREADS)), unsigned(rows));
-  aggr_msg_kernel<DX, DY><<<grid, THREADS, smem, stream>>>(rgba.get(), rgba.width, rgba.height, forward_in, h_in,
+  const int rows = DY ? detail::vertical_row_slots(step, guide.height) : guide.height;
+  const dim3 grid(unsigned(div_up(guide.width, THREADS)), unsigned(rows));
+  aggr_msg_kernel<DX, DY><<<grid, THREADS, smem, stream>>>(guide.get(), guide.width, guide.height, forward_in, h_in,
                                                            levels, step, table, clamp, c, eta, forward_out, h_out,
                                                            winner_cost, winner_disparity, first_disparity);
   CUDA_CHECK_LAUNCH();
@@ -141,23 +139,23 @@ void launch(const DeviceImage<uchar4>& rgba, const __half* forward_in, const flo
 
 }  // namespace
 
-void aggr_msg(const DeviceImage<uchar4>& rgba, bool vertical, const std::uint16_t* forward_in,
+void aggr_msg(const DeviceImage<uchar4>& guide, bool vertical, const std::uint16_t* forward_in,
               const DeviceImage<float>& truncation_in, int levels, int step, const WeightTable& table,
               reference::Border border, float c, float eta, std::uint16_t* forward_out,
               DeviceImage<float>* truncation_out, Winner* winner, int first_disparity, cudaStream_t stream) {
   require(step >= 1, "esaw/cuda: aggr_msg: step must be >= 1, got " + std::to_string(step));
   require(levels >= 1, "esaw/cuda: aggr_msg: needs at least one level, got " + std::to_string(levels));
-  require(truncation_in.width == rgba.width && truncation_in.height == rgba.height,
+  require(truncation_in.width == guide.width && truncation_in.height == guide.height,
           "esaw/cuda: aggr_msg: the input truncation map differs in size from the image");
   if (winner) {
     require(!forward_out && !truncation_out, "esaw/cuda: aggr_msg: with a fused WTA nothing else is written");
-    require(winner->cost.width == rgba.width && winner->cost.height == rgba.height,
+    require(winner->cost.width == guide.width && winner->cost.height == guide.height,
             "esaw/cuda: aggr_msg: winner map size differs from the image");
   } else {
     require(forward_out && truncation_out, "esaw/cuda: aggr_msg: needs an output volume and truncation map");
     require(forward_out != forward_in && truncation_out->get() != truncation_in.get(),
             "esaw/cuda: aggr_msg: the outputs may not alias the inputs (neighbours read them)");
-    require(truncation_out->width == rgba.width && truncation_out->height == rgba.height,
+    require(truncation_out->width == guide.width && truncation_out->height == guide.height,
             "esaw/cuda: aggr_msg: the output truncation map differs in size from the image");
   }
   const bool clamp = border == reference::Border::clamp;
@@ -167,10 +165,10 @@ void aggr_msg(const DeviceImage<uchar4>& rgba, bool vertical, const std::uint16_
   float* cost = winner ? winner->cost.get() : nullptr;
   float* disparity = winner ? winner->disparity.get() : nullptr;
   if (vertical)
-    launch<0, 1>(rgba, in, truncation_in.get(), levels, step, table, clamp, c, eta, out, h_out, cost, disparity,
+    launch<0, 1>(guide, in, truncation_in.get(), levels, step, table, clamp, c, eta, out, h_out, cost, disparity,
                  first_disparity, stream);
   else
-    launch<1, 0>(rgba, in, truncation_in.get(), levels, step, table, clamp, c, eta, out, h_out, cost, disparity,
+    launch<1, 0>(guide, in, truncation_in.get(), levels, step, table, clamp, c, eta, out, h_out, cost, disparity,
                  first_disparity, stream);
 }
 

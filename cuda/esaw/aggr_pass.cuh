@@ -41,15 +41,12 @@ __device__ __forceinline__ int vertical_row_order(int slot, int step, int height
 
 template <int DX, int DY>
 __global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y)
-    aggr_pass_kernel(const uchar4* __restrict__ rgba, int width, int height, const __half* __restrict__ centre,
+    aggr_pass_kernel(const uchar4* __restrict__ guide, int width, int height, const __half* __restrict__ centre,
                      const __half* __restrict__ side, int planes, int step, WeightTable table, bool clamp_border,
                      __half* __restrict__ out, float* __restrict__ winner_cost, float* __restrict__ winner_disparity,
                      int first_disparity, float c, float eta, float* __restrict__ truncation) {
-  __shared__ WeightTable shared_table;  // dynamic indexing into kernel parameters would go to local memory
-  for (int i = threadIdx.y * AGGR_BLOCK_X + threadIdx.x; i < 256; i += AGGR_BLOCK_X * AGGR_BLOCK_Y)
-    shared_table.colour[i] = table.colour[i];
-  if (threadIdx.x == 0 && threadIdx.y == 0) shared_table.spatial = table.spatial;
-  __syncthreads();
+  __shared__ WeightTable shared_table;
+  stage_table(shared_table, table, threadIdx.y * AGGR_BLOCK_X + threadIdx.x, AGGR_BLOCK_X * AGGR_BLOCK_Y);
 
   const int x = blockIdx.x * AGGR_BLOCK_X + threadIdx.x;
   int y = blockIdx.y * AGGR_BLOCK_Y + threadIdx.y;
@@ -63,7 +60,7 @@ __global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y)
   const std::size_t i = std::size_t(y) * w + std::size_t(x);
   const std::size_t im = std::size_t(max(ym, 0)) * w + std::size_t(max(xm, 0));
   const std::size_t ip = std::size_t(min(yp, height - 1)) * w + std::size_t(min(xp, width - 1));
-  const Weights wt = pass_weights(shared_table, rgba[i], rgba[im], rgba[ip], in_minus, in_plus);
+  const Weights wt = pass_weights(shared_table, guide[i], guide[im], guide[ip], in_minus, in_plus);
   // The side loads are predicated on the geometry only, not on the weights, so that they need not
   // wait for the RGBA loads and the weights' arithmetic: every thread issues its RGBA loads and
   // the first group's volume loads at once. (im, ip are clamped, so the addresses are valid;

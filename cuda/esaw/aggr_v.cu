@@ -11,7 +11,7 @@
 
 namespace stereo::cu::esaw {
 
-void aggr_V(const DeviceImage<uchar4>& rgba, const std::uint16_t* centre, const std::uint16_t* side, int planes,
+void aggr_V(const DeviceImage<uchar4>& guide, const std::uint16_t* centre, const std::uint16_t* side, int planes,
             int step, const WeightTable& table, reference::Border border, std::uint16_t* out,
             Winner* winner, int first_disparity, cudaStream_t stream, const ForwardMinSum* forward) {
   require(step >= 1, "esaw/cuda: aggr_V: step must be >= 1, got " + std::to_string(step));
@@ -19,19 +19,19 @@ void aggr_V(const DeviceImage<uchar4>& rgba, const std::uint16_t* centre, const 
   require(out || winner, "esaw/cuda: aggr_V: neither an output volume nor a winner to update");
   require(out != centre && out != side, "esaw/cuda: aggr_V: the output may not alias an input");
   if (winner)
-    require(winner->cost.width == rgba.width && winner->cost.height == rgba.height,
+    require(winner->cost.width == guide.width && winner->cost.height == guide.height,
             "esaw/cuda: aggr_V: winner map size differs from the image");
   if (forward) {
     require(out && !winner, "esaw/cuda: aggr_V+: the forward min-sum needs an output volume and no fused WTA");
-    require(forward->truncation && forward->truncation->width == rgba.width &&
-                forward->truncation->height == rgba.height,
+    require(forward->truncation && forward->truncation->width == guide.width &&
+                forward->truncation->height == guide.height,
             "esaw/cuda: aggr_V+: the truncation map is missing or differs in size from the image");
   }
   const dim3 block(detail::AGGR_BLOCK_X, detail::AGGR_BLOCK_Y);
-  const int slots = detail::vertical_row_slots(step, rgba.height);  // rows in step order, aggr_pass.cuh
-  const dim3 grid(unsigned(div_up(rgba.width, detail::AGGR_BLOCK_X)), unsigned(div_up(slots, detail::AGGR_BLOCK_Y)));
+  const int slots = detail::vertical_row_slots(step, guide.height);  // rows in step order, aggr_pass.cuh
+  const dim3 grid(unsigned(div_up(guide.width, detail::AGGR_BLOCK_X)), unsigned(div_up(slots, detail::AGGR_BLOCK_Y)));
   detail::aggr_pass_kernel<0, 1><<<grid, block, 0, stream>>>(
-      rgba.get(), rgba.width, rgba.height, reinterpret_cast<const __half*>(centre),
+      guide.get(), guide.width, guide.height, reinterpret_cast<const __half*>(centre),
       reinterpret_cast<const __half*>(side), planes, step, table, border == reference::Border::clamp,
       reinterpret_cast<__half*>(out), winner ? winner->cost.get() : nullptr,
       winner ? winner->disparity.get() : nullptr, first_disparity, forward ? forward->c : 0.0f,

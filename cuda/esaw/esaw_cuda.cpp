@@ -43,6 +43,7 @@ struct Workspace {
   int width = 0, height = 0, channels = 0, levels = 0, slab = 0;
   cu::DeviceBuffer<std::uint8_t> raw_left, raw_right;
   cu::DeviceImage<uchar4> rgba_left, rgba_right;
+  cu::DeviceImage<uchar4> lab8_left;  // colour=lab8: the weights' guide (rgb2lab8 of rgba_left)
   cu::DeviceImage<std::uint8_t> grey_left, grey_right;
   ce::Winner winner;
   cu::DeviceImage<float> disparity;  // after the median
@@ -52,7 +53,7 @@ struct Workspace {
 
   static std::size_t bytes_needed(int w, int h, int channels, int planes, int volumes) {
     const std::size_t px = std::size_t(w) * std::size_t(h);
-    return px * (2 * std::size_t(channels) + 2 * 4 + 2 + 5 * 4) +
+    return px * (2 * std::size_t(channels) + 3 * 4 + 2 + 5 * 4) +
            std::size_t(volumes) * ce::DeviceVolume::cells(w, h, planes) * 2;
   }
 
@@ -63,6 +64,7 @@ struct Workspace {
     raw_right = cu::make_device_buffer<std::uint8_t>(px * std::size_t(ch), component, "the right image");
     rgba_left = {w, h, component, "the left RGBA image"};
     rgba_right = {w, h, component, "the right RGBA image"};
+    lab8_left = {w, h, component, "the left lab8 image"};
     grey_left = {w, h, component, "the left grey image"};
     grey_right = {w, h, component, "the right grey image"};
     winner.cost = {w, h, component, "the winning costs"};
@@ -165,6 +167,11 @@ class EsawFamilyCuda final : public Matcher {
                                                            "(the reading measured worst; README \"ESMP readings\")");
     ordinal_ = cu::select_device(component_);
     device_info_ = cu::device_info_json(ordinal_);
+    if (params_.colour == "lab8") {
+      // One table for every pass (it depends on gamma_c alone); each pass's WeightTable points at it.
+      const cu::DeviceScope device_scope(ordinal_);
+      lab8_colour_ = ce::lab8_colour_table(params_.gamma_c, component_);
+    }
     device_ = device_info_.at("name").get<std::string>();
     stream_ = cu::make_stream();
     for (auto& e : events_) e = cu::make_event();
@@ -188,7 +195,7 @@ class EsawFamilyCuda final : public Matcher {
     std::vector<int> steps;
     for (int t = 1; t <= p.iterations; ++t) {
       steps.push_back(esaw_step(p.base, t));
-      tables.push_back(ce::weight_table(p.gamma_c, p.gamma_p, steps.back()));
+      tables.push_back(ce::weight_table(p.gamma_c, p.gamma_p, steps.back(), lab8_colour_.get()));
     }
 
     if constexpr (!ESMP) {
@@ -213,6 +220,7 @@ class EsawFamilyCuda final : public Matcher {
       ce::rgb2grey(w.raw_left.get(), w.channels, w.rgba_left, w.grey_left, s);
       ce::rgb2grey(w.raw_right.get(), w.channels, w.rgba_right, w.grey_right, s);
     });
+    if (lab8_colour_) clock_.time("rgb2lab8", [&] { ce::rgb2lab8(w.rgba_left, w.lab8_left, s); });
     ce::wta_reset(w.winner, s);
 
     if constexpr (!ESMP) {
@@ -223,6 +231,7 @@ class EsawFamilyCuda final : public Matcher {
         else enqueue_slabs(range, steps, tables, border);
       });
     } else {
+      const cu::DeviceImage<uchar4>& guide = weight_guide();
       const float eta = p.eta_factor * float(range.count - 1);  // eta = 0.0375 d_max, as the cpu backend reads it
       const bool literal = p.esmp_variant == "literal";
       const int levels = range.count;
@@ -250,7 +259,7 @@ class EsawFamilyCuda final : public Matcher {
         const ce::ForwardMinSum forward{p.c, eta, &w.truncation};
         first_messages();
         clock_.time("aggr_H+", [&] {
-          ce::aggr_H(w.rgba_left, w.b.plane(0), w.b.plane(0), levels, steps[0], tables[0], border, w.a.plane(0), s,
+          ce::aggr_H(guide, w.b.plane(0), w.b.plane(0), levels, steps[0], tables[0], border, w.a.plane(0), s,
                      &forward);
         });
         const int passes = 2 * int(steps.size());
@@ -265,7 +274,7 @@ class EsawFamilyCuda final : public Matcher {
           const std::string name = std::string("cost2msg-+") + (vertical ? "aggr_V+" : "aggr_H+") +
                                    (last ? "select_disparity" : "");
           clock_.time(name, [&] {
-            ce::aggr_msg(w.rgba_left, vertical, in, h_in, levels, steps[t], tables[t], border, p.c, eta, out, h_out,
+            ce::aggr_msg(guide, vertical, in, h_in, levels, steps[t], tables[t], border, p.c, eta, out, h_out,
                          last ? &w.winner : nullptr, range.min, s);
           });
         }
@@ -278,18 +287,18 @@ class EsawFamilyCuda final : public Matcher {
         for (std::size_t t = 0; t < steps.size(); ++t) {
           const bool last = t + 1 == steps.size();
           clock_.time("aggr_H+", [&] {
-            ce::aggr_H(w.rgba_left, w.b.plane(0), w.b.plane(0), levels, steps[t], tables[t], border, w.a.plane(0), s,
+            ce::aggr_H(guide, w.b.plane(0), w.b.plane(0), levels, steps[t], tables[t], border, w.a.plane(0), s,
                        &forward);
           });
           clock_.time("cost2msg-", [&] { ce::cost2msg_backward(w.a.plane(0), w.truncation, levels, p.c, w.b.plane(0), s); });
           if (last) {
             clock_.time("aggr_V+select_disparity", [&] {
-              ce::aggr_V(w.rgba_left, w.b.plane(0), w.b.plane(0), levels, steps[t], tables[t], border, nullptr,
+              ce::aggr_V(guide, w.b.plane(0), w.b.plane(0), levels, steps[t], tables[t], border, nullptr,
                          &w.winner, range.min, s);
             });
           } else {
             clock_.time("aggr_V+", [&] {
-              ce::aggr_V(w.rgba_left, w.b.plane(0), w.b.plane(0), levels, steps[t], tables[t], border, w.a.plane(0),
+              ce::aggr_V(guide, w.b.plane(0), w.b.plane(0), levels, steps[t], tables[t], border, w.a.plane(0),
                          nullptr, 0, s, &forward);
             });
             clock_.time("cost2msg-", [&] { ce::cost2msg_backward(w.a.plane(0), w.truncation, levels, p.c, w.b.plane(0), s); });
@@ -301,12 +310,12 @@ class EsawFamilyCuda final : public Matcher {
         // centre: a: the costs, b: their messages, c: the horizontal result.
         clock_.time("cost2msg", [&] { ce::cost2msg(w.a.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s); });
         clock_.time("aggr_H", [&] {
-          ce::aggr_H(w.rgba_left, literal ? w.b.plane(0) : w.a.plane(0), w.b.plane(0), levels, steps[t], tables[t],
+          ce::aggr_H(guide, literal ? w.b.plane(0) : w.a.plane(0), w.b.plane(0), levels, steps[t], tables[t],
                      border, w.c.plane(0), s);
         });
         clock_.time("cost2msg", [&] { ce::cost2msg(w.c.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s); });
         clock_.time(last ? "aggr_V+select_disparity" : "aggr_V", [&] {
-          ce::aggr_V(w.rgba_left, literal ? w.b.plane(0) : w.c.plane(0), w.b.plane(0), levels, steps[t], tables[t],
+          ce::aggr_V(guide, literal ? w.b.plane(0) : w.c.plane(0), w.b.plane(0), levels, steps[t], tables[t],
                      border, last ? nullptr : w.a.plane(0), last ? &w.winner : nullptr, range.min, s);
         });
       }
@@ -395,6 +404,7 @@ class EsawFamilyCuda final : public Matcher {
             {"median_filter", px * 8.0},
         };
     }
+    if (lab8_colour_) m.stage_bytes.emplace_back("rgb2lab8", px * 8.0);  // RGBA in, lab8 out
     m.copy_gb_s = cu::measure_copy_gb_s(std::size_t(512) << 20, 9, stream_.get());
     return m;
   }
@@ -407,6 +417,7 @@ class EsawFamilyCuda final : public Matcher {
     Workspace& w = *work_;
     cudaStream_t s = stream_.get();
     const Params& p = params_;
+    const cu::DeviceImage<uchar4>& guide = weight_guide();
     for (int k0 = 0; k0 < range.count; k0 += w.slab) {
       const int n = std::min(w.slab, range.count - k0);
       if constexpr (!ESMP) {
@@ -418,15 +429,19 @@ class EsawFamilyCuda final : public Matcher {
         bool fused_first = false;
         if constexpr (!ESMP) fused_first = t == 0 && p.fuse_init_cost;
         if (fused_first)
-          ce::init_aggr_H(w.grey_left, w.grey_right, w.rgba_left, range.min + k0, n, p.lambda, p.tau, steps[t],
+          ce::init_aggr_H(w.grey_left, w.grey_right, guide, range.min + k0, n, p.lambda, p.tau, steps[t],
                           tables[t], border, w.b.plane(0), s);
         else
-          ce::aggr_H(w.rgba_left, w.a.plane(0), w.a.plane(0), n, steps[t], tables[t], border, w.b.plane(0), s);
-        ce::aggr_V(w.rgba_left, w.b.plane(0), w.b.plane(0), n, steps[t], tables[t], border,
+          ce::aggr_H(guide, w.a.plane(0), w.a.plane(0), n, steps[t], tables[t], border, w.b.plane(0), s);
+        ce::aggr_V(guide, w.b.plane(0), w.b.plane(0), n, steps[t], tables[t], border,
                    last ? nullptr : w.a.plane(0), last ? &w.winner : nullptr, range.min + k0, s);
       }
     }
   }
+
+  // The image the weights read: the left RGBA image (max_rgb) or its lab8 (colour=lab8, written by
+  // rgb2lab8 ahead of the passes).
+  const cu::DeviceImage<uchar4>& weight_guide() const { return lab8_colour_ ? work_->lab8_left : work_->rgba_left; }
 
   // ESAW's planes per slab. --set slab_planes=K wins. Otherwise the whole volume when its two
   // copies fit in 90 % of the free memory: every pass then streams the volume through DRAM once
@@ -481,6 +496,7 @@ class EsawFamilyCuda final : public Matcher {
   nlohmann::json device_info_;
   std::string device_;
   std::size_t l2_bytes_ = 0;
+  cu::DeviceBuffer<float> lab8_colour_;  // colour=lab8: exp(-Delta_c/gamma_c) by squared distance; else empty
   cu::Stream stream_;
   std::array<cu::Event, 4> events_;
   KernelClock clock_;

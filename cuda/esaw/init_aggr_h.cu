@@ -26,15 +26,12 @@ __device__ __forceinline__ float grey_cost(int left, const std::uint8_t* __restr
 }
 
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
-    init_aggr_h_kernel(const uchar4* __restrict__ rgba, const std::uint8_t* __restrict__ grey_left,
+    init_aggr_h_kernel(const uchar4* __restrict__ guide, const std::uint8_t* __restrict__ grey_left,
                        const std::uint8_t* __restrict__ grey_right, int width, int height, int first_disparity,
                        int planes, float lambda, float tau, int step, WeightTable table, bool clamp_border,
                        __half* __restrict__ out) {
   __shared__ WeightTable shared_table;
-  for (int j = threadIdx.y * BLOCK_X + threadIdx.x; j < 256; j += BLOCK_X * BLOCK_Y)
-    shared_table.colour[j] = table.colour[j];
-  if (threadIdx.x == 0 && threadIdx.y == 0) shared_table.spatial = table.spatial;
-  __syncthreads();
+  detail::stage_table(shared_table, table, threadIdx.y * BLOCK_X + threadIdx.x, BLOCK_X * BLOCK_Y);
 
   const int x = blockIdx.x * BLOCK_X + threadIdx.x;
   const int y = blockIdx.y * BLOCK_Y + threadIdx.y;
@@ -45,7 +42,7 @@ __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
   const int cm = max(xm, 0), cp = min(xp, width - 1);
   const std::size_t row = std::size_t(y) * std::size_t(width);
   const detail::Weights wt =
-      detail::pass_weights(shared_table, rgba[row + x], rgba[row + cm], rgba[row + cp], in_minus, in_plus);
+      detail::pass_weights(shared_table, guide[row + x], guide[row + cm], guide[row + cp], in_minus, in_plus);
   const int left_c = grey_left[row + x], left_m = grey_left[row + cm], left_p = grey_left[row + cp];
   const std::uint8_t* right_row = grey_right + row;
   const std::size_t plane = std::size_t(width) * std::size_t(height);
@@ -62,18 +59,18 @@ __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
 }  // namespace
 
 void init_aggr_H(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
-                 const DeviceImage<uchar4>& rgba, int first_disparity, int planes, float lambda, float tau, int step,
+                 const DeviceImage<uchar4>& guide, int first_disparity, int planes, float lambda, float tau, int step,
                  const WeightTable& table, reference::Border border, std::uint16_t* out, cudaStream_t stream) {
   require(grey_left.width == grey_right.width && grey_left.height == grey_right.height &&
-              rgba.width == grey_left.width && rgba.height == grey_left.height,
-          "esaw/cuda: init_cost+aggr_H: the grey and RGBA images differ in size");
+              guide.width == grey_left.width && guide.height == grey_left.height,
+          "esaw/cuda: init_cost+aggr_H: the grey and guide images differ in size");
   require(step >= 1, "esaw/cuda: init_cost+aggr_H: step must be >= 1, got " + std::to_string(step));
   require(planes >= 1, "esaw/cuda: init_cost+aggr_H: needs at least one plane, got " + std::to_string(planes));
   require(out != nullptr, "esaw/cuda: init_cost+aggr_H: no output volume");
   const dim3 block(BLOCK_X, BLOCK_Y);
-  const dim3 grid(unsigned(div_up(rgba.width, BLOCK_X)), unsigned(div_up(rgba.height, BLOCK_Y)));
-  init_aggr_h_kernel<<<grid, block, 0, stream>>>(rgba.get(), grey_left.get(), grey_right.get(), rgba.width,
-                                                 rgba.height, first_disparity, planes, lambda, tau, step, table,
+  const dim3 grid(unsigned(div_up(guide.width, BLOCK_X)), unsigned(div_up(guide.height, BLOCK_Y)));
+  init_aggr_h_kernel<<<grid, block, 0, stream>>>(guide.get(), grey_left.get(), grey_right.get(), guide.width,
+                                                 guide.height, first_disparity, planes, lambda, tau, step, table,
                                                  border == reference::Border::clamp, reinterpret_cast<__half*>(out));
   CUDA_CHECK_LAUNCH();
 }

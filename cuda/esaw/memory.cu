@@ -1,4 +1,4 @@
-// Host-side helpers: the weight tables (from the reference's own expressions) and the
+// Host-side helpers: the weight tables (from the reference's own functions) and the
 // synchronous volume transfers the tests use (disparity-fastest <-> planes, float <-> half).
 
 #include <cuda_fp16.h>
@@ -10,11 +10,27 @@
 
 namespace stereo::cu::esaw {
 
-WeightTable weight_table(float gamma_c, float gamma_p, int step) {
+WeightTable weight_table(float gamma_c, float gamma_p, int step, const float* lab8_colour) {
   WeightTable table{};
-  // The same float expressions as reference/esaw.cpp sample_weights, evaluated by the same libm.
-  for (int dc = 0; dc < 256; ++dc) table.colour[dc] = std::exp(-float(dc) / gamma_c);
+  // reference/esaw.cpp sample_weights: colour_factor of the largest channel difference (an
+  // integer), and the same float expression for the spatial factor, evaluated by the same libm.
+  for (int dc = 0; dc < 256; ++dc) table.colour[dc] = reference::colour_factor(float(dc), gamma_c);
   table.spatial = std::exp(-float(step) / gamma_p);
+  table.lab8_colour = lab8_colour;
+  return table;
+}
+
+std::vector<float> lab8_colour_factors(float gamma_c) {
+  std::vector<float> factors(LAB8_SQUARED_DISTANCES);
+  for (int d = 0; d < LAB8_SQUARED_DISTANCES; ++d)
+    factors[std::size_t(d)] = reference::colour_factor(reference::lab8_distance(d), gamma_c);
+  return factors;
+}
+
+DeviceBuffer<float> lab8_colour_table(float gamma_c, const std::string& component) {
+  const std::vector<float> factors = lab8_colour_factors(gamma_c);
+  auto table = make_device_buffer<float>(factors.size(), component, "the lab8 colour factors");
+  CUDA_CHECK(cudaMemcpy(table.get(), factors.data(), factors.size() * sizeof(float), cudaMemcpyHostToDevice));
   return table;
 }
 

@@ -4,6 +4,7 @@
 /// named as in reference/esaw.h so a test can compare each with its CPU twin:
 ///
 ///   rgb2grey.cu          rgb2grey           RGBA for the weights + integer BT.601 luma
+///   rgb2lab8.cu          rgb2lab8           colour=lab8: the weights' guide in 8-bit CIELab
 ///   init_cost.cu         init_cost          eq. 3 on a slab of disparity planes
 ///   aggr_h.cu            aggr_H (+)         eq. 5 (ESMP: eq. 14), a slab of planes per launch;
 ///                                           aggr_H+ also runs the min-sum's forward pass
@@ -22,11 +23,17 @@
 /// rounds once when it stores, exactly as the reference does with Storage::fp16; the products
 /// and sums are written with __fmul_rn / __fadd_rn so nvcc cannot contract them into FMAs the
 /// reference does not make, and the weights' exp() terms come from tables the host fills with
-/// the reference's own expression. Every stage is therefore bit-exact with the reference.
+/// the reference's own functions. Every stage is therefore bit-exact with the reference.
+///
+/// Delta_c (EsawParams::colour): max_rgb reads the RGBA image and a 256-entry colour table;
+/// lab8 reads rgb2lab8's image and a table over the squared distance of two lab8 colours
+/// (WeightTable::lab8_colour). The kernels take either guide image as `guide`.
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "cuda/common.h"
 #include "reference/esaw.h"
@@ -53,14 +60,28 @@ struct DeviceVolume {
   }
 };
 
-/// The exp() factors of the adaptive weight, filled on the host with the reference's own
-/// expressions (reference/esaw.cpp sample_weights): colour[dc] = exp(-dc / gamma_c) for the
-/// largest channel difference dc, spatial = exp(-step / gamma_p).
+/// The exp() factors of the adaptive weight, filled on the host by the reference's own functions
+/// (reference/esaw.cpp sample_weights): spatial = exp(-step / gamma_p) and the colour factor
+/// exp(-Delta_c / gamma_c), looked up
+///  - colour=max_rgb (lab8_colour null): in colour[dc], dc the largest channel difference of two
+///    RGBA pixels (the kernels copy it to shared memory);
+///  - colour=lab8: in lab8_colour[D], D = dL^2 + da^2 + db^2 of two rgb2lab8 pixels, a device
+///    table of LAB8_SQUARED_DISTANCES floats (lab8_colour_table; 763 KB, read through the
+///    read-only cache).
 struct WeightTable {
   float colour[256];
   float spatial;
+  const float* lab8_colour;
 };
-WeightTable weight_table(float gamma_c, float gamma_p, int step);
+WeightTable weight_table(float gamma_c, float gamma_p, int step, const float* lab8_colour = nullptr);
+
+/// The squared distances two lab8 colours can have: 0 .. 3 x 255^2.
+constexpr int LAB8_SQUARED_DISTANCES = 3 * 255 * 255 + 1;
+/// lab8's colour factors on the host: [D] = reference::colour_factor(reference::lab8_distance(D),
+/// gamma_c), the very floats the reference's weights use.
+std::vector<float> lab8_colour_factors(float gamma_c);
+/// The same, uploaded to the current device (synchronous; once per matcher, gamma_c is fixed).
+DeviceBuffer<float> lab8_colour_table(float gamma_c, const std::string& component);
 
 /// The running arg-min of eq. 7 over the slabs: the smallest stored cost so far and its
 /// disparity (range.min + k). wta_reset starts it at +inf.
@@ -73,6 +94,11 @@ struct Winner {
 /// luma (77 R + 150 G + 29 B + 128) >> 8 (a grey input is copied), as reference::rgb2grey.
 void rgb2grey(const std::uint8_t* raw, int channels, DeviceImage<uchar4>& rgba, DeviceImage<std::uint8_t>& grey,
               cudaStream_t stream);
+
+/// colour=lab8: the guide of the weights, rgb2grey's RGBA image in 8-bit CIELab
+/// (reference::rgb2lab8): x = L* x 255/100, y = a* + 128, z = b* + 128, each rounded, w = 255.
+/// Bit-exact with the reference for every colour (rgb2lab8.cu says why). lab8 may not alias rgba.
+void rgb2lab8(const DeviceImage<uchar4>& rgba, DeviceImage<uchar4>& lab8, cudaStream_t stream);
 
 /// Eq. 3 for the `planes` disparities first_disparity, first_disparity + 1, ... into `out`
 /// (planes x W x H), the match column clamped to the image as in the reference.
@@ -91,9 +117,9 @@ struct ForwardMinSum {
 };
 
 /// Eq. 5 on `planes` planes: out = w_c centre(p) + w_l side(p - s) + w_r side(p + s) along x,
-/// weights from `rgba` (reference::aggr_H). centre and side may be the same pointer; out
+/// weights from `guide` (reference::aggr_H). centre and side may be the same pointer; out
 /// must differ from both.
-void aggr_H(const DeviceImage<uchar4>& rgba, const std::uint16_t* centre, const std::uint16_t* side, int planes,
+void aggr_H(const DeviceImage<uchar4>& guide, const std::uint16_t* centre, const std::uint16_t* side, int planes,
             int step, const WeightTable& table, reference::Border border, std::uint16_t* out, cudaStream_t stream,
             const ForwardMinSum* forward = nullptr);
 
@@ -101,13 +127,13 @@ void aggr_H(const DeviceImage<uchar4>& rgba, const std::uint16_t* centre, const 
 /// fly, each sample rounded to half as stored), equal bit for bit to init_cost then aggr_H with
 /// centre = side = C0; C0 is never stored.
 void init_aggr_H(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
-                 const DeviceImage<uchar4>& rgba, int first_disparity, int planes, float lambda, float tau, int step,
+                 const DeviceImage<uchar4>& guide, int first_disparity, int planes, float lambda, float tau, int step,
                  const WeightTable& table, reference::Border border, std::uint16_t* out, cudaStream_t stream);
 
 /// Eq. 6, along y (reference::aggr_V). With `winner`, the stored (rounded) value of every plane
 /// also updates the running arg-min, plane 0 being disparity first_disparity; out may then be
 /// null (the WTA fused into the last pass, so the last volume is never written).
-void aggr_V(const DeviceImage<uchar4>& rgba, const std::uint16_t* centre, const std::uint16_t* side, int planes,
+void aggr_V(const DeviceImage<uchar4>& guide, const std::uint16_t* centre, const std::uint16_t* side, int planes,
             int step, const WeightTable& table, reference::Border border, std::uint16_t* out, Winner* winner,
             int first_disparity, cudaStream_t stream, const ForwardMinSum* forward = nullptr);
 
@@ -143,7 +169,7 @@ void cost2msg_backward(const std::uint16_t* forward, const DeviceImage<float>& t
 /// the arg-min over all `levels` (eq. 7, plane 0 = first_disparity; the winner's previous
 /// contents are not read). Equal, bit for bit, to cost2msg_backward followed by aggr_H+/aggr_V+
 /// (or aggr_V with the winner). Outputs may not alias inputs; levels x 128 B of shared memory.
-void aggr_msg(const DeviceImage<uchar4>& rgba, bool vertical, const std::uint16_t* forward_in,
+void aggr_msg(const DeviceImage<uchar4>& guide, bool vertical, const std::uint16_t* forward_in,
               const DeviceImage<float>& truncation_in, int levels, int step, const WeightTable& table,
               reference::Border border, float c, float eta, std::uint16_t* forward_out,
               DeviceImage<float>* truncation_out, Winner* winner, int first_disparity, cudaStream_t stream);

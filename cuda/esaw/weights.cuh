@@ -9,19 +9,49 @@
 
 namespace stereo::cu::esaw::detail {
 
+// max_rgb: the largest channel difference of two RGBA pixels, colour[]'s index.
 __device__ __forceinline__ int colour_distance(uchar4 a, uchar4 b) {
   return max(max(abs(int(a.x) - int(b.x)), abs(int(a.y) - int(b.y))), abs(int(a.z) - int(b.z)));
+}
+
+// lab8: the squared Euclidean distance of two lab8 pixels, exact in int, lab8_colour[]'s index.
+// (The reference takes the float root of the same exact sum; the table holds the factor of that
+// root, so no root is taken here.)
+__device__ __forceinline__ int squared_lab8_distance(uchar4 a, uchar4 b) {
+  const int dl = int(a.x) - int(b.x), da = int(a.y) - int(b.y), db = int(a.z) - int(b.z);
+  return dl * dl + da * da + db * db;
+}
+
+// exp(-Delta_c(p, q) / gamma_c) as the table of the pass's colour reading holds it. The branch
+// is the same for every thread of a launch.
+__device__ __forceinline__ float colour_factor(const WeightTable& table, uchar4 p, uchar4 q) {
+  if (table.lab8_colour) return __ldg(table.lab8_colour + squared_lab8_distance(p, q));
+  return table.colour[colour_distance(p, q)];
+}
+
+// A kernel's copy of the table in shared memory (a dynamic index into the kernel's parameters
+// would go to local memory), written by the block's `threads` threads, `thread` this one's index;
+// ends with a barrier. lab8's colour factors stay in global memory (763 KB).
+__device__ __forceinline__ void stage_table(WeightTable& shared, const WeightTable& table, int thread, int threads) {
+  if (!table.lab8_colour)
+    for (int i = thread; i < 256; i += threads) shared.colour[i] = table.colour[i];
+  if (thread == 0) {
+    shared.spatial = table.spatial;
+    shared.lab8_colour = table.lab8_colour;
+  }
+  __syncthreads();
 }
 
 struct Weights {
   float minus, centre, plus;
 };
 
-// in_minus / in_plus: whether the sample is read at all (inside the image, or clamped).
+// in_minus / in_plus: whether the sample is read at all (inside the image, or clamped). p and the
+// q's are pixels of the guide image (RGBA for max_rgb, rgb2lab8's for lab8).
 __device__ __forceinline__ Weights pass_weights(const WeightTable& table, uchar4 p, uchar4 q_minus, uchar4 q_plus,
                                                 bool in_minus, bool in_plus) {
-  const float minus = in_minus ? __fmul_rn(table.colour[colour_distance(p, q_minus)], table.spatial) : 0.0f;
-  const float plus = in_plus ? __fmul_rn(table.colour[colour_distance(p, q_plus)], table.spatial) : 0.0f;
+  const float minus = in_minus ? __fmul_rn(colour_factor(table, p, q_minus), table.spatial) : 0.0f;
+  const float plus = in_plus ? __fmul_rn(colour_factor(table, p, q_plus), table.spatial) : 0.0f;
   const float norm = __fdiv_rn(1.0f, __fadd_rn(__fadd_rn(1.0f, minus), plus));
   return Weights{__fmul_rn(minus, norm), norm, __fmul_rn(plus, norm)};
 }

@@ -9,11 +9,14 @@
 /// why not.
 ///
 /// Choices the paper leaves open (measured on Middlebury v2, see README "ESAW and ESMP"):
-///  - Delta_c, the colour distance of the adaptive weight (`colour`): by default the largest
-///    absolute RGB channel difference of the reference image (grey-level differences lose about
-///    3 points). The paper computes its weight "as in [17]" (Yoon and Kweon: CIELab), so `lab`
-///    and `lab8` (CIELab in its 8-bit encoding) are selectable on the cpu backend;
-///    cuda/esaw/NOTES.md "Accuracy readings" has the measurements and the recommendation;
+///  - Delta_c, the colour distance of the adaptive weight (`colour`): the paper computes its
+///    weight "as in [17]" (Sec. III-A), and [17] (Yoon and Kweon) measures Delta_c as the
+///    Euclidean distance in CIELab; it does not say in which units. The default, `lab8`, is that
+///    distance between CIELab colours as 8-bit images hold them (L* x 255/100, a* + 128,
+///    b* + 128, rounded), on every backend; `lab` (L* in 0..100, floats; cpu only) and `max_rgb`
+///    (the largest RGB channel difference, the suite's first reading) are selectable;
+///    cuda/esaw/NOTES.md "Accuracy readings" has the measurements (grey-level differences lose
+///    about 3 points);
 ///  - the weight of a side sample q = p +- s is exp(-Delta_c/gamma_c) exp(-s/gamma_p), the
 ///    centre's is 1 (Delta_c = Delta_g = 0), normalised over the samples inside the image; a
 ///    sample outside the image is dropped (weight 0), so steps longer than the image leave
@@ -46,15 +49,20 @@ void describe_shared_choices(B& b, P& p) {
            "precision of the cost volume between passes (a choice: fp16 halves the CUDA traffic)");
   b.choice("border", p.border, {"drop", "clamp"},
            "a sample outside the image: drop it (weight 0) or read the edge pixel (clamp, a texture's addressing)");
-  b.choice("colour", p.colour, {"max_rgb", "lab", "lab8"},
-           "Delta_c of the weight: largest RGB channel difference, or CIELab distance as in [17] (Sec. III-A: "
-           "\"computed as in [17]\"; lab8: CIELab as 8-bit images hold it); lab, lab8: cpu only");
+  b.choice("colour", p.colour, {"lab8", "lab", "max_rgb"},
+           "Delta_c of the weight: the CIELab distance of Yoon-Kweon [17] (Sec. III-A: \"computed as in [17]\"), "
+           "lab8 = as 8-bit images hold CIELab (the default; Middlebury v2 avg of 12: ESAW-9 8.44, ESAW-5 9.20, "
+           "ESMP 8.34), lab = L* in 0..100 (cpu only); or max_rgb, the largest RGB channel difference");
   b.field("median", p.median, "3x3 median of the disparity map (step 4)");
 }
 
-/// Checks the ranges ESAW and ESMP share: iterations, base, gamma_c, gamma_p, tau and lambda.
+/// Checks the ranges ESAW and ESMP share: iterations, base, gamma_c, gamma_p, tau and lambda;
+/// and that a CUDA component reads a colour its kernels have (max_rgb, lab8).
 template <class P>
 void validate_shared_ranges(const P& p, const std::string& component) {
+  require(!on_cuda(component) || p.colour != "lab",
+          component + ": colour=lab runs on the cpu backend only (the CUDA weights read max_rgb or lab8, the "
+                      "8-bit CIELab)");
   require(p.iterations >= 1 && p.iterations <= 20,
           component + ": iterations must be in 1..20, got " + std::to_string(p.iterations));
   require(p.base >= 1.0f && p.base <= 8.0f, component + ": base must be in [1, 8], got " + std::to_string(p.base));
@@ -76,9 +84,11 @@ struct EsawParams {
   // CPU reference models the same rounding so that the two backends can be compared exactly.
   std::string storage = "fp16";
   std::string border = "drop";  // a sample p +- s outside the image: a choice, see the file comment
-  // Delta_c of the weight, see EsmpParams::colour. max_rgb matches Table IV's ESAW rows (8.33 /
-  // 9.69 at 9 / 5 iterations); lab 10.67 / 9.72, lab8 8.44 / 9.20.
-  std::string colour = "max_rgb";
+  // Delta_c of the weight: the CIELab distance of [17] in its 8-bit encoding, see
+  // EsmpParams::colour. Measured avg of 12 at 9 / 5 iterations (cpu, Middlebury v2): lab8 8.44 /
+  // 9.20 (more iterations help, as Table IV has it: 8.2 / 9.6); max_rgb 8.33 / 9.69; lab 10.67 /
+  // 9.72 (more iterations hurt).
+  std::string colour = "lab8";
   bool median = true;      // step 4: 3x3 median of the disparity map
   // CUDA only, no effect on the result: disparity planes per slab that runs through all passes
   // before the next (cuda/esaw/NOTES.md). 0 = the whole volume where two copies fit in the
@@ -114,8 +124,6 @@ struct EsawParams {
     validate_shared_ranges(*this, component);
     require(slab_planes >= 0, component + ": slab_planes must be >= 0 (0 = automatic), got " +
                                   std::to_string(slab_planes));
-    require(!on_cuda(component) || colour == "max_rgb",
-            component + ": colour=" + colour + " runs on the cpu backend only (the CUDA weights read max_rgb)");
   }
 };
 
@@ -157,11 +165,12 @@ struct EsmpParams {
   std::string border = "drop";   // as EsawParams::border
   // Delta_c, the colour distance of the adaptive weight (cuda/esaw/NOTES.md "Accuracy
   // readings"): Sec. III-A says "w is the normalized weight computed as in [17]", and [17]
-  // (Yoon and Kweon) measures Delta_c as the Euclidean distance in CIELab. Measured avg of 12:
-  // max_rgb 8.82, lab (L* 0..100) 8.66, lab8 (the 8-bit encoding, L* x 2.55) 8.34. lab8 is the
-  // recommended reading; max_rgb stays the default until the CUDA weights read CIELab (the two
-  // backends share these defaults and must agree stage for stage).
-  std::string colour = "max_rgb";
+  // (Yoon and Kweon) measures Delta_c as the Euclidean distance in CIELab. lab8: that distance
+  // between CIELab colours as 8-bit images hold them (L* x 255/100, a* + 128, b* + 128, rounded;
+  // cpu and cuda, bit-exact). Measured avg of 12 (cpu, Middlebury v2): lab8 8.34, the only reading
+  // that keeps both of the paper's orderings (ESMP below ESAW, here 8.44, Sec. V; ESAW better at 9
+  // iterations than at 5); max_rgb 8.82 (ESAW 8.33), lab (L* 0..100; cpu only) 8.66 (ESAW 10.67).
+  std::string colour = "lab8";
   bool median = true;
   // CUDA only, no effect on the result: in the literal reading, finish each pass's messages
   // (cost2msg-) inside the next aggregation (cuda/esaw/aggr_msg.cu), so a pass reads and writes
@@ -201,8 +210,6 @@ struct EsmpParams {
     // literal and centre (and rejects data itself), so refuse the rest here rather than let it
     // run another reading under their name.
     const bool cuda = on_cuda(component);
-    require(!cuda || colour == "max_rgb",
-            component + ": colour=" + colour + " runs on the cpu backend only (the CUDA weights read max_rgb)");
     require(!cuda || esmp_variant == "literal" || esmp_variant == "centre" || esmp_variant == "data",
             component + ": esmp_variant=" + esmp_variant + " runs on the cpu backend only (README \"ESMP readings\")");
   }
