@@ -1019,6 +1019,24 @@ json repeat_summary(const json& other, const std::string& source) {
           {"rows", rows}};
 }
 
+namespace {
+
+/// A timed part of a speed row ("total", "algorithm"): its median and spread (max - min; 0
+/// where the row lacks them). present: the row has the median.
+struct Timed {
+  bool present = false;
+  double median = 0, spread = 0;
+};
+
+Timed timed(const json& row, const std::string& part) {
+  const std::optional<double> median = num(row, (part + "_ms").c_str());
+  const double m = median.value_or(0.0);
+  return {median.has_value(), m,
+          num(row, (part + "_ms_max").c_str()).value_or(m) - num(row, (part + "_ms_min").c_str()).value_or(m)};
+}
+
+}  // namespace
+
 Repeatability compare_repeat(const json& doc) {
   require(doc.is_object() && doc.contains("repeat_of") && doc["repeat_of"].is_object(),
           "report: the results have no \"repeat_of\" run to compare with");
@@ -1056,23 +1074,19 @@ Repeatability compare_repeat(const json& doc) {
     Repeatability::Speed c;
     c.cell = name;
     c.host_cpu = on_host_cpu(a) || on_host_cpu(b);
-    c.median = num(a, "total_ms").value_or(0.0);
-    c.spread = num(a, "total_ms_max").value_or(c.median) - num(a, "total_ms_min").value_or(c.median);
-    c.other_median = num(b, "total_ms").value_or(0.0);
-    c.other_spread = num(b, "total_ms_max").value_or(c.other_median) - num(b, "total_ms_min").value_or(c.other_median);
+    const Timed total = timed(a, "total"), other_total = timed(b, "total");
+    c.median = total.median;
+    c.spread = total.spread;
+    c.other_median = other_total.median;
+    c.other_spread = other_total.spread;
     c.ratio = c.other_median > 0 ? c.median / c.other_median : 0.0;
     c.tolerance = repeat_tolerance(c.median, c.spread, c.other_median, c.other_spread);
     c.agrees = speeds_agree(c.median, c.spread, c.other_median, c.other_spread);
-    const auto alg = [](const json& row) -> std::optional<std::pair<double, double>> {  // median, spread
-      const auto m = num(row, "algorithm_ms"), lo = num(row, "algorithm_ms_min"), hi = num(row, "algorithm_ms_max");
-      if (!m || !lo || !hi) return std::nullopt;
-      return std::pair{*m, *hi - *lo};
-    };
-    if (const auto x = alg(a), y = alg(b); x && y) {
-      c.algorithm_median = x->first;
-      c.other_algorithm_median = y->first;
-      c.algorithm_agrees = speeds_agree(x->first, x->second, y->first, y->second);
-    }
+    const Timed algorithm = timed(a, "algorithm"), other_algorithm = timed(b, "algorithm");
+    c.algorithm_median = algorithm.median;
+    c.other_algorithm_median = other_algorithm.median;
+    c.algorithm_agrees = algorithm.present && other_algorithm.present &&
+                         speeds_agree(algorithm.median, algorithm.spread, other_algorithm.median, other_algorithm.spread);
     c.unsettled_here = unsettled(c.median, num(a, "total_ms_min").value_or(c.median));
     c.unsettled_there = unsettled(c.other_median, num(b, "total_ms_min").value_or(c.other_median));
     c.largest_change = largest_change(a, b);
@@ -1088,8 +1102,9 @@ std::string repeat_headline(const Repeatability& r) {
   for (const auto& c : r.speed) {
     (c.host_cpu ? cpu : gpu)++;
     (c.host_cpu ? cpu_ok : gpu_ok) += c.agrees;
-    if (!c.host_cpu) gpu_unsettled += c.unsettled_here || c.unsettled_there;
-    if (!c.host_cpu) gpu_algorithm_ok += c.algorithm_agrees;
+    if (c.host_cpu) continue;
+    gpu_unsettled += c.unsettled_here || c.unsettled_there;
+    gpu_algorithm_ok += c.algorithm_agrees;
   }
   std::string t = "repeatability: accuracy " + std::to_string(r.accuracy_compared - int(r.accuracy_differ.size())) +
                   "/" + std::to_string(r.accuracy_compared) + " identical; GPU speed " + std::to_string(gpu_ok) + "/" +

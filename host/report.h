@@ -129,7 +129,7 @@ struct Repeatability {
     double tolerance = 0;       ///< repeat_tolerance()
     bool agrees = false;
     /// The same rule on the algorithm part alone (its median and max - min; the upload and
-    /// read-back left out), where both rows carry it; false where either lacks it.
+    /// read-back left out), where both rows carry its median; false where either lacks it.
     double algorithm_median = 0, other_algorithm_median = 0;
     bool algorithm_agrees = false;
     bool unsettled_here = false, unsettled_there = false;  ///< unsettled() in this / the other run
