@@ -301,6 +301,58 @@ TEST(CudaEsawStages, InitAggrHMatchesInitCostThenAggrH) {
   }
 }
 
+// One iteration in one kernel (aggr_hv.cu) equals the reference's aggr_H then aggr_V: on 3 x 5
+// of its 64 x 16 tiles with odd tails, 7 planes (a group of 4 and a tail) in two slabs, both
+// borders, every step from 1 to the device's largest (each needs its own amount of shared memory,
+// some past the default 48 KB; 16 reaches across a tile); and with init_cost computed inside it
+// (iteration 1), a negative first disparity.
+TEST(CudaEsawStages, AggrHVMatchesAggrHThenAggrV) {
+  STEREO_REQUIRE_CUDA();
+  constexpr int TW = 150, TH = 77;
+  const DisparityRange range{-2, 7};
+  const ImageU8 rgb = random_rgb(TW, TH, 71);
+  const ImageU8 left = cuda_test::random_u8(TW, TH, 1, 72), right = cuda_test::random_u8(TW, TH, 1, 73);
+  auto upload_grey = [](const ImageU8& img) {
+    cu::DeviceImage<std::uint8_t> d(img.width, img.height, "test", "grey");
+    CUDA_CHECK(cudaMemcpy(d.get(), img.data.data(), img.data.size(), cudaMemcpyHostToDevice));
+    return d;
+  };
+  const auto d_left = upload_grey(left), d_right = upload_grey(right);
+  const ref::CostVolume volume = random_half_volume(TW, TH, range, 74, 12.0f);
+  const ref::CostVolume c0 = ref::init_cost(left, right, range, 0.15f, 12.0f, ref::Storage::fp16);
+  const ce::DeviceVolume d_volume = ce::upload_volume(volume);
+  for (const ref::ColourDistance colour : CUDA_COLOURS) {
+    const Guide guide = make_guide(rgb, colour, 17.0f);
+    for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
+      for (int step = 1; step <= ce::aggr_hv_max_step(); ++step) {  // each size of shared memory
+        const std::string what = guide.name + (border == ref::Border::drop ? " drop" : " clamp") + " step " +
+                                 std::to_string(step);
+        const ce::WeightTable table = guide.table(36.0f, step);
+        auto iteration = [&](const ref::CostVolume& in) {
+          const ref::CostVolume h = ref::aggr_H(in, in, guide.reference, step, 17.0f, 36.0f, border, ref::Storage::fp16);
+          return ref::aggr_V(h, h, guide.reference, step, 17.0f, 36.0f, border, ref::Storage::fp16);
+        };
+        ce::DeviceVolume got(TW, TH, range.count, "test", "out");
+        ce::aggr_HV(guide.image, d_volume.plane(0), 3, step, table, border, got.plane(0), nullptr);
+        ce::aggr_HV(guide.image, d_volume.plane(3), 4, step, table, border, got.plane(3), nullptr);
+        expect_same_volume(ce::download_volume(got, range), iteration(volume), "aggr_HV " + what);
+        ce::init_aggr_HV(d_left, d_right, guide.image, range.min, 2, 0.15f, 12.0f, step, table, border, got.plane(0),
+                         nullptr);
+        ce::init_aggr_HV(d_left, d_right, guide.image, range.min + 2, 5, 0.15f, 12.0f, step, table, border,
+                         got.plane(2), nullptr);
+        expect_same_volume(ce::download_volume(got, range), iteration(c0), "init_aggr_HV " + what);
+      }
+    const ce::WeightTable table = guide.table(36.0f, 1);
+    ce::DeviceVolume out(TW, TH, range.count, "test", "out");
+    EXPECT_THROW(ce::aggr_HV(guide.image, d_volume.plane(0), 7, ce::HV_MAX_STEP + 1, guide.table(36.0f, 17),
+                             ref::Border::drop, out.plane(0), nullptr),
+                 Error);
+    EXPECT_THROW(ce::aggr_HV(guide.image, out.plane(0), 7, 1, table, ref::Border::drop, out.plane(0), nullptr), Error);
+    EXPECT_THROW(ce::aggr_HV(guide.image, d_volume.plane(0), 0, 1, table, ref::Border::drop, out.plane(0), nullptr),
+                 Error);
+  }
+}
+
 TEST(CudaEsawStages, SelectDisparityOverSlabsMatchesReference) {
   STEREO_REQUIRE_CUDA();
   const DisparityRange range{3, 11};

@@ -7,8 +7,12 @@
 //    loads of a plane need not wait for the store of the plane before;
 //  - the plane loop runs in groups of PLANES_IN_FLIGHT: all loads of a group are issued before
 //    the first value is used. One pixel per thread reads 2-byte values, so one load in flight per
-//    thread cannot cover DRAM or L2 latency (Little's law: 2.9 TB/s x ~0.7 us = 2 MB in flight,
-//    the whole GPU's 270 K resident threads x 2 B = 0.5 MB); a group of 8 puts 4 MB in flight;
+//    thread cannot cover DRAM or L2 latency (Little's law: 2.9 TB/s x ~0.7 us = 2 MB in flight);
+//  - resident warps matter as much as loads per warp: at 60 registers (groups of 8, no cap) only
+//    half the warp slots were filled and a pass ran at 31 % of the copy rate. Capped at 40
+//    registers (AGGR_MIN_BLOCKS = 6 blocks of 256 per SM, 75 % of the slots) with groups of 4,
+//    1920 x 1080 x 256 on the H100: ESAW-9 40.3 -> 31.0 ms, ESMP-8 48.8 -> 40.7 ms; the sweep
+//    (min blocks 0/6/8 x groups 4/8) is in NOTES.md. 32 registers (8 blocks) spill and lose;
 //  - the arithmetic of a cell is exactly the old kernel's (weights.cuh, the reference's order,
 //    explicit _rn intrinsics), so the stage tests stay bit-exact.
 
@@ -21,7 +25,12 @@ namespace stereo::cu::esaw::detail {
 
 constexpr int AGGR_BLOCK_X = 64;
 constexpr int AGGR_BLOCK_Y = 4;
-constexpr int PLANES_IN_FLIGHT = 8;
+constexpr int PLANES_IN_FLIGHT = 4;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+constexpr int AGGR_MIN_BLOCKS = 4;  // Turing holds at most 1024 threads per SM
+#else
+constexpr int AGGR_MIN_BLOCKS = 6;
+#endif
 
 // Vertical passes visit rows in the order q, q + s, q + 2s, ... for q = 0 .. s - 1 (row slot v of
 // the grid is row vertical_row_order(v)), so the rows a pass reads as sides (y +- s) are the
@@ -40,7 +49,7 @@ __device__ __forceinline__ int vertical_row_order(int slot, int step, int height
 }
 
 template <int DX, int DY>
-__global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y)
+__global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y, AGGR_MIN_BLOCKS)
     aggr_pass_kernel(const uchar4* __restrict__ guide, int width, int height, const __half* __restrict__ centre,
                      const __half* __restrict__ side, int planes, int step, WeightTable table, bool clamp_border,
                      __half* __restrict__ out, float* __restrict__ winner_cost, float* __restrict__ winner_disparity,

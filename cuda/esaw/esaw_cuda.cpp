@@ -178,6 +178,10 @@ class EsawFamilyCuda final : public Matcher {
     int l2 = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, ordinal_));
     l2_bytes_ = std::size_t(l2);
+    if constexpr (!ESMP) {
+      const cu::DeviceScope device_scope(ordinal_);
+      hv_device_max_step_ = ce::aggr_hv_max_step();
+    }
   }
 
   StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
@@ -358,13 +362,21 @@ class EsawFamilyCuda final : public Matcher {
     const double T = double(params_.iterations);
     MemoryStats m;
     if constexpr (!ESMP) {
+      // Bytes per cell, iteration by iteration, as enqueue_slabs runs them: init_cost writes 2;
+      // a pass reads 2 and writes 2, the last writes nothing (fused WTA); a fused aggr_HV reads 2
+      // and writes 2 (its halo re-reads not counted); computing C0 inside the first kernel saves
+      // its read (and the write of init_cost).
+      double per_cell = params_.fuse_init_cost ? 0.0 : 2.0;
+      for (int t = 1; t <= params_.iterations; ++t) {
+        const bool last = t == params_.iterations, from_grey = t == 1 && params_.fuse_init_cost;
+        if (!last && esaw_step(params_.base, t) <= fuse_hv_max_step())
+          per_cell += from_grey ? 2.0 : 4.0;
+        else
+          per_cell += (from_grey ? 2.0 : 4.0) + (last ? 2.0 : 4.0);
+      }
       m.stage_bytes = {
           {"rgb2grey", px * 2.0 * (3.0 + 4.0 + 1.0)},
-          // init_cost writes 2 B a cell; each of the 2T passes reads 2 B and writes 2 B, the last
-          // writes nothing (fused WTA).
-          // (fuse_init_cost: C0 is neither written nor read back, 4 B a cell less.)
-          {"init_cost+aggr_H+aggr_V+select_disparity (slabs)",
-           cells * (2.0 + 2.0 * T * 4.0 - 2.0 - (params_.fuse_init_cost ? 4.0 : 0.0)) + px * 8.0},
+          {"init_cost+aggr_H+aggr_V+select_disparity (slabs)", cells * per_cell + px * 8.0},
           {"median_filter", px * 8.0},
       };
     } else {
@@ -418,25 +430,48 @@ class EsawFamilyCuda final : public Matcher {
     cudaStream_t s = stream_.get();
     const Params& p = params_;
     const cu::DeviceImage<uchar4>& guide = weight_guide();
+    static_assert(ce::HV_MAX_STEP == 16, "EsawParams::validate bounds fuse_hv_max_step by 16");
     for (int k0 = 0; k0 < range.count; k0 += w.slab) {
       const int n = std::min(w.slab, range.count - k0);
+      // `volume` holds the current iteration's input (C0, or the last V result); `spare` takes
+      // the H result of an unfused iteration, or the output of a fused one (then they swap).
+      std::uint16_t* volume = w.a.plane(0);
+      std::uint16_t* spare = w.b.plane(0);
+      bool c0_stored = false;
       if constexpr (!ESMP) {
-        if (!p.fuse_init_cost)
-          ce::init_cost(w.grey_left, w.grey_right, range.min + k0, n, p.lambda, p.tau, w.a.plane(0), s);
+        if (!p.fuse_init_cost) {
+          ce::init_cost(w.grey_left, w.grey_right, range.min + k0, n, p.lambda, p.tau, volume, s);
+          c0_stored = true;
+        }
       }
       for (std::size_t t = 0; t < steps.size(); ++t) {
         const bool last = t + 1 == steps.size();
-        bool fused_first = false;
-        if constexpr (!ESMP) fused_first = t == 0 && p.fuse_init_cost;
-        if (fused_first)
+        const bool from_grey = t == 0 && !c0_stored;
+        if (!last && steps[t] <= fuse_hv_max_step()) {
+          if (from_grey)
+            ce::init_aggr_HV(w.grey_left, w.grey_right, guide, range.min + k0, n, p.lambda, p.tau, steps[t],
+                             tables[t], border, spare, s);
+          else
+            ce::aggr_HV(guide, volume, n, steps[t], tables[t], border, spare, s);
+          std::swap(volume, spare);
+          continue;
+        }
+        if (from_grey)
           ce::init_aggr_H(w.grey_left, w.grey_right, guide, range.min + k0, n, p.lambda, p.tau, steps[t],
-                          tables[t], border, w.b.plane(0), s);
+                          tables[t], border, spare, s);
         else
-          ce::aggr_H(guide, w.a.plane(0), w.a.plane(0), n, steps[t], tables[t], border, w.b.plane(0), s);
-        ce::aggr_V(guide, w.b.plane(0), w.b.plane(0), n, steps[t], tables[t], border,
-                   last ? nullptr : w.a.plane(0), last ? &w.winner : nullptr, range.min + k0, s);
+          ce::aggr_H(guide, volume, volume, n, steps[t], tables[t], border, spare, s);
+        ce::aggr_V(guide, spare, spare, n, steps[t], tables[t], border, last ? nullptr : volume,
+                   last ? &w.winner : nullptr, range.min + k0, s);
       }
     }
+  }
+
+  // ESAW: the largest step whose iteration runs as one aggr_HV kernel (0: none). ESMP has no
+  // such kernel (its passes need every level of a pixel for the min-sum).
+  int fuse_hv_max_step() const {
+    if constexpr (ESMP) return 0;
+    else return std::min(params_.fuse_hv_max_step, hv_device_max_step_);
   }
 
   // The image the weights read: the left RGBA image (max_rgb) or its lab8 (colour=lab8, written by
@@ -496,6 +531,7 @@ class EsawFamilyCuda final : public Matcher {
   nlohmann::json device_info_;
   std::string device_;
   std::size_t l2_bytes_ = 0;
+  int hv_device_max_step_ = 0;  // ESAW: the largest step aggr_HV can run on this GPU (its shared memory)
   cu::DeviceBuffer<float> lab8_colour_;  // colour=lab8: exp(-Delta_c/gamma_c) by squared distance; else empty
   cu::Stream stream_;
   std::array<cu::Event, 4> events_;

@@ -16,15 +16,6 @@ namespace {
 constexpr int BLOCK_X = 64;
 constexpr int BLOCK_Y = 4;
 
-// Eq. 3 at (x, row) for disparity d, the match column clamped to the image (init_cost.cu),
-// rounded to half as stored.
-__device__ __forceinline__ float grey_cost(int left, const std::uint8_t* __restrict__ right_row, int x, int d,
-                                           int width, float lambda, float tau) {
-  const int xr = min(max(x - d, 0), width - 1);
-  const float diff = float(abs(left - int(right_row[xr])));
-  return __half2float(__float2half_rn(__fmul_rn(lambda, fminf(diff, tau))));
-}
-
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
     init_aggr_h_kernel(const uchar4* __restrict__ guide, const std::uint8_t* __restrict__ grey_left,
                        const std::uint8_t* __restrict__ grey_right, int width, int height, int first_disparity,
@@ -49,9 +40,9 @@ __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
 #pragma unroll 4
   for (int k = 0; k < planes; ++k) {
     const int d = first_disparity + k;
-    const float at_centre = grey_cost(left_c, right_row, x, d, width, lambda, tau);
-    const float at_minus = in_minus ? grey_cost(left_m, right_row, cm, d, width, lambda, tau) : 0.0f;
-    const float at_plus = in_plus ? grey_cost(left_p, right_row, cp, d, width, lambda, tau) : 0.0f;
+    const float at_centre = detail::grey_cost(left_c, right_row, x, d, width, lambda, tau);
+    const float at_minus = in_minus ? detail::grey_cost(left_m, right_row, cm, d, width, lambda, tau) : 0.0f;
+    const float at_plus = in_plus ? detail::grey_cost(left_p, right_row, cp, d, width, lambda, tau) : 0.0f;
     out[std::size_t(k) * plane + row + std::size_t(x)] = detail::weighted_sum(wt, at_centre, at_minus, at_plus);
   }
 }

@@ -13,6 +13,8 @@
 ///   cost2msg.cu          cost2msg           eq. 17-21, one thread per pixel over all levels
 ///                        cost2msg_backward  the paper's cost2msg-: eq. 20-21 after aggr_H+/aggr_V+
 ///   init_aggr_h.cu       init_aggr_H        ESAW: init_cost fused into the first aggr_H
+///   aggr_hv.cu           aggr_HV, init_aggr_HV   ESAW: aggr_H then aggr_V of one iteration in
+///                                           one launch, the H result in shared memory
 ///   aggr_msg.cu          aggr_msg           ESMP: cost2msg- folded into the next aggr_H+/aggr_V+
 ///   memory.cu            upload_volume, download_volume (tests)
 ///   esaw_cuda.cpp        the matchers ("esaw", "cuda") and ("esmp", "cuda")
@@ -129,6 +131,24 @@ void aggr_H(const DeviceImage<uchar4>& guide, const std::uint16_t* centre, const
 void init_aggr_H(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
                  const DeviceImage<uchar4>& guide, int first_disparity, int planes, float lambda, float tau, int step,
                  const WeightTable& table, reference::Border border, std::uint16_t* out, cudaStream_t stream);
+
+/// The largest step aggr_HV takes: its block re-reads and re-aggregates 2 x step rows around a
+/// tile of 16, and holds them in shared memory (61.4 KB at 16).
+constexpr int HV_MAX_STEP = 16;
+
+/// The largest step aggr_HV runs on the current device: HV_MAX_STEP, or less where a block's
+/// shared memory is smaller (Turing: 64 KB, step 16 fits).
+int aggr_hv_max_step();
+
+/// One ESAW iteration in one launch: aggr_H (centre = side = in) then aggr_V with the same step,
+/// the H result kept in shared memory and never stored; equal bit for bit to the two kernels.
+/// step <= HV_MAX_STEP; out must differ from in.
+void aggr_HV(const DeviceImage<uchar4>& guide, const std::uint16_t* in, int planes, int step, const WeightTable& table,
+             reference::Border border, std::uint16_t* out, cudaStream_t stream);
+/// The same with init_cost fused in (iteration 1): equal bit for bit to init_aggr_H then aggr_V.
+void init_aggr_HV(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
+                  const DeviceImage<uchar4>& guide, int first_disparity, int planes, float lambda, float tau, int step,
+                  const WeightTable& table, reference::Border border, std::uint16_t* out, cudaStream_t stream);
 
 /// Eq. 6, along y (reference::aggr_V). With `winner`, the stored (rounded) value of every plane
 /// also updates the running arg-min, plane 0 being disparity first_disparity; out may then be

@@ -1,9 +1,11 @@
 #pragma once
-// The adaptive weights of one three-sample pass (reference/esaw.cpp sample_weights), shared by
-// aggr_h.cu and aggr_v.cu. The operations are the reference's, one by one, with explicit
+// The adaptive weights of one three-sample pass (reference/esaw.cpp sample_weights) and the
+// cell arithmetic, shared by the pass kernels (aggr_pass.cuh, init_aggr_h.cu, aggr_hv.cu, ...). The operations are the reference's, one by one, with explicit
 // round-to-nearest intrinsics so that nvcc does not fuse them: the weights come out bit-equal.
 
 #include <cuda_fp16.h>
+
+#include <cstdint>
 
 #include "cuda/esaw/stages.h"
 
@@ -62,6 +64,16 @@ __device__ __forceinline__ __half weighted_sum(const Weights& w, float centre, f
   if (w.minus > 0.0f) sum = __fadd_rn(sum, __fmul_rn(w.minus, minus));
   if (w.plus > 0.0f) sum = __fadd_rn(sum, __fmul_rn(w.plus, plus));
   return __float2half_rn(sum);
+}
+
+// Eq. 3 at (x, row) for disparity d, the match column clamped to the image (init_cost.cu),
+// rounded to half as stored: the samples of the passes that compute C0 on the fly
+// (init_aggr_h.cu, aggr_hv.cu).
+__device__ __forceinline__ float grey_cost(int left, const std::uint8_t* __restrict__ right_row, int x, int d,
+                                           int width, float lambda, float tau) {
+  const int xr = min(max(x - d, 0), width - 1);
+  const float diff = float(abs(left - int(right_row[xr])));
+  return __half2float(__float2half_rn(__fmul_rn(lambda, fminf(diff, tau))));
 }
 
 }  // namespace stereo::cu::esaw::detail
