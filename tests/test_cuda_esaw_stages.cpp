@@ -329,7 +329,8 @@ TEST(CudaEsawStages, AggrHVMatchesAggrHThenAggrV) {
                                  std::to_string(step);
         const ce::WeightTable table = guide.table(36.0f, step);
         auto iteration = [&](const ref::CostVolume& in) {
-          const ref::CostVolume h = ref::aggr_H(in, in, guide.reference, step, 17.0f, 36.0f, border, ref::Storage::fp16);
+          const ref::CostVolume h =
+              ref::aggr_H(in, in, guide.reference, step, 17.0f, 36.0f, border, ref::Storage::fp16);
           return ref::aggr_V(h, h, guide.reference, step, 17.0f, 36.0f, border, ref::Storage::fp16);
         };
         ce::DeviceVolume got(TW, TH, range.count, "test", "out");

@@ -117,7 +117,8 @@ __global__ void __launch_bounds__(TILE_X * THREAD_ROWS, MIN_BLOCKS)
           at_centre[u] = live ? detail::grey_cost(left_c, right_row, x, d, width, grey.lambda, grey.tau) : 0.0f;
           at_minus[u] =
               live && h_minus ? detail::grey_cost(left_m, right_row, cm, d, width, grey.lambda, grey.tau) : 0.0f;
-          at_plus[u] = live && h_plus ? detail::grey_cost(left_p, right_row, cp, d, width, grey.lambda, grey.tau) : 0.0f;
+          at_plus[u] =
+              live && h_plus ? detail::grey_cost(left_p, right_row, cp, d, width, grey.lambda, grey.tau) : 0.0f;
         }
       } else {
 #pragma unroll

@@ -43,7 +43,7 @@ struct Workspace {
   int width = 0, height = 0, channels = 0, levels = 0, slab = 0;
   cu::DeviceBuffer<std::uint8_t> raw_left, raw_right;
   cu::DeviceImage<uchar4> rgba_left, rgba_right;
-  cu::DeviceImage<uchar4> lab8_left;  // colour=lab8: the weights' guide (rgb2lab8 of rgba_left)
+  cu::DeviceImage<uchar4> lab8_left;  // colour=lab8 only: the weights' guide (rgb2lab8 of rgba_left)
   cu::DeviceImage<std::uint8_t> grey_left, grey_right;
   ce::Winner winner;
   cu::DeviceImage<float> disparity;  // after the median
@@ -51,20 +51,20 @@ struct Workspace {
   cu::DeviceImage<float> truncation_next;  // ESMP folded: the pass after writes here (its neighbours read the other)
   ce::DeviceVolume a, b, c;          // ESAW: two slabs (a, b); ESMP: three whole volumes
 
-  static std::size_t bytes_needed(int w, int h, int channels, int planes, int volumes) {
+  static std::size_t bytes_needed(int w, int h, int channels, int planes, int volumes, bool lab8) {
     const std::size_t px = std::size_t(w) * std::size_t(h);
-    return px * (2 * std::size_t(channels) + 3 * 4 + 2 + 5 * 4) +
+    return px * (2 * std::size_t(channels) + (lab8 ? 3 : 2) * 4 + 2 + 5 * 4) +
            std::size_t(volumes) * ce::DeviceVolume::cells(w, h, planes) * 2;
   }
 
-  Workspace(const std::string& component, int w, int h, int ch, int lv, int planes, int volumes)
+  Workspace(const std::string& component, int w, int h, int ch, int lv, int planes, int volumes, bool lab8)
       : width(w), height(h), channels(ch), levels(lv), slab(planes) {
     const std::size_t px = std::size_t(w) * std::size_t(h);
     raw_left = cu::make_device_buffer<std::uint8_t>(px * std::size_t(ch), component, "the left image");
     raw_right = cu::make_device_buffer<std::uint8_t>(px * std::size_t(ch), component, "the right image");
     rgba_left = {w, h, component, "the left RGBA image"};
     rgba_right = {w, h, component, "the right RGBA image"};
-    lab8_left = {w, h, component, "the left lab8 image"};
+    if (lab8) lab8_left = {w, h, component, "the left lab8 image"};
     grey_left = {w, h, component, "the left grey image"};
     grey_right = {w, h, component, "the right grey image"};
     winner.cost = {w, h, component, "the winning costs"};
@@ -488,12 +488,14 @@ class EsawFamilyCuda final : public Matcher {
   int slab_planes(int width, int height, int channels, int levels, std::size_t available) const {
     if constexpr (ESMP) return levels;
     else if (params_.slab_planes > 0) return std::min(params_.slab_planes, levels);  // --set slab_planes=K
-    if (double(Workspace::bytes_needed(width, height, channels, levels, volume_count())) <= 0.9 * double(available))
-      return levels;
+    const std::size_t whole = Workspace::bytes_needed(width, height, channels, levels, volume_count(), uses_lab8());
+    if (double(whole) <= 0.9 * double(available)) return levels;
     const std::size_t plane = std::size_t(width) * std::size_t(height) * 2;
     const std::size_t fit = (l2_bytes_ / 2) / (2 * plane);
     return int(std::clamp<std::size_t>(fit, 1, std::size_t(levels)));
   }
+
+  bool uses_lab8() const { return lab8_colour_ != nullptr; }  // colour=lab8 (its table and guide image)
 
   // ESAW: two slabs; ESMP literal: costs/forward values and messages; centre also the H result.
   int volume_count() const {
@@ -507,12 +509,12 @@ class EsawFamilyCuda final : public Matcher {
       return;
     const int volumes = volume_count();
     const std::size_t held = work_ ? Workspace::bytes_needed(work_->width, work_->height, work_->channels,
-                                                             work_->slab, volumes)
+                                                             work_->slab, volumes, uses_lab8())
                                    : 0;
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const int planes = slab_planes(width, height, channels, levels, free_bytes + held);
-    const std::size_t needed = Workspace::bytes_needed(width, height, channels, planes, volumes);
+    const std::size_t needed = Workspace::bytes_needed(width, height, channels, planes, volumes, uses_lab8());
     if (needed > free_bytes + held)
       throw Error(component_ + ": " + std::to_string(width) + "x" + std::to_string(height) + " with " +
                   std::to_string(levels) + " levels needs " + mib(needed) + " MiB of GPU memory, " +
@@ -520,7 +522,8 @@ class EsawFamilyCuda final : public Matcher {
     slab_graph_.reset();  // it holds the old buffers' addresses (a new workspace may reuse its host address)
     graph_work_ = nullptr;
     work_.reset();  // release the old size first, so the new one can use its memory
-    auto fresh = std::make_unique<Workspace>(component_, width, height, channels, levels, planes, volumes);
+    auto fresh = std::make_unique<Workspace>(component_, width, height, channels, levels, planes, volumes,
+                                             uses_lab8());
     work_ = std::move(fresh);
   }
 
