@@ -30,11 +30,10 @@ void aggr_H(const DeviceImage<uchar4>& guide, const std::uint16_t* centre, const
                 forward->truncation->height == guide.height,
             "esaw/cuda: aggr_H+: the truncation map is missing or differs in size from the image");
   }
-  const dim3 block(detail::AGGR_BLOCK_X, detail::AGGR_BLOCK_Y);
   const dim3 grid(unsigned(div_up(guide.width, detail::AGGR_BLOCK_X)),
                   unsigned(div_up(guide.height, detail::AGGR_BLOCK_Y)));
-  detail::aggr_pass_kernel<1, 0><<<grid, block, 0, stream>>>(
-      guide.get(), guide.width, guide.height, reinterpret_cast<const __half*>(centre),
+  detail::launch_pass<1, 0>(
+      grid, stream, guide.get(), guide.width, guide.height, reinterpret_cast<const __half*>(centre),
       reinterpret_cast<const __half*>(side), planes, step, table, border == reference::Border::clamp,
       reinterpret_cast<__half*>(out), winner ? winner->cost.get() : nullptr,
       winner ? winner->disparity.get() : nullptr, first_disparity, forward ? forward->c : 0.0f,

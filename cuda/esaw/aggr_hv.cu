@@ -100,6 +100,19 @@ __global__ void __launch_bounds__(TILE_X * THREAD_ROWS, MIN_BLOCKS)
   __syncthreads();
 
   for (int k0 = 0; k0 < planes; k0 += GROUP) {
+    // The centre cells of this thread's region rows PREFETCH_AHEAD planes ahead, into the L2
+    // (aggr_pass.cuh says why).
+    if constexpr (!FROM_GREY) {
+      for (int r = ty; r < rows; r += THREAD_ROWS) {
+        const int y = top + r;
+        if (!column || y < 0 || y >= height) continue;
+#pragma unroll
+        for (int u = 0; u < GROUP; ++u) {
+          const int k = k0 + detail::PREFETCH_AHEAD + u;
+          if (k < planes) detail::prefetch_l2(in + std::size_t(k) * plane + std::size_t(y) * w + std::size_t(x));
+        }
+      }
+    }
     // aggr_H over the region, GROUP planes at a time (all loads of a row issued before use).
 #pragma unroll 2
     for (int r = ty; r < rows; r += THREAD_ROWS) {

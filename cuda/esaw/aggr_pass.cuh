@@ -13,6 +13,12 @@
 //    registers (AGGR_MIN_BLOCKS = 6 blocks of 256 per SM, 75 % of the slots) with groups of 4,
 //    1920 x 1080 x 256 on the H100: ESAW-9 40.3 -> 31.0 ms, ESMP-8 48.8 -> 40.7 ms; the sweep
 //    (min blocks 0/6/8 x groups 4/8) is in NOTES.md. 32 registers (8 blocks) spill and lose;
+//  - more bytes in flight than registers can hold: before loading a group, each thread asks the
+//    L2 to fetch its centre cells PREFETCH_AHEAD planes ahead (prefetch.global.L2, no register, no
+//    wait), so DRAM works on the next groups while this one is summed. ESAW-9 28.0 -> 24.1 ms,
+//    ESMP-8 39.6 -> 37.2 ms (16 planes ahead: the same; 32: lines evicted before use, slower);
+//  - what a pass does with its outputs (store, fused WTA, ESMP's forward min-sum) is a template
+//    argument, so a plain pass carries no registers or branches for the others;
 //  - the arithmetic of a cell is exactly the old kernel's (weights.cuh, the reference's order,
 //    explicit _rn intrinsics), so the stage tests stay bit-exact.
 
@@ -48,7 +54,12 @@ __device__ __forceinline__ int vertical_row_order(int slot, int step, int height
   return (slot % per_class) * stride + slot / per_class;
 }
 
-template <int DX, int DY>
+// What a pass does with its output cells, fixed at compile time so that a plain pass carries no
+// registers for the others: store them (plain), also keep the running arg-min (winner; the store
+// then optional), or store their forward min-sum and min + eta (forward, ESMP's aggr_H+/aggr_V+).
+enum class PassOutput { plain, winner, forward };
+
+template <int DX, int DY, PassOutput MODE>
 __global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y, AGGR_MIN_BLOCKS)
     aggr_pass_kernel(const uchar4* __restrict__ guide, int width, int height, const __half* __restrict__ centre,
                      const __half* __restrict__ side, int planes, int step, WeightTable table, bool clamp_border,
@@ -77,14 +88,25 @@ __global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y, AGGR_MIN_BLOCKS)
   const bool read_minus = in_minus, read_plus = in_plus;
 
   const std::size_t plane = w * std::size_t(height);
-  float best = winner_cost ? winner_cost[i] : 0.0f;
-  float best_d = winner_cost ? winner_disparity[i] : 0.0f;
+  float best = 0.0f, best_d = 0.0f;
+  if constexpr (MODE == PassOutput::winner) {
+    best = winner_cost[i];
+    best_d = winner_disparity[i];
+  }
   float lowest = 0.0f, forward = 0.0f;  // aggr_H+/aggr_V+ (ESMP): the min-sum's forward pass, eq. 17-19
-  for (int k0 = 0; k0 < planes; k0 += PLANES_IN_FLIGHT) {
-    // (Not named c: that is eq. 10's slope, a parameter of this kernel.)
-    float at_centre[PLANES_IN_FLIGHT], at_minus[PLANES_IN_FLIGHT], at_plus[PLANES_IN_FLIGHT];
+  constexpr int GROUP = PLANES_IN_FLIGHT;
+  for (int k0 = 0; k0 < planes; k0 += GROUP) {
+    if constexpr (PREFETCH_AHEAD > 0) {
 #pragma unroll
-    for (int u = 0; u < PLANES_IN_FLIGHT; ++u) {
+      for (int u = 0; u < GROUP; ++u) {
+        const int k = k0 + PREFETCH_AHEAD + u;
+        if (k < planes) prefetch_l2(centre + std::size_t(k) * plane + i);
+      }
+    }
+    // (Not named c: that is eq. 10's slope, a parameter of this kernel.)
+    float at_centre[GROUP], at_minus[GROUP], at_plus[GROUP];
+#pragma unroll
+    for (int u = 0; u < GROUP; ++u) {
       const bool live = k0 + u < planes;
       const std::size_t o = std::size_t(live ? k0 + u : k0) * plane;
       at_centre[u] = live ? __half2float(centre[o + i]) : 0.0f;
@@ -92,12 +114,12 @@ __global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y, AGGR_MIN_BLOCKS)
       at_plus[u] = live && read_plus ? __half2float(side[o + ip]) : 0.0f;
     }
 #pragma unroll
-    for (int u = 0; u < PLANES_IN_FLIGHT; ++u) {
+    for (int u = 0; u < GROUP; ++u) {
       const int k = k0 + u;
       if (k >= planes) break;
       const std::size_t o = std::size_t(k) * plane;
       const __half v = weighted_sum(wt, at_centre[u], at_minus[u], at_plus[u]);
-      if (truncation) {
+      if constexpr (MODE == PassOutput::forward) {
         // Eq. 18's minimum over the stored outputs; eq. 19 on them, each forward value rounded
         // as reference::cost2msg rounds it.
         const float value = __half2float(v);
@@ -107,7 +129,7 @@ __global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y, AGGR_MIN_BLOCKS)
       } else if (out) {
         out[o + i] = v;
       }
-      if (winner_cost) {
+      if constexpr (MODE == PassOutput::winner) {
         const float stored = __half2float(v);
         if (stored < best) {  // strictly smaller: over increasing disparities the first wins a tie
           best = stored;
@@ -116,11 +138,33 @@ __global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y, AGGR_MIN_BLOCKS)
       }
     }
   }
-  if (winner_cost) {
+  if constexpr (MODE == PassOutput::winner) {
     winner_cost[i] = best;
     winner_disparity[i] = best_d;
   }
-  if (truncation) truncation[i] = __fadd_rn(lowest, eta);  // eq. 18's h
+  if constexpr (MODE == PassOutput::forward) truncation[i] = __fadd_rn(lowest, eta);  // eq. 18's h
+}
+
+// Launches the pass in the mode its arguments ask for (winner: a fused WTA; truncation: the
+// forward min-sum; neither: a plain pass).
+template <int DX, int DY>
+void launch_pass(dim3 grid, cudaStream_t stream, const uchar4* guide, int width, int height, const __half* centre,
+                 const __half* side, int planes, int step, const WeightTable& table, bool clamp_border, __half* out,
+                 float* winner_cost, float* winner_disparity, int first_disparity, float c, float eta,
+                 float* truncation) {
+  const dim3 block(AGGR_BLOCK_X, AGGR_BLOCK_Y);
+  if (winner_cost)
+    aggr_pass_kernel<DX, DY, PassOutput::winner><<<grid, block, 0, stream>>>(
+        guide, width, height, centre, side, planes, step, table, clamp_border, out, winner_cost, winner_disparity,
+        first_disparity, c, eta, truncation);
+  else if (truncation)
+    aggr_pass_kernel<DX, DY, PassOutput::forward><<<grid, block, 0, stream>>>(
+        guide, width, height, centre, side, planes, step, table, clamp_border, out, winner_cost, winner_disparity,
+        first_disparity, c, eta, truncation);
+  else
+    aggr_pass_kernel<DX, DY, PassOutput::plain><<<grid, block, 0, stream>>>(
+        guide, width, height, centre, side, planes, step, table, clamp_border, out, winner_cost, winner_disparity,
+        first_disparity, c, eta, truncation);
 }
 
 }  // namespace stereo::cu::esaw::detail

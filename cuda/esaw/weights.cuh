@@ -76,4 +76,12 @@ __device__ __forceinline__ float grey_cost(int left, const std::uint8_t* __restr
   return __half2float(__float2half_rn(__fmul_rn(lambda, fminf(diff, tau))));
 }
 
+// Planes ahead whose centre cells a pass kernel asks the L2 to fetch (prefetch_l2) before it
+// loads its current group of planes: DRAM bytes in flight without registers to hold them
+// (aggr_pass.cuh, aggr_hv.cu; NOTES.md "Round 3"). 0 = none.
+constexpr int PREFETCH_AHEAD = 8;
+
+// Asks the L2 to fetch the line of `p` (no register, no wait); a hint only.
+__device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
+
 }  // namespace stereo::cu::esaw::detail
