@@ -82,11 +82,15 @@ TEST(CudaEsawMatcher, EsawV2CropsAgreeWithCpu) {
     // kernels' groups of 8 planes) and the whole volume in one slab give the same map.
     for (const char* slab : {"1", "5", "1000"})
       compare_on_v2("esaw", with_colour({{"slab_planes", slab}}, colour), false);
-    // round 1's launches (no fused kernel at all), and the fused iterations over odd slabs
+    // round 1's launches (no fused kernel at all), and the fused iterations (aggr_hv.cu, off by
+    // default), whole and over odd slabs
     compare_on_v2("esaw",
                   with_colour({{"cuda_graph", "false"}, {"fuse_init_cost", "false"}, {"fuse_hv_max_step", "0"}}, colour),
                   false);
-    compare_on_v2("esaw", with_colour({{"fuse_init_cost", "false"}, {"slab_planes", "5"}}, colour), false);
+    compare_on_v2("esaw", with_colour({{"fuse_hv_max_step", "16"}}, colour), false);
+    compare_on_v2("esaw",
+                  with_colour({{"fuse_hv_max_step", "16"}, {"fuse_init_cost", "false"}, {"slab_planes", "5"}}, colour),
+                  false);
   }
 }
 

@@ -10,6 +10,12 @@
 // iteration 1 form, from the grey images as init_aggr_H), once: it only writes. The halo costs
 // H work too (TILE_Y + 2s rows for TILE_Y), which bounds the step it is used for (HV_MAX_STEP).
 //
+// Measured on the H100 (1920 x 1080 x 256, ESAW-9): before the passes prefetched into the L2 it
+// won (29.2 ms with steps <= 4 fused against 31.0); since, it loses (24.0 against 23.1): the
+// fused kernel is latency-bound (a thread walks its 16 + 2s rows between two barriers per four
+// planes), the passes it replaces are not any more. So the matcher leaves it off by default
+// (EsawParams::fuse_hv_max_step = 0); NOTES.md "Round 3" has the sweeps.
+//
 // Each cell's arithmetic is aggr_pass.cuh's / init_aggr_h.cu's (weights.cuh, the reference's
 // order, explicit _rn intrinsics) and the H result is rounded to half before V reads it, as the
 // stored volume was, so the output equals aggr_H then aggr_V bit for bit.

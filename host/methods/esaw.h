@@ -106,9 +106,10 @@ struct EsawParams {
   // aggr_V as one kernel (cuda/esaw/aggr_hv.cu), the H result of a tile kept in shared memory,
   // so the volume crosses DRAM twice per iteration instead of four times. 0 = never; at most
   // cu::esaw::HV_MAX_STEP (16). The last iteration keeps its two kernels (the WTA is fused there).
-  // 4 measured best on the H100 (1920 x 1080 x 256, ESAW-9: 29.2 ms against 31.0 unfused and
-  // 30.6 with 16): the fused kernel re-reads 2s halo rows per 16, which larger steps pay for.
-  int fuse_hv_max_step = 4;
+  // Off by default: measured on the H100 (1920 x 1080 x 256, ESAW-9, passes with the L2
+  // prefetch) 23.1 ms unfused against 24.0 with steps <= 4 fused and 28.1 with <= 16; before the
+  // prefetch the fused kernel won (29.2 against 31.0). cuda/esaw/NOTES.md, "Round 3".
+  int fuse_hv_max_step = 0;
 
   template <class B>
   void describe(B& b) {
