@@ -10,9 +10,10 @@
 //    thread cannot cover DRAM or L2 latency (Little's law: 2.9 TB/s x ~0.7 us = 2 MB in flight);
 //  - resident warps matter as much as loads per warp: at 60 registers (groups of 8, no cap) only
 //    half the warp slots were filled and a pass ran at 31 % of the copy rate. Capped at 40
-//    registers (AGGR_MIN_BLOCKS = 6 blocks of 256 per SM, 75 % of the slots) with groups of 4,
-//    1920 x 1080 x 256 on the H100: ESAW-9 40.3 -> 31.0 ms, ESMP-8 48.8 -> 40.7 ms; the sweep
-//    (min blocks 0/6/8 x groups 4/8) is in NOTES.md. 32 registers (8 blocks) spill and lose;
+//    registers (6 blocks of 256 per SM, 75 % of the slots) with groups of 4, 1920 x 1080 x 256
+//    on the H100: ESAW-9 40.3 -> 31.0 ms, ESMP-8 48.8 -> 40.7 ms; the sweep (min blocks 0/6/8 x
+//    groups 4/8) is in NOTES.md. 32 registers (8 blocks) spill and lose. With the prefetch below,
+//    48 registers (5 blocks, no spills) beat 40 (22.5 against 23.2 ms);
 //  - more bytes in flight than registers can hold: before loading a group, each thread asks the
 //    L2 to fetch its centre cells PREFETCH_AHEAD planes ahead (prefetch.global.L2, no register, no
 //    wait), so DRAM works on the next groups while this one is summed. ESAW-9 28.0 -> 24.1 ms,
@@ -32,10 +33,12 @@ namespace stereo::cu::esaw::detail {
 constexpr int AGGR_BLOCK_X = 64;
 constexpr int AGGR_BLOCK_Y = 4;
 constexpr int PLANES_IN_FLIGHT = 4;
+// 5 blocks of 256 a SM: 48 registers, no spills (6 blocks, 40 registers, spill a few bytes in the
+// vertical pass: 23.2 against 22.5 ms for ESAW-9 at 1080p x 256 on the H100, NOTES.md).
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
 constexpr int AGGR_MIN_BLOCKS = 4;  // Turing holds at most 1024 threads per SM
 #else
-constexpr int AGGR_MIN_BLOCKS = 6;
+constexpr int AGGR_MIN_BLOCKS = 5;
 #endif
 
 // Vertical passes visit rows in the order q, q + s, q + 2s, ... for q = 0 .. s - 1 (row slot v of
