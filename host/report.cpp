@@ -851,6 +851,7 @@ std::string report_markdown(const json& doc, const std::vector<std::string>& plo
   std::ostringstream md;
   md << "# Stereo comparison\n\nMade by `" << text(doc, "command") << "` at " << text(doc, "created")
      << "; this file is remade from results.json by `stereo report DIR`.  \nHost: " << text(doc["host"], "cpu")
+     << ". Source: " << (text(doc, "revision").empty() ? "not recorded" : "`" + text(doc, "revision") + "`")
      << ".\n\n## Backends\n\n";
   md << header_lines({"method", "backend", "device (UUID, driver)", "ran", "params"});
   for (const json& b : doc["backends"]) {

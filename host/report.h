@@ -6,7 +6,8 @@
 /// beside come from the results document.
 ///
 /// results.json (schema "stereo-compare/1") is an object with
-///  - "schema", "created" (UTC, ISO 8601), "command" (the command line), "host" {"cpu", "threads"},
+///  - "schema", "created" (UTC, ISO 8601), "command" (the command line), "revision" (the source
+///    revision of the binary, host/revision.h; absent in files from before it), "host" {"cpu", "threads"},
 ///    "settings" {"repeats", "sizes" ["WxH"], "levels" [int], "datasets" [path],
 ///    "speed_input" (what the timed images are)};
 ///  - "methods": each method's registry description (cli::method_json: citation, the paper's

@@ -13,6 +13,7 @@
 
 #include "host/dataset.h"
 #include "host/image_io.h"
+#include "host/revision.h"
 #include "cli_util.h"
 #include "test_util.h"
 
@@ -72,6 +73,10 @@ TEST_F(Cli, RunJsonCarriesParamsAndTiming) {
   EXPECT_EQ(j["backend"], "cpu");
   EXPECT_FLOAT_EQ(j["params"]["gamma"].get<float>(), 5.0f);
   EXPECT_GT(j["mdes"].get<double>(), 0.0);
+  // The source revision the binary was built from (a git hash, or "unknown" outside a checkout).
+  ASSERT_TRUE(j.contains("revision"));
+  EXPECT_EQ(j["revision"], source_revision());
+  EXPECT_FALSE(source_revision().empty());
 }
 
 // --dsi writes the cost volume where a backend has one (symstereo/cpu: W x H x levels float32
@@ -259,7 +264,7 @@ TEST_F(Cli, BenchReportsMediansAsJson) {
   const Outcome o = stereo("bench -m salap -b cpu --size 64x48 -d 8 --repeat 2 --json");
   ASSERT_EQ(o.code, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
-  for (const char* k : {"method", "backend", "device", "width", "height", "min_disparity", "levels", "repeat", "clock",
+  for (const char* k : {"method", "backend", "revision", "device", "width", "height", "min_disparity", "levels", "repeat", "clock",
                         "algorithm_ms", "upload_ms", "readback_ms", "total_ms", "fps", "mdes", "paper"})
     EXPECT_TRUE(j.contains(k)) << k;
   EXPECT_EQ(j["levels"], 8);
@@ -279,6 +284,7 @@ TEST_F(Cli, BenchAtAPaperSettingShowsThePapersFigure) {
   EXPECT_NE(o.out.find("paper Mde/s"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find(" 402 "), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("0..15"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\nsource: " + source_revision() + "\n"), std::string::npos) << o.out;
 }
 
 TEST_F(Cli, BenchRangeOutsideTheImageIsOneLineError) {

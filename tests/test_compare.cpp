@@ -23,6 +23,7 @@
 #include "host/matcher.h"
 #include "host/metrics.h"
 #include "host/report.h"
+#include "host/revision.h"
 #include "host/synth.h"
 #include "cli_util.h"
 
@@ -51,6 +52,7 @@ json fixed_results() {
                            {"time_includes", "upload + algorithm + read-back"}, {"clock", "test"}};
   json doc = json::parse(R"json({
     "schema": "stereo-compare/1", "created": "2026-01-01T00:00:00Z", "command": "stereo compare --out x",
+    "revision": "0123456789ab",
     "host": {"cpu": "CPU: Test CPU (4 threads)", "threads": 4},
     "settings": {"repeats": 3, "sizes": ["64x48"], "levels": [16], "datasets": ["d"], "speed_input": "synthetic"},
     "methods": [{"name": "m", "title": "Method M", "citation": "A. Author, \"M\", 2001",
@@ -177,6 +179,7 @@ TEST(CompareReport, MadeFromAFixedResultsJsonAlone) {
   EXPECT_NE(md.find("9000x9000 exceeds the texture limit"), std::string::npos);
   EXPECT_NE(md.find("m/cpu: not run: no reason, a test"), std::string::npos);
   EXPECT_NE(md.find("Not made here"), std::string::npos);
+  EXPECT_NE(md.find("Source: `0123456789ab`."), std::string::npos) << md;
   // The montage: the scene row and one method row, two tiles each.
   const ImageU8 montage = read_image(dir / "maps" / "montage_d-s1.png");
   EXPECT_EQ(montage.width, 2 * 8 + 3 * 6);
@@ -216,6 +219,7 @@ TEST(CompareRun, TinyRunOnEveryAvailableBackendMatchesADirectEvaluation) {
   const json doc = json::parse(slurp(dir / "out" / "results.json"));
   ASSERT_NO_THROW(check_results(doc, "tiny run"));
   EXPECT_EQ(doc["settings"]["warmup"]["min_ms"], 20.0);
+  EXPECT_EQ(doc["revision"], source_revision());  // the code the numbers came from
 
   const Scene planes = load_scene(dir / "data" / "planes");
   int lanes = 0;

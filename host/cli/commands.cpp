@@ -23,6 +23,7 @@
 #include "host/image_io.h"
 #include "host/matcher.h"
 #include "host/metrics.h"
+#include "host/revision.h"
 #include "host/synth.h"
 #include "host/cli/compare_command.h"
 #include "host/cli/measure.h"
@@ -165,7 +166,8 @@ void cmd_run(const RunArgs& a) {
   if (!a.color.empty()) write_png(a.color, colorize_range(r.disparity, range));
   const double total = r.timing.total_ms();
   if (a.json_out) {
-    json j = {{"method", a.choice.method}, {"backend", a.choice.backend}, {"device", matcher->device()}, {"device_info", matcher->device_info()},
+    json j = {{"method", a.choice.method}, {"backend", a.choice.backend}, {"revision", source_revision()},
+              {"device", matcher->device()}, {"device_info", matcher->device_info()},
               {"params", matcher->params()}, {"width", left.width}, {"height", left.height},
               {"min_disparity", range.min}, {"levels", range.count},
               {"timing", timing_json(r.timing)}, {"mdes", mdes(left.width, left.height, range.count, total)},
@@ -368,6 +370,7 @@ void cmd_eval(const EvalArgs& a) {
   }
   json doc = {{"method", a.choice.method},
               {"backend", a.choice.backend},
+              {"revision", source_revision()},
               {"device", matcher->device()}, {"device_info", matcher->device_info()},
               {"params", params},
               {"threshold", uniform ? json(thresholds[0]) : json(nullptr)},
@@ -446,7 +449,7 @@ struct BenchArgs {
 void print_bench_header(const std::string& device, const json& params, const MethodInfo& info, const json& first,
                         bool any_paper) {
   const int repeat = first["repeat"].get<int>();
-  std::cout << "GPU/CPU: " << device << "\nparams: " << params.dump() << "\n"
+  std::cout << "GPU/CPU: " << device << "\nsource: " << source_revision() << "\nparams: " << params.dump() << "\n"
             << "time: median of " << repeat << (repeat == 1 ? " run" : " runs") << " after " << warmup_text(WarmUp{})
             << ", "
             << first["clock"].get<std::string>() << "; total = upload of both images + algorithm + read-back of "

@@ -28,6 +28,7 @@
 #include "host/matcher.h"
 #include "host/metrics.h"
 #include "host/report.h"
+#include "host/revision.h"
 #include "host/thread_pool.h"
 
 namespace stereo::cli {
@@ -406,6 +407,7 @@ void cmd_compare(const CompareArgs& a) {
   json doc = {{"schema", RESULTS_SCHEMA},
               {"created", utc_now()},
               {"command", command_text(a)},
+              {"revision", source_revision()},
               {"host", {{"cpu", cpu_name()}, {"threads", ThreadPool::hardware_threads()}}},
               {"settings", settings},
               {"methods", method_docs},
