@@ -60,6 +60,13 @@ ce::Winner make_winner(int w, int h) {
   return winner;
 }
 
+// A grey image on the device (rgb2grey's output form), for the kernels that compute eq. 3.
+cu::DeviceImage<std::uint8_t> upload_grey(const ImageU8& img) {
+  cu::DeviceImage<std::uint8_t> d(img.width, img.height, "test", "grey");
+  CUDA_CHECK(cudaMemcpy(d.get(), img.data.data(), img.data.size(), cudaMemcpyHostToDevice));
+  return d;
+}
+
 ImageF download_map(const cu::DeviceImage<float>& map) {
   ImageF out(map.width, map.height, 1);
   CUDA_CHECK(cudaMemcpy(out.data.data(), map.get(), map.count() * sizeof(float), cudaMemcpyDeviceToHost));
@@ -209,11 +216,6 @@ TEST(CudaEsawStages, Lab8ColourFactorsAreTheReferences) {
 TEST(CudaEsawStages, InitCostMatchesReferenceOnEverySlab) {
   STEREO_REQUIRE_CUDA();
   const ImageU8 left = cuda_test::random_u8(W, H, 1, 11), right = cuda_test::random_u8(W, H, 1, 12);
-  auto upload_grey = [](const ImageU8& img) {
-    cu::DeviceImage<std::uint8_t> d(img.width, img.height, "test", "grey");
-    CUDA_CHECK(cudaMemcpy(d.get(), img.data.data(), img.data.size(), cudaMemcpyHostToDevice));
-    return d;
-  };
   const auto d_left = upload_grey(left), d_right = upload_grey(right);
   for (const float lambda : {1.0f, 0.15f}) {
     const DisparityRange range{-2, 13};
@@ -273,11 +275,6 @@ TEST(CudaEsawStages, InitAggrHMatchesInitCostThenAggrH) {
   STEREO_REQUIRE_CUDA();
   const ImageU8 left = cuda_test::random_u8(W, H, 1, 91), right = cuda_test::random_u8(W, H, 1, 92);
   const ImageU8 rgb = random_rgb(W, H, 93);
-  auto upload_grey = [](const ImageU8& img) {
-    cu::DeviceImage<std::uint8_t> d(img.width, img.height, "test", "grey");
-    CUDA_CHECK(cudaMemcpy(d.get(), img.data.data(), img.data.size(), cudaMemcpyHostToDevice));
-    return d;
-  };
   const auto d_left = upload_grey(left), d_right = upload_grey(right);
   const DisparityRange range{-2, 13};
   for (const ref::ColourDistance colour : CUDA_COLOURS) {
@@ -312,11 +309,6 @@ TEST(CudaEsawStages, AggrHVMatchesAggrHThenAggrV) {
   const DisparityRange range{-2, 7};
   const ImageU8 rgb = random_rgb(TW, TH, 71);
   const ImageU8 left = cuda_test::random_u8(TW, TH, 1, 72), right = cuda_test::random_u8(TW, TH, 1, 73);
-  auto upload_grey = [](const ImageU8& img) {
-    cu::DeviceImage<std::uint8_t> d(img.width, img.height, "test", "grey");
-    CUDA_CHECK(cudaMemcpy(d.get(), img.data.data(), img.data.size(), cudaMemcpyHostToDevice));
-    return d;
-  };
   const auto d_left = upload_grey(left), d_right = upload_grey(right);
   const ref::CostVolume volume = random_half_volume(TW, TH, range, 74, 12.0f);
   const ref::CostVolume c0 = ref::init_cost(left, right, range, 0.15f, 12.0f, ref::Storage::fp16);
@@ -387,11 +379,6 @@ TEST(CudaEsawStages, Cost2MsgMatchesReference) {
 TEST(CudaEsawStages, InitCost2MsgMatchesInitCostThenCost2Msg) {
   STEREO_REQUIRE_CUDA();
   const ImageU8 left = cuda_test::random_u8(W, H, 1, 95), right = cuda_test::random_u8(W, H, 1, 96);
-  auto upload_grey = [](const ImageU8& img) {
-    cu::DeviceImage<std::uint8_t> d(img.width, img.height, "test", "grey");
-    CUDA_CHECK(cudaMemcpy(d.get(), img.data.data(), img.data.size(), cudaMemcpyHostToDevice));
-    return d;
-  };
   const auto d_left = upload_grey(left), d_right = upload_grey(right);
   for (const int levels : {1, 60, 400}) {
     const DisparityRange range{-3, levels};
