@@ -74,9 +74,8 @@ constexpr const char* CUDA_COLOURS[] = {"max_rgb", "lab8"};
 
 TEST(CudaEsawMatcher, EsawV2CropsAgreeWithCpu) {
   STEREO_REQUIRE_CUDA();
-  compare_on_v2("esaw", {}, false);  // the defaults
   for (const std::string colour : CUDA_COLOURS) {
-    compare_on_v2("esaw", with_colour({}, colour), false);
+    compare_on_v2("esaw", with_colour({}, colour), false);  // with lab8: the defaults
     compare_on_v2("esaw", with_colour({{"iterations", "5"}, {"base", "2.6"}, {"border", "clamp"}}, colour), false);
     // The slab size changes only the order of the work: one plane, an odd slab (tails of the
     // kernels' groups of 8 planes) and the whole volume in one slab give the same map.
@@ -96,9 +95,8 @@ TEST(CudaEsawMatcher, EsawV2CropsAgreeWithCpu) {
 
 TEST(CudaEsawMatcher, EsmpV2CropsAgreeWithCpu) {
   STEREO_REQUIRE_CUDA();
-  compare_on_v2("esmp", {}, false);  // the defaults
   for (const std::string colour : CUDA_COLOURS) {
-    compare_on_v2("esmp", with_colour({}, colour), false);
+    compare_on_v2("esmp", with_colour({}, colour), false);  // with lab8: the defaults
     compare_on_v2("esmp", with_colour({{"esmp_variant", "centre"}, {"iterations", "3"}}, colour), false);
     // The folded passes (cost2msg- inside the next aggregation; off by default, slower on the
     // H100) and round 1's kernels (a stored C0) give the same map.

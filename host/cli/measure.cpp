@@ -163,8 +163,8 @@ json bench_one(Matcher& m, const MethodInfo& info, const std::string& backend, c
     clock = r.timing.clock;
   }
   const double total = median(tot), algorithm = median(alg);
-  json j = {{"method", info.name}, {"backend", backend}, {"revision", source_revision()}, {"device", m.device()}, {"device_info", m.device_info()}, {"width", width},
-            {"height", height}, {"min_disparity", c.range.min}, {"levels", levels}, {"repeat", repeat},
+  json j = {{"method", info.name}, {"backend", backend}, {"revision", source_revision()}, {"device", m.device()},
+            {"device_info", m.device_info()}, {"width", width}, {"height", height}, {"min_disparity", c.range.min}, {"levels", levels}, {"repeat", repeat},
             {"clock", clock}, {"algorithm_ms", algorithm}, {"upload_ms", median(up)}, {"readback_ms", median(rb)},
             {"total_ms", total}, {"fps", total > 0 ? 1000.0 / total : 0.0},
             {"mdes", mdes(width, height, levels, total)}, {"mdes_algorithm", mdes(width, height, levels, algorithm)}};

@@ -234,7 +234,7 @@ void cmd_stream(const StreamArgs& a) {
   const double steady_fps = frames > 1 && steady_s > 0 ? (frames - 1) / steady_s : 0.0;
   const double steady_gdes = double(first_width) * double(first_height) * double(range.count) * steady_fps * 1e-9;
   json j = {{"method", a.method},
-             {"revision", source_revision()},
+            {"revision", source_revision()},
             {"backend", a.backend},
             {"device", matcher->device()},
             {"params", matcher->params()},
