@@ -122,8 +122,8 @@ TEST(CudaSalapTiles, SharedMemoryFigures) {
 // Per-chunk keys (cost bits << 32 | d) of one fused run: comparing them compares every
 // pixel's winning cost bit for bit, not only its disparity.
 std::vector<std::uint64_t> fused_keys(const cs::DevicePair& pair, int levels, const SalapParams& p, cs::FusedTile tile,
-                                      int chunk) {
-  const cs::FusedPlan plan = cs::plan_fused(pair.width, pair.height, levels, p, chunk, tile);
+                                      int chunk, cs::FusedArithmetic arithmetic = cs::FusedArithmetic::float32) {
+  const cs::FusedPlan plan = cs::plan_fused(pair.width, pair.height, levels, p, chunk, tile, arithmetic);
   const std::size_t count = plan.key_count(pair.width, pair.height);
   auto keys = cu::make_device_buffer<std::uint64_t>(count, "test", "keys");
   CUDA_CHECK(cudaMemset(keys.get(), 0xFF, count * sizeof(std::uint64_t)));
@@ -162,6 +162,32 @@ TEST(CudaSalapTiles, NarrowTileGivesBitIdenticalCosts) {
           if (wide[i] != narrow[i]) ++differ;
         EXPECT_EQ(differ, 0u) << "N " << window << " windows " << windows << " " << cost << ": keys differ";
       }
+}
+
+// The half2 kernel keeps the tiles' bit-identity: the same absolute recursion blocks, each
+// level's half arithmetic independent of the other half of its __half2.
+TEST(CudaSalapTiles, HalfNarrowTileGivesBitIdenticalCosts) {
+  STEREO_REQUIRE_CUDA();
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const std::size_t optin = cu::shared_memory_optin_limit(device);
+  for (const int window : {17, 33})
+    for (const std::string windows : {"9", "4"}) {
+      SalapParams p;
+      p.window = window;
+      p.windows = windows;
+      if (cs::fused_shared_bytes(p, cs::FusedTile::wide) > optin) continue;
+      const ImageU8 left = test::random_texture(301, 77, 133);
+      const ImageU8 right = test::shifted(left, 13);
+      const cs::DevicePair pair = cs::upload_pair(left, right, p);
+      const auto wide = fused_keys(pair, 40, p, cs::FusedTile::wide, 16, cs::FusedArithmetic::half2);
+      const auto narrow = fused_keys(pair, 40, p, cs::FusedTile::narrow, 16, cs::FusedArithmetic::half2);
+      ASSERT_EQ(wide.size(), narrow.size());
+      std::size_t differ = 0;
+      for (std::size_t i = 0; i < wide.size(); ++i)
+        if (wide[i] != narrow[i]) ++differ;
+      EXPECT_EQ(differ, 0u) << "N " << window << " windows " << windows << ": half keys differ";
+    }
 }
 
 TEST(CudaSalapTiles, ForcedFallbackGivesIdenticalMaps) {

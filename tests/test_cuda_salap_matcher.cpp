@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <vector>
 #include <filesystem>
@@ -31,11 +32,13 @@ struct Maps {
   ImageF fused, stages;
 };
 
-Maps run_both(const ImageU8& left, const ImageU8& right, int levels, const SalapParams& p, int chunk = 0) {
+Maps run_both(const ImageU8& left, const ImageU8& right, int levels, const SalapParams& p, int chunk = 0,
+              cs::FusedArithmetic arithmetic = cs::FusedArithmetic::float32) {
   const cs::DevicePair pair = cs::upload_pair(left, right, p);
   Maps maps;
   {
-    const cs::FusedPlan plan = cs::plan_fused(left.width, left.height, levels, p, chunk);
+    const cs::FusedPlan plan = cs::plan_fused(left.width, left.height, levels, p, chunk, cs::FusedTile::wide,
+                                              arithmetic);
     auto keys = cu::make_device_buffer<std::uint64_t>(plan.key_count(left.width, left.height), "test", "keys");
     CUDA_CHECK(cudaMemset(keys.get(), 0xFF, plan.key_count(left.width, left.height) * sizeof(std::uint64_t)));
     cu::DeviceImage<float> disparity(left.width, left.height, "test", "fused disparity");
@@ -141,6 +144,76 @@ TEST(CudaSalapFused, ChunkingDoesNotChangeTheResult) {
   }
 }
 
+// ---- half2 arithmetic ---------------------------------------------------------------------
+
+// Each level's half arithmetic is independent of the other half of its __half2, so how the
+// levels pair up (chunk boundaries, an odd chunk's idle half) cannot change a map.
+TEST(CudaSalapHalf, ChunkingDoesNotChangeTheResult) {
+  STEREO_REQUIRE_CUDA();
+  const SalapParams p;
+  const ImageU8 left = test::random_texture(257, 70, 93);
+  const ImageU8 right = test::shifted(left, 20);
+  const ImageF whole = run_both(left, right, 100, p, 100, cs::FusedArithmetic::half2).fused;
+  expect_in_range(whole, 100, "half");
+  for (const int chunk : {1, 7, 33}) {
+    const ImageF split = run_both(left, right, 100, p, chunk, cs::FusedArithmetic::half2).fused;
+    EXPECT_EQ(agreement(split, whole), 1.0) << "chunk " << chunk;
+  }
+  // An odd level count: the last pair of the single chunk has one level.
+  const ImageF odd = run_both(left, right, 99, p, 99, cs::FusedArithmetic::half2).fused;
+  expect_in_range(odd, 99, "half, 99 levels");
+  const ImageF odd_split = run_both(left, right, 99, p, 8, cs::FusedArithmetic::half2).fused;
+  EXPECT_EQ(agreement(odd, odd_split), 1.0);
+}
+
+// Half rounds every filter sum to an 11-bit significand, so levels whose float costs are
+// within ~1e-3 of each other can swap; a well-textured shift has no such ties.
+TEST(CudaSalapHalf, RandomPairsAgreeWithFloat) {
+  STEREO_REQUIRE_CUDA();
+  for (const std::string windows : {"9", "4"})
+    for (const std::string cost : {"rgb_mean", "luma"}) {
+      SalapParams p;
+      p.windows = windows;
+      p.cost = cost;
+      const ImageU8 left = test::random_texture(173, 97, 53);
+      const ImageU8 right = test::shifted(left, 9);
+      const ImageF f = run_both(left, right, 24, p).fused;
+      const ImageF h = run_both(left, right, 24, p, 0, cs::FusedArithmetic::half2).fused;
+      expect_in_range(h, 24, "half");
+      const double a = agreement(h, f);
+      std::printf("  173x97 L24 shift 9 windows %s %-8s agreement half/float %.5f\n", windows.c_str(), cost.c_str(),
+                  a);
+      EXPECT_GE(a, MIN_AGREEMENT) << windows << " " << cost;
+    }
+}
+
+// On real scenes: how often half picks another level than float, and what it does to the
+// bad-pixel rate (printed; NOTES.md and README quote the H100 figures).
+TEST(CudaSalapHalf, MiddleburyV2AgainstFloat) {
+  STEREO_REQUIRE_CUDA();
+  const std::filesystem::path root = data_root() / "middlebury-v2";
+  if (!std::filesystem::is_directory(root)) GTEST_SKIP() << "no Middlebury v2 data at " << root;
+  auto single = create_matcher("salap", "cuda", {});
+  auto half = create_matcher("salap", "cuda", {{"arithmetic", "half"}});
+  EXPECT_EQ(single->params()["arithmetic_in_force"], "float");
+  EXPECT_EQ(half->params()["arithmetic_in_force"], "half");
+  for (const std::string name : {"tsukuba", "venus", "teddy", "cones"}) {
+    const Scene scene = load_scene(root / name);
+    const ImageF f = single->compute(scene.left, scene.right, scene.levels).disparity;
+    const ImageF h = half->compute(scene.left, scene.right, scene.levels).disparity;
+    ASSERT_TRUE(all_finite(h)) << name;
+    std::size_t within_one = 0;
+    for (std::size_t i = 0; i < f.data.size(); ++i)
+      if (std::abs(f.data[i] - h.data[i]) <= 1.0f) ++within_one;
+    const double a = agreement(h, f), a1 = double(within_one) / double(f.data.size());
+    const Metrics mf = evaluate(f, scene, scene.default_threshold), mh = evaluate(h, scene, scene.default_threshold);
+    std::printf("  %-8s half/float agreement %.5f, within 1 px %.5f; bad_nonocc float %.2f%% half %.2f%%\n",
+                name.c_str(), a, a1, mf.bad_nonocc.value_or(-1.0), mh.bad_nonocc.value_or(-1.0));
+    EXPECT_GE(a, 0.95) << name << ": half should change only near ties";
+    EXPECT_LE(std::abs(mh.bad_nonocc.value_or(0.0) - mf.bad_nonocc.value_or(0.0)), 1.0) << name;
+  }
+}
+
 // ---- the matcher ------------------------------------------------------------------------
 
 TEST(CudaSalapMatcher, MiddleburyV2ScenesAgreeWithReference) {
@@ -192,6 +265,7 @@ TEST(CudaSalapMatcher, UserErrorsThrow) {
   EXPECT_THROW(matcher->compute(left, smaller, 8), Error);
   EXPECT_THROW(create_matcher("salap", "cuda", {{"window", "34"}}), Error);
   EXPECT_THROW(create_matcher("salap", "cuda", {{"d_chunk", "300"}}), Error);
+  EXPECT_THROW(create_matcher("salap", "cuda", {{"arithmetic", "double"}}), Error);
   EXPECT_THROW(create_matcher("salap", "cuda", {{"no_such_key", "1"}}), Error);
 }
 
@@ -207,8 +281,9 @@ TEST(CudaSalapMatcher, DISABLED_Throughput1080p) {
   STEREO_REQUIRE_CUDA();
   const ImageU8 left = test::random_texture(1920, 1080, 121);
   const ImageU8 right = test::shifted(left, 37);
+  for (const std::string arithmetic : {"float", "half"})
   for (const std::string chunk : {"0", "32", "64", "128", "256"}) {
-    auto matcher = create_matcher("salap", "cuda", {{"d_chunk", chunk}});
+    auto matcher = create_matcher("salap", "cuda", {{"d_chunk", chunk}, {"arithmetic", arithmetic}});
     (void)matcher->compute(left, right, 256);
     std::vector<double> ms;
     Timing last;
@@ -218,8 +293,8 @@ TEST(CudaSalapMatcher, DISABLED_Throughput1080p) {
     }
     std::sort(ms.begin(), ms.end());
     const double t = ms[ms.size() / 2];
-    std::printf("  d_chunk %s on %s: 1920x1080x256 algorithm %.3f ms = %.1f Gde/s (min %.3f, max %.3f ms)\n",
-                chunk.c_str(),
+    std::printf("  %s d_chunk %s on %s: 1920x1080x256 algorithm %.3f ms = %.1f Gde/s (min %.3f, max %.3f ms)\n",
+                arithmetic.c_str(), chunk.c_str(),
                 matcher->device().c_str(), t, 1920.0 * 1080.0 * 256.0 / (t * 1e-3) / 1e9, ms.front(), ms.back());
     std::printf("    upload %.3f ms, read-back %.3f ms;", last.upload_ms, last.readback_ms);
     for (const auto& [name, stage_ms] : last.stages) std::printf(" %s %.3f ms;", name.c_str(), stage_ms);

@@ -37,6 +37,8 @@
 
 #include "cuda/salap/stages.h"
 
+#include <cuda_fp16.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -108,6 +110,68 @@ struct FusedArgs {
   float sat;                 // s * tau in the units of the packed difference (s = 3 for rgb sums)
   float alpha_k;             // alpha * K, K = s tau F1^2
   float beta_k;              // beta * K
+  // FusedArithmetic::half2: the same constants rounded to half, in units scaled by tad_scale
+  // (a power of two that keeps 4 K, the largest sum eq. 3 forms, below half's range).
+  __half2 w_h[MAX_FUSED_W + 1];
+  __half2 r_h;
+  __half2 neg_r_tail_h;
+  __half2 alpha_h;
+  __half2 beta_h;
+  float tad_scale;
+};
+
+// The kernel's number type. Float1: one level per thread, float arithmetic (the reference's
+// numbers up to float rounding). Half2: two consecutive levels per thread, one in each half
+// of a __half2, every filter and eq. 3-4 in half arithmetic (HFMA2), so each shared-memory
+// word and each instruction serves two levels; the winner is ranked on the half costs
+// widened to float. Both spell every operation out (fmaf, __fadd_rn, __hfma2, ...): nothing
+// is left for the compiler to contract, so the tiles stay bit-identical in either type.
+struct Float1 {
+  using T = float;
+  static constexpr int LANES = 1;
+  __device__ static T fma(T a, T b, T c) { return fmaf(a, b, c); }
+  __device__ static T add(T a, T b) { return __fadd_rn(a, b); }
+  __device__ static T mul(T a, T b) { return __fmul_rn(a, b); }
+  __device__ static T min(T a, T b) { return fminf(a, b); }
+  __device__ static T w(const FusedArgs& a, int i) { return a.w[i]; }
+  __device__ static T r(const FusedArgs& a) { return a.r; }
+  __device__ static T neg_r_tail(const FusedArgs& a) { return a.neg_r_tail; }
+  __device__ static T alpha(const FusedArgs& a) { return a.alpha_k; }
+  __device__ static T beta(const FusedArgs& a) { return a.beta_k; }
+  __device__ static T splat(float x) { return x; }
+  __device__ static T from_bits(float f) { return f; }
+  __device__ static float to_bits(T v) { return v; }
+};
+
+struct Half2 {
+  using T = __half2;
+  static constexpr int LANES = 2;
+  __device__ static T fma(T a, T b, T c) { return __hfma2(a, b, c); }
+  __device__ static T add(T a, T b) { return __hadd2(a, b); }
+  __device__ static T mul(T a, T b) { return __hmul2(a, b); }
+  __device__ static T min(T a, T b) { return __hmin2(a, b); }
+  __device__ static T w(const FusedArgs& a, int i) { return a.w_h[i]; }
+  __device__ static T r(const FusedArgs& a) { return a.r_h; }
+  __device__ static T neg_r_tail(const FusedArgs& a) { return a.neg_r_tail_h; }
+  __device__ static T alpha(const FusedArgs& a) { return a.alpha_h; }
+  __device__ static T beta(const FusedArgs& a) { return a.beta_h; }
+  __device__ static T splat(float x) { return __float2half2_rn(x); }
+  __device__ static T from_bits(float f) {
+    const unsigned u = __float_as_uint(f);
+    return *reinterpret_cast<const __half2*>(&u);
+  }
+  __device__ static float to_bits(T v) { return __uint_as_float(*reinterpret_cast<const unsigned*>(&v)); }
+};
+
+template <FusedArithmetic A>
+struct NumberOf;
+template <>
+struct NumberOf<FusedArithmetic::float32> {
+  using type = Float1;
+};
+template <>
+struct NumberOf<FusedArithmetic::half2> {
+  using type = Half2;
 };
 
 // Truncated absolute difference in the unnormalised units above.
@@ -124,27 +188,30 @@ __device__ __forceinline__ float tad(std::uint32_t l, std::uint32_t r, float sat
 // k = 0..N-1, from N + 2W values: one direct sum per side, then the recursion away from it.
 // Array bounds are std::size_t: the braces convert the int template arguments and make a
 // negative one a compile error (every call names its arguments, nothing is deduced).
-template <int W, int N>
-__device__ __forceinline__ void one_sided(const float (&v)[std::size_t{N + 2 * W}], const FusedArgs& a,
-                                          float (&lo)[std::size_t{N}], float (&hi)[std::size_t{N}]) {
-  float s = 0.0f;
+template <class Num, int W, int N>
+__device__ __forceinline__ void one_sided(const typename Num::T (&v)[std::size_t{N + 2 * W}], const FusedArgs& a,
+                                          typename Num::T (&lo)[std::size_t{N}],
+                                          typename Num::T (&hi)[std::size_t{N}]) {
+  using T = typename Num::T;
+  const T r = Num::r(a), tail = Num::neg_r_tail(a);
+  T s = Num::splat(0.0f);
 #pragma unroll
-  for (int i = W; i >= 0; --i) s = fmaf(a.w[i], v[W - i], s);
+  for (int i = W; i >= 0; --i) s = Num::fma(Num::w(a, i), v[W - i], s);
   lo[0] = s;
 #pragma unroll
   for (int k = 1; k < N; ++k) {
-    s = fmaf(a.r, s, v[W + k]);
-    s = fmaf(a.neg_r_tail, v[k - 1], s);
+    s = Num::fma(r, s, v[W + k]);
+    s = Num::fma(tail, v[k - 1], s);
     lo[k] = s;
   }
-  s = 0.0f;
+  s = Num::splat(0.0f);
 #pragma unroll
-  for (int i = W; i >= 0; --i) s = fmaf(a.w[i], v[W + N - 1 + i], s);
+  for (int i = W; i >= 0; --i) s = Num::fma(Num::w(a, i), v[W + N - 1 + i], s);
   hi[N - 1] = s;
 #pragma unroll
   for (int k = N - 2; k >= 0; --k) {
-    s = fmaf(a.r, s, v[W + k]);
-    s = fmaf(a.neg_r_tail, v[2 * W + k + 1], s);
+    s = Num::fma(r, s, v[W + k]);
+    s = Num::fma(tail, v[2 * W + k + 1], s);
     hi[k] = s;
   }
 }
@@ -189,15 +256,56 @@ __device__ __forceinline__ std::uint64_t make_key(float cost, int d) {
   return (std::uint64_t(u) << 32) | std::uint32_t(d);
 }
 
-template <int W, FusedTile T, bool LUMA, bool NINE>
+// Thread-level helpers of the kernel that differ by number type.
+template <class Num, bool LUMA>
+__device__ __forceinline__ typename Num::T tad_levels(std::uint32_t l, const std::uint32_t* right_row, int rx0,
+                                                      int rx1, const FusedArgs& a) {
+  if constexpr (Num::LANES == 1) {
+    return tad<LUMA>(l, __ldg(right_row + rx0), a.sat);
+  } else {
+    // Exact for 8-bit RGB sums (integers <= 765, times a power of two); luma rounds to half.
+    const float t0 = tad<LUMA>(l, __ldg(right_row + rx0), a.sat) * a.tad_scale;
+    const float t1 = tad<LUMA>(l, __ldg(right_row + rx1), a.sat) * a.tad_scale;
+    return __floats2half2_rn(t0, t1);
+  }
+}
+
+// Keeps the smaller of (best, bd byte k) and this step's cost(s): level dd in lane 0, dd + 1
+// in lane 1 when `second` (an odd chunk's last step has one level). Strict: on a tie the
+// smaller d, which comes first, stays.
+template <class Num>
+__device__ __forceinline__ void keep_best(typename Num::T cost, float& best, unsigned long long& bd, int k,
+                                          unsigned long long dd, bool second) {
+  if constexpr (Num::LANES == 1) {
+    if (cost < best) {
+      best = cost;
+      bd = (bd & ~(0xFFull << (8 * k))) | (dd << (8 * k));
+    }
+  } else {
+    const float2 c = __half22float2(cost);
+    if (c.x < best) {
+      best = c.x;
+      bd = (bd & ~(0xFFull << (8 * k))) | (dd << (8 * k));
+    }
+    if (second && c.y < best) {
+      best = c.y;
+      bd = (bd & ~(0xFFull << (8 * k))) | ((dd + 1) << (8 * k));
+    }
+  }
+}
+
+template <int W, FusedTile T, bool LUMA, bool NINE, FusedArithmetic A>
 __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fused_kernel(const FusedArgs a) {
   using S = Shape<W, T>;
+  using Num = typename NumberOf<A>::type;
+  using V = typename Num::T;  // 4 bytes either way: the shared-memory layout does not change
+  static_assert(sizeof(V) == sizeof(float), "one shared-memory word per element");
   constexpr int NT = S::NT;
   constexpr int BH = S::BH;
   extern __shared__ float4 shared_raw[];
-  float* s_ring = reinterpret_cast<float*>(shared_raw);  // [RING_GROUPS*G][NT], column tid is thread tid's
-  float* s_rows = s_ring + S::RING_FLOATS;                // [2 buffers][down, up][G][NT]
-  float* s_best = s_rows + S::ROWS_FLOATS;                // [BH][TX]
+  V* s_ring = reinterpret_cast<V*>(shared_raw);  // [RING_GROUPS*G][NT], column tid is thread tid's
+  float* s_rows = reinterpret_cast<float*>(s_ring + S::RING_FLOATS);  // [2 buffers][down, up][G][NT], V bits
+  float* s_best = s_rows + S::ROWS_FLOATS;                             // [BH][TX]
   auto* s_best_d = reinterpret_cast<std::uint8_t*>(s_best + S::BEST_FLOATS);  // [BH][TX], d - d_begin
 
   const int tid = threadIdx.x;
@@ -226,18 +334,20 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
   }
 
   int buffer = 0;
-  for (int d = d_begin; d < d_end; ++d) {
+  for (int d = d_begin; d < d_end; d += Num::LANES) {
     // Clamp-to-edge on both sides: a negative disparity reads past the right edge.
-    const int rx = min(max(cx - (a.d_min + d), 0), a.width - 1);
+    const int rx0 = min(max(cx - (a.d_min + d), 0), a.width - 1);
+    const int rx1 = min(max(cx - (a.d_min + d + 1), 0), a.width - 1);  // Half2's second level
+    const bool second = d + 1 < d_end;
     // Group k holds D of rows y0 - W + 8k .. +7 (clamped) for this thread's column.
     auto tad_group = [&](int k) {
-      float* ring = s_ring + (k % S::RING_GROUPS) * G * NT + tid;
+      V* ring = s_ring + (k % S::RING_GROUPS) * G * NT + tid;
       const int ybase = y0 - W + k * G;
 #pragma unroll
       for (int i = 0; i < G; ++i) {
         const int y = min(max(ybase + i, 0), a.height - 1);
         const std::size_t row = std::size_t(y) * std::size_t(a.width);
-        ring[i * NT] = tad<LUMA>(__ldg(a.left + row + cx), __ldg(a.right + row + rx), a.sat);
+        ring[i * NT] = tad_levels<Num, LUMA>(__ldg(a.left + row + cx), a.right + row, rx0, rx1, a);
       }
     };
 #pragma unroll 1
@@ -250,19 +360,19 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
       // Vertical: rows y-W .. y+7+W of this column -> V_up D and V_down D for rows y .. y+7.
       float* rows = s_rows + buffer * (2 * G * NT);
       {
-        float v[S::V];
+        V v[S::V];
 #pragma unroll
         for (int q = 0; q < S::RING_GROUPS; ++q) {
-          const float* ring = s_ring + ((jo + q) % S::RING_GROUPS) * G * NT + tid;
+          const V* ring = s_ring + ((jo + q) % S::RING_GROUPS) * G * NT + tid;
 #pragma unroll
           for (int i = 0; i < G; ++i) v[q * G + i] = ring[i * NT];
         }
-        float up[G], down[G];
-        one_sided<W, G>(v, a, up, down);
+        V up[G], down[G];
+        one_sided<Num, W, G>(v, a, up, down);
 #pragma unroll
         for (int i = 0; i < G; ++i) {
-          rows[i * NT + tid] = down[i];
-          rows[(G + i) * NT + tid] = up[i];
+          rows[i * NT + tid] = Num::to_bits(down[i]);
+          rows[(G + i) * NT + tid] = Num::to_bits(up[i]);
         }
       }
       __syncthreads();  // rows complete; the other buffer is free again (see header)
@@ -270,16 +380,22 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
       if (h_active) {
         // Horizontal on row hg: C0 = H_left(V_down D), C2 = H_right(V_down D),
         //                       C1 = H_left(V_up D),   C3 = H_right(V_up D).
-        float c0[P], c1[P], c2[P], c3[P];
+        V c0[P], c1[P], c2[P], c3[P];
         {
-          float v[S::V];
-          load_row<S::V>(rows + hg * NT + hc * P, swap, v);
-          one_sided<W, P>(v, a, c0, c2);
+          float bits[S::V];
+          load_row<S::V>(rows + hg * NT + hc * P, swap, bits);
+          V v[S::V];
+#pragma unroll
+          for (int i = 0; i < S::V; ++i) v[i] = Num::from_bits(bits[i]);
+          one_sided<Num, W, P>(v, a, c0, c2);
         }
         {
-          float v[S::V];
-          load_row<S::V>(rows + (G + hg) * NT + hc * P, swap, v);
-          one_sided<W, P>(v, a, c1, c3);
+          float bits[S::V];
+          load_row<S::V>(rows + (G + hg) * NT + hc * P, swap, bits);
+          V v[S::V];
+#pragma unroll
+          for (int i = 0; i < S::V; ++i) v[i] = Num::from_bits(bits[i]);
+          one_sided<Num, W, P>(v, a, c1, c3);
         }
 
         const int pixel = (jo * G + hg) * S::TX + hc * P;
@@ -288,21 +404,20 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
         load_row<P>(s_best + pixel, swap, best);
         unsigned long long bd = *best_d;
         const unsigned long long dd = static_cast<unsigned long long>(d - d_begin);
+        const V quarter = Num::splat(0.25f), half = Num::splat(0.5f);
 #pragma unroll
         for (int k = 0; k < P; ++k) {
           // Eq. 3 in units of K: Ca = sum/4, Cb = min pair/2 + alpha K, Cc = min + beta K; eq. 4.
-          const float q0 = c0[k], q1 = c1[k], q2 = c2[k], q3 = c3[k];
-          float cost = fminf(fminf(q0, q1), fminf(q2, q3)) + a.beta_k;
+          const V q0 = c0[k], q1 = c1[k], q2 = c2[k], q3 = c3[k];
+          V cost = Num::add(Num::min(Num::min(q0, q1), Num::min(q2, q3)), Num::beta(a));
           if constexpr (NINE) {
-            const float s01 = q0 + q1, s23 = q2 + q3;
-            const float ca = (s01 + s23) * 0.25f;
-            const float cb = fmaf(fminf(fminf(s01, q0 + q2), fminf(s23, q1 + q3)), 0.5f, a.alpha_k);
-            cost = fminf(cost, fminf(ca, cb));
+            const V s01 = Num::add(q0, q1), s23 = Num::add(q2, q3);
+            const V ca = Num::mul(Num::add(s01, s23), quarter);
+            const V cb = Num::fma(Num::min(Num::min(s01, Num::add(q0, q2)), Num::min(s23, Num::add(q1, q3))), half,
+                                  Num::alpha(a));
+            cost = Num::min(cost, Num::min(ca, cb));
           }
-          if (cost < best[k]) {  // strict: the smallest d of the chunk wins a tie
-            best[k] = cost;
-            bd = (bd & ~(0xFFull << (8 * k))) | (dd << (8 * k));
-          }
+          keep_best<Num>(cost, best[k], bd, k, dd, second);
         }
         store_row<P>(s_best + pixel, swap, best);
         *best_d = bd;
@@ -332,7 +447,8 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
 template <int W, FusedTile T, bool LUMA, bool NINE>
 void launch(const FusedArgs& args, const FusedPlan& plan, cudaStream_t stream) {
   using S = Shape<W, T>;
-  auto kernel = fused_kernel<W, T, LUMA, NINE>;
+  auto kernel = plan.arithmetic == FusedArithmetic::half2 ? fused_kernel<W, T, LUMA, NINE, FusedArithmetic::half2>
+                                                          : fused_kernel<W, T, LUMA, NINE, FusedArithmetic::float32>;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   const std::size_t limit = shared_memory_optin_limit(device);
@@ -394,6 +510,10 @@ bool fused_supports(const SalapParams& params) {
 
 const char* tile_name(FusedTile tile) { return tile == FusedTile::wide ? "wide" : "narrow"; }
 
+const char* arithmetic_name(FusedArithmetic arithmetic) {
+  return arithmetic == FusedArithmetic::half2 ? "half" : "float";
+}
+
 std::string tile_description(FusedTile tile) {
   const TileDims dims = tile_dims(tile);
   return std::string(tile_name(tile)) + " (" + std::to_string(dims.columns) + " threads, " +
@@ -415,13 +535,14 @@ std::optional<FusedTile> fused_tile_for(const SalapParams& params, std::size_t s
 }
 
 FusedPlan plan_fused(int width, int height, int levels, const SalapParams& params, int requested_chunk,
-                     FusedTile tile) {
+                     FusedTile tile, FusedArithmetic arithmetic) {
   require(fused_supports(params), "salap/cuda: the fused kernel needs W in {8, 16, 24, 32}, got W = " +
                                       std::to_string(params.radius()));
   require(levels >= 1, "salap/cuda: levels must be >= 1, got " + std::to_string(levels));
   require(requested_chunk >= 0, "salap/cuda: d_chunk must be >= 0, got " + std::to_string(requested_chunk));
   FusedPlan plan;
   plan.tile = tile;
+  plan.arithmetic = arithmetic;
   if (requested_chunk > 0) {
     plan.chunk = std::min({requested_chunk, levels, 256});
   } else {
@@ -432,6 +553,8 @@ FusedPlan plan_fused(int width, int height, int levels, const SalapParams& param
     const int target = 4 * (MIN_THREADS_PER_SM / dims.columns) * sm_count();
     const int chunks = std::clamp(div_up(target, blocks_per_chunk), 1, levels);
     plan.chunk = std::min(div_up(levels, chunks), 256);
+    if (arithmetic == FusedArithmetic::half2 && plan.chunk % 2 == 1 && plan.chunk < levels)
+      plan.chunk = std::min(plan.chunk + 1, 256);  // no idle half lane in every chunk
   }
   plan.chunks = div_up(levels, plan.chunk);
   return plan;
@@ -478,6 +601,17 @@ void salap_fused(const DevicePair& pair, DisparityRange range, const SalapParams
   args.sat = float(sat);
   args.alpha_k = float(double(params.alpha) * scale);
   args.beta_k = float(double(params.beta) * scale);
+  // Half: eq. 3's largest sum is s01 + s23 <= 4 K; scale D by 2^-e so that it stays below
+  // 2^15 (half's largest finite value is 65504). A power of two keeps 8-bit RGB TAD exact.
+  int e = 0;
+  while (4.0 * scale * std::ldexp(1.0, -e) > 32768.0) ++e;
+  const double tad_scale = std::ldexp(1.0, -e);
+  for (int k = 0; k <= radius; ++k) args.w_h[k] = __float2half2_rn(args.w[k]);
+  args.r_h = __float2half2_rn(args.r);
+  args.neg_r_tail_h = __float2half2_rn(args.neg_r_tail);
+  args.alpha_h = __float2half2_rn(float(double(args.alpha_k) * tad_scale));
+  args.beta_h = __float2half2_rn(float(double(args.beta_k) * tad_scale));
+  args.tad_scale = float(tad_scale);
 
   const bool luma = pair.code == PixelCode::luma;
   const bool nine = params.windows == "9";

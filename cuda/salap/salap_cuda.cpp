@@ -36,11 +36,15 @@ struct SalapCudaOptions {
   std::string path = "fused";  // the fused kernel; "stages" runs one kernel per stage and level
   int d_chunk = 0;             // levels per fused block; 0 = enough chunks for ~4 waves of blocks
   int smem_limit = 0;          // bytes; 0 = the GPU's opt-in limit (cudaDevAttrMaxSharedMemoryPerBlockOptin)
+  std::string arithmetic = "float";  // the method's numbers; "half" trades precision for speed (cuda/salap/NOTES.md)
 
   template <class B>
   void describe(B& b) {
     b.choice("path", path, {"fused", "stages"},
              "fused kernel (W in 8,16,24,32) or the unfused per-stage kernels (any W)");
+    b.choice("arithmetic", arithmetic, {"float", "half"},
+             "fused kernel: float, or half2 (two levels per thread, half-precision filters and eq. 3-4: "
+             "faster, near ties may rank differently); the stage path is always float");
     b.field("d_chunk", d_chunk, "disparity levels per fused block, <= 256; 0 = automatic");
     b.field("smem_limit", smem_limit,
             "for tests: caps the shared memory per block (bytes) below the GPU's opt-in limit, to force the "
@@ -382,6 +386,8 @@ class SalapCudaMatcher final : public Matcher {
     json_["fused_tile"] = fused_ ? nlohmann::json(cs::tile_name(tile_)) : nlohmann::json(nullptr);
     json_["fused_smem_bytes"] = fused_ ? nlohmann::json(cs::fused_shared_bytes(params_, tile_)) : nlohmann::json(nullptr);
     json_["smem_optin_limit"] = optin;
+    arithmetic_ = options_.arithmetic == "half" ? cs::FusedArithmetic::half2 : cs::FusedArithmetic::float32;
+    json_["arithmetic_in_force"] = fused_ ? cs::arithmetic_name(arithmetic_) : "float";
   }
 
   /// The slot's buffers for this frame and range, reused while the size stays. Transactional:
@@ -391,7 +397,7 @@ class SalapCudaMatcher final : public Matcher {
   void prepare_slot(Slot& slot, int width, int height, int channels, int levels) {
     namespace cs = cu::salap;
     const cs::FusedPlan plan =
-        fused_ ? cs::plan_fused(width, height, levels, params_, options_.d_chunk, tile_) : cs::FusedPlan{};
+        fused_ ? cs::plan_fused(width, height, levels, params_, options_.d_chunk, tile_, arithmetic_) : cs::FusedPlan{};
     const std::size_t pixels = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
     const std::size_t image_bytes = pixels * static_cast<std::size_t>(channels);
     const std::size_t keys_needed = fused_ ? plan.key_count(width, height) : 0;
@@ -478,6 +484,7 @@ class SalapCudaMatcher final : public Matcher {
   nlohmann::json json_;
   bool fused_ = true;
   cu::salap::FusedTile tile_ = cu::salap::FusedTile::wide;
+  cu::salap::FusedArithmetic arithmetic_ = cu::salap::FusedArithmetic::float32;
   int ordinal_ = 0;
   std::string device_;
   nlohmann::json device_info_;

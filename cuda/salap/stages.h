@@ -114,19 +114,33 @@ std::size_t fused_shared_bytes(const SalapParams& params, FusedTile tile);
 /// fits (run the stage path).
 std::optional<FusedTile> fused_tile_for(const SalapParams& params, std::size_t smem_limit);
 
+/// The fused kernel's arithmetic. float32 is the method's (the reference's numbers up to
+/// float rounding). half2 runs two levels per thread, one in each half of a __half2: every
+/// shared-memory word and instruction serves two levels, at half precision (11-bit
+/// significands) in the filters and eq. 3-4, so near ties can rank differently; the maps are
+/// not those of float32 (NOTES.md has the measured agreement).
+enum class FusedArithmetic {
+  float32,
+  half2,
+};
+/// "float" / "half".
+const char* arithmetic_name(FusedArithmetic arithmetic);
+
 /// How the fused kernel splits the image and the disparity range across blocks.
 struct FusedPlan {
-  int chunk = 0;   ///< levels per block (<= 256)
+  int chunk = 0;   ///< levels per block (<= 256; even with half2 unless one chunk is all levels)
   int chunks = 0;  ///< blocks along z; each writes its own best (cost, d) plane
   FusedTile tile = FusedTile::wide;  ///< block shape
+  FusedArithmetic arithmetic = FusedArithmetic::float32;
   [[nodiscard]] std::size_t key_count(int width, int height) const {
     return static_cast<std::size_t>(chunks) * static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
   }
 };
 
 /// `requested_chunk` 0 picks a chunk that gives every SM several blocks of `tile`.
+/// With half2, an automatic chunk is rounded up to an even count (each thread takes two levels).
 FusedPlan plan_fused(int width, int height, int levels, const SalapParams& params, int requested_chunk,
-                     FusedTile tile = FusedTile::wide);
+                     FusedTile tile = FusedTile::wide, FusedArithmetic arithmetic = FusedArithmetic::float32);
 
 /// TAD + both horizontal and both vertical one-sided filters + eq. 3-4 + a running WTA for
 /// d in each chunk, without materialising any cost volume. Writes the per-chunk best
