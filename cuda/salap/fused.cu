@@ -117,14 +117,16 @@ struct FusedArgs {
   __half2 neg_r_tail_h;
   __half2 alpha_h;
   __half2 beta_h;
+  __half2 sat_h;        // sat rounded to half
+  __half2 tad_scale_h;  // tad_scale (exact)
   float tad_scale;
 };
 
 // The kernel's number type. Float1: one level per thread, float arithmetic (the reference's
 // numbers up to float rounding). Half2: two consecutive levels per thread, one in each half
 // of a __half2, every filter and eq. 3-4 in half arithmetic (HFMA2), so each shared-memory
-// word and each instruction serves two levels; the winner is ranked on the half costs
-// widened to float. Both spell every operation out (fmaf, __fadd_rn, __hfma2, ...): nothing
+// word and each instruction serves two levels; the winner is ranked by 32-bit keys built
+// from the half costs (keep_best). Both spell every operation out (fmaf, __fadd_rn, __hfma2, ...): nothing
 // is left for the compiler to contract, so the tiles stay bit-identical in either type.
 struct Float1 {
   using T = float;
@@ -262,17 +264,27 @@ __device__ __forceinline__ typename Num::T tad_levels(std::uint32_t l, const std
                                                       int rx1, const FusedArgs& a) {
   if constexpr (Num::LANES == 1) {
     return tad<LUMA>(l, __ldg(right_row + rx0), a.sat);
-  } else {
-    // Exact for 8-bit RGB sums (integers <= 765, times a power of two); luma rounds to half.
+  } else if constexpr (LUMA) {
     const float t0 = tad<LUMA>(l, __ldg(right_row + rx0), a.sat) * a.tad_scale;
     const float t1 = tad<LUMA>(l, __ldg(right_row + rx1), a.sat) * a.tad_scale;
     return __floats2half2_rn(t0, t1);
+  } else {
+    // Two RGB sums (integers <= 765) straight into half: 0x6400 | n is the half 1024 + n, so
+    // one subtraction gives n exactly for both levels; then the truncation and the scale.
+    // The same values as half(min(n, sat) * tad_scale) (tad_scale is a power of two).
+    const std::uint32_t n0 = __vsadu4(l, __ldg(right_row + rx0)), n1 = __vsadu4(l, __ldg(right_row + rx1));
+    const std::uint32_t bits = __byte_perm(n0, n1, 0x5410) | 0x64006400u;
+    __half2 h = __hsub2(*reinterpret_cast<const __half2*>(&bits), __float2half2_rn(1024.0f));
+    return __hmul2(__hmin2(h, a.sat_h), a.tad_scale_h);
   }
 }
 
-// Keeps the smaller of (best, bd byte k) and this step's cost(s): level dd in lane 0, dd + 1
-// in lane 1 when `second` (an odd chunk's last step has one level). Strict: on a tie the
-// smaller d, which comes first, stays.
+// The running winner of one pixel. Float1: best cost (float) and its level in byte k of bd;
+// strict <, so on a tie the smaller d, which comes first, stays. Half2: `best` holds the bits
+// of a 32-bit key, the order-preserving bits of a half cost above the level index: a
+// half has 16 bits, so the key needs no float compare and no byte insert, and the unsigned
+// minimum picks the smallest cost, then the smallest d. Level dd is in lane 0, dd + 1 in
+// lane 1 when `second` (an odd chunk's last step has one level).
 template <class Num>
 __device__ __forceinline__ void keep_best(typename Num::T cost, float& best, unsigned long long& bd, int k,
                                           unsigned long long dd, bool second) {
@@ -282,15 +294,23 @@ __device__ __forceinline__ void keep_best(typename Num::T cost, float& best, uns
       bd = (bd & ~(0xFFull << (8 * k))) | (dd << (8 * k));
     }
   } else {
-    const float2 c = __half22float2(cost);
-    if (c.x < best) {
-      best = c.x;
-      bd = (bd & ~(0xFFull << (8 * k))) | (dd << (8 * k));
-    }
-    if (second && c.y < best) {
-      best = c.y;
-      bd = (bd & ~(0xFFull << (8 * k))) | ((dd + 1) << (8 * k));
-    }
+    std::uint32_t c = *reinterpret_cast<const std::uint32_t*>(&cost);
+    // Per 16-bit lane: a negative half (a rounding residue near 0) -> ~h, else h | 0x8000.
+    c ^= ((c >> 15) & 0x00010001u) * 0x7FFFu | 0x80008000u;
+    const std::uint32_t k0 = __byte_perm(c, std::uint32_t(dd), 0x1054);  // lane 0's cost : dd
+    const std::uint32_t k1 = second ? (c & 0xFFFF0000u) | std::uint32_t(dd + 1) : 0xFFFFFFFFu;
+    best = __uint_as_float(min(__float_as_uint(best), min(k0, k1)));
+  }
+}
+
+// The chunk's winner as the 64-bit key merge_chunks compares: cost bits << 32 | d.
+template <class Num>
+__device__ __forceinline__ std::uint64_t chunk_key(float best, std::uint8_t best_d, int d_begin) {
+  if constexpr (Num::LANES == 1) {
+    return make_key(best, d_begin + best_d);
+  } else {
+    const std::uint32_t key = __float_as_uint(best);
+    return (std::uint64_t(key >> 16) << 32) | std::uint32_t(d_begin + int(key & 0xFFFFu));
   }
 }
 
@@ -326,7 +346,8 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
 #pragma unroll
     for (int j = 0; j < BH / G; ++j) {
       float4* b = reinterpret_cast<float4*>(s_best + (j * G + hg) * S::TX + hc * P);
-      const float inf = __int_as_float(0x7f800000);
+      // Float1: +inf; Half2: the largest key.
+      const float inf = Num::LANES == 1 ? __int_as_float(0x7f800000) : __uint_as_float(0xFFFFFFFFu);
       b[0] = make_float4(inf, inf, inf, inf);
       b[1] = b[0];
       *reinterpret_cast<uint2*>(s_best_d + (j * G + hg) * S::TX + hc * P) = make_uint2(0u, 0u);
@@ -402,7 +423,8 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
         auto* best_d = reinterpret_cast<unsigned long long*>(s_best_d + pixel);
         float best[P];
         load_row<P>(s_best + pixel, swap, best);
-        unsigned long long bd = *best_d;
+        unsigned long long bd = 0;
+        if constexpr (Num::LANES == 1) bd = *best_d;
         const unsigned long long dd = static_cast<unsigned long long>(d - d_begin);
         const V quarter = Num::splat(0.25f), half = Num::splat(0.5f);
 #pragma unroll
@@ -420,7 +442,7 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
           keep_best<Num>(cost, best[k], bd, k, dd, second);
         }
         store_row<P>(s_best + pixel, swap, best);
-        *best_d = bd;
+        if constexpr (Num::LANES == 1) *best_d = bd;
       }
       buffer ^= 1;
     }
@@ -438,7 +460,7 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
       for (int k = 0; k < P; ++k) {
         const int x = x0 + hc * P + k;
         if (x < a.width)
-          keys[std::size_t(y) * a.width + x] = make_key(s_best[pixel + k], d_begin + s_best_d[pixel + k]);
+          keys[std::size_t(y) * a.width + x] = chunk_key<Num>(s_best[pixel + k], s_best_d[pixel + k], d_begin);
       }
     }
   }
@@ -612,6 +634,8 @@ void salap_fused(const DevicePair& pair, DisparityRange range, const SalapParams
   args.alpha_h = __float2half2_rn(float(double(args.alpha_k) * tad_scale));
   args.beta_h = __float2half2_rn(float(double(args.beta_k) * tad_scale));
   args.tad_scale = float(tad_scale);
+  args.sat_h = __float2half2_rn(args.sat);
+  args.tad_scale_h = __float2half2_rn(args.tad_scale);
 
   const bool luma = pair.code == PixelCode::luma;
   const bool nine = params.windows == "9";
