@@ -351,14 +351,56 @@ TEST(CudaAdCensusStages, CombinedAggregationMatchesReference) {
       std::printf("  combined aggregate %s chained to iteration %d: relative L2 %.2e\n", view, i, e.l2);
       EXPECT_LE(e.l2, double(i) * VOLUME_L2_TOLERANCE) << view << " chained iteration " << i;
     }
-    auto fused = poisoned_volume(WIDTH, HEIGHT, range);
-    ca::ad_census_cost_aggregated(d_left, d_right, d_lc, d_rc, params, right_view, d_arms, d_other, max_arm, scratch,
-                                  fused);
-    const VolumeError e = compare(ca::download_volume(fused), ref::aggregate_cost(raw, arms, other, 1, right_view));
-    std::printf("  combined cost+aggregate %s: relative L2 %.2e, worst cell %.2e\n", view, e.l2, e.cell);
-    EXPECT_LE(e.l2, VOLUME_L2_TOLERANCE) << view;
-    EXPECT_LE(e.cell, VOLUME_CELL_TOLERANCE) << view;
   }
+}
+
+// The matcher's call: the cost computed in the first walk and every iteration streamed in place,
+// same-axis passes chained (1 to 4 iterations end on either axis, chained or not), against the
+// reference chain from the fp32 cost. Two level groups (40 levels: the second warp of a line
+// has 8 live lanes), and short arms (L1 = 5) with a volume taller and wider than their rings.
+TEST(CudaAdCensusStages, CostAndIterationsStreamedMatchReference) {
+  STEREO_REQUIRE_CUDA();
+  const Pair p = layered_pair(WIDTH, HEIGHT, 9);
+  const auto lc = ref::census_transform(ref::grey_image(p.left));
+  const auto rc = ref::census_transform(ref::grey_image(p.right));
+  const auto d_left = ca::upload_rgb(p.left), d_right = ca::upload_rgb(p.right);
+  const auto d_lc = ca::upload_census(lc), d_rc = ca::upload_census(rc);
+  for (const int l1 : {34, 5}) {
+    AdCensusParams params;
+    params.arm_l1 = l1;
+    params.arm_l2 = std::min(params.arm_l2, l1 - 1);
+    const ref::CrossArms left_arms = ref::cross_arms(p.left, params);
+    const ref::CrossArms right_arms = ref::cross_arms(p.right, params);
+    const auto d_left_arms = ca::upload_arms(left_arms), d_right_arms = ca::upload_arms(right_arms);
+    for (const DisparityRange range : {DisparityRange{-3, 21}, DisparityRange{0, 40}})
+      for (const bool right_view : {false, true}) {
+        const ref::CrossArms& arms = right_view ? right_arms : left_arms;
+        const ref::CrossArms& other = right_view ? left_arms : right_arms;
+        ref::CostVolume want = ref::ad_census_cost(p.left, p.right, lc, rc, range, params, right_view);
+        for (int iterations = 1; iterations <= 4; ++iterations) {
+          want = ref::aggregate_cost(want, arms, other, iterations, right_view);
+          auto out = poisoned_volume(WIDTH, HEIGHT, range);
+          ca::ad_census_cost_aggregated(d_left, d_right, d_lc, d_rc, params, right_view,
+                                        right_view ? d_right_arms : d_left_arms,
+                                        right_view ? d_left_arms : d_right_arms, iterations, l1 - 1, out);
+          const VolumeError e = compare(ca::download_volume(out), want);
+          std::printf("  streamed cost + %d iterations, L1 %d, min %d count %d %s (%d walks): relative L2 %.2e, "
+                      "worst cell %.2e\n",
+                      iterations, l1, range.min, range.count, right_view ? "right" : "left",
+                      ca::aggregation_walks(iterations), e.l2, e.cell);
+          // Each walk rounds its output to fp16 once (<= 2^-11 relative; a chained stage passes
+          // fp32 on), and a sum or mean of positive values keeps its terms' relative error, so a
+          // cell is within walks x 2^-11 of the reference, plus the fixed-point quantum (2^-19
+          // absolute per value, <= 2e-4 against the 1e-3 floor of the relative error).
+          const double bound = ca::aggregation_walks(iterations) * std::ldexp(1.0, -11);
+          EXPECT_LE(e.l2, bound) << iterations << " iterations";
+          EXPECT_LE(e.cell, bound + 2e-4) << iterations << " iterations";
+        }
+      }
+  }
+  EXPECT_EQ(ca::aggregation_walks(1), 2);
+  EXPECT_EQ(ca::aggregation_walks(2), 3);
+  EXPECT_EQ(ca::aggregation_walks(4), 5);
 }
 
 // ---- scanline and WTA --------------------------------------------------------------------

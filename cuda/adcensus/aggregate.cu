@@ -1,6 +1,21 @@
 // Stage 4: cross-based aggregation (Sec. 2.2), one iteration = two 1D arm sums.
 //
-// A block owns 32 "lanes" (32 consecutive cells of a row: levels of one or two pixels for the
+// Two kernels. The matcher's, over Zhang et al.'s combined region, is the streaming kernel
+// (stream_kernel, below the tile kernel): one warp owns one line (a row for a horizontal sum, a
+// column for a vertical one) and 32 consecutive levels, and walks the line once from end to
+// end. Each lane keeps the running fixed-point integral of its level in a private ring of
+// 2 max_arm + 2 entries in shared memory (its own bank: no barrier, no conflict); the sum over
+// an arm is the difference of two ring entries, available max_arm steps after the input. Each
+// cell is read once and written once (no halo re-read), only by the warp that owns it, after
+// it was read: the kernel runs in place. Two consecutive passes along the same axis (the
+// order H V | V H | H V | V H, Sec. 2.2, puts the second pass of an iteration beside the first
+// of the next) run as two chained stages of one walk, the second stage max_arm steps behind
+// the first, so the four iterations are 5 walks over the volume instead of 8 tile passes
+// (cuda/adcensus/NOTES.md has the bytes and the measurements).
+//
+// The tile kernel (arm_sum_kernel) serves the own-region variant (aggregate_cost with region
+// sizes), the reading measured before the combined region and kept for its stage test. A block
+// owns 32 "lanes" (32 consecutive cells of a row: levels of one or two pixels for the
 // horizontal sum, (x, k) pairs for the vertical one, so every load of a warp is contiguous)
 // and a tile of TILE positions along the sum's axis plus a halo of max_arm on both sides. It
 // loads the tile into shared memory, turns it into a 1D integral along the axis with a
@@ -30,8 +45,13 @@
 
 #include <cuda_fp16.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "cuda/adcensus/cost_device.cuh"
 #include "cuda/adcensus/stages.h"
+#include "cuda/shared/prefetch.cuh"
 
 namespace stereo::cu::adcensus {
 namespace {
@@ -209,6 +229,281 @@ void launch_arm_sum(int width, int height, int levels, const std::uint16_t* in, 
   CUDA_CHECK_LAUNCH();
 }
 
+
+// ---- the streaming kernel (combined region) ----------------------------------------------
+
+constexpr int STREAM_WARPS = 4;        // warps per block (fewer when a warp's rings are large)
+constexpr int STREAM_UNROLL = 8;       // steps per batch; the next batch's inputs load meanwhile
+constexpr int STREAM_PREFETCH = 32;    // steps ahead whose input lines the L2 is asked to fetch
+
+// One line's walk: along x (a row) or y (a column), and what each of its stages does.
+struct StreamArgs {
+  const __half* in = nullptr;  // stage 0's input, unless the cost is computed (FUSED_COST)
+  __half* out = nullptr;       // the last stage's output (may be `in`)
+  const uchar4* arms = nullptr;
+  const uchar4* other_arms = nullptr;  // pd's arms (nullptr: p's own region)
+  int sign = -1;                       // pd = p + sign * d
+  int min_d = 0;
+  int width = 0;
+  int height = 0;
+  int levels = 0;
+  int max_arm = 0;
+  float scale = 1.0f;  // fixed-point scale of the integrals
+  CostInputs cost;
+};
+
+// The arms of (x, y) at level d along both axes: p's own, or the shorter of p's and pd's where
+// pd lies inside the image; each clipped to max_arm. x: before/after along x, y: along y.
+struct Arms {
+  int x_before, x_after, y_before, y_after;
+};
+__device__ __forceinline__ Arms arms_at(const StreamArgs& a, int x, int y, int d) {
+  const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(a.width);
+  const uchar4 own = __ldg(a.arms + row + x);
+  int xb = own.x, xa = own.y, yb = own.z, ya = own.w;
+  if (a.other_arms != nullptr) {
+    const int xd = x + a.sign * d;
+    if (xd >= 0 && xd < a.width) {
+      const uchar4 o = __ldg(a.other_arms + row + xd);
+      xb = min(xb, int(o.x));
+      xa = min(xa, int(o.y));
+      yb = min(yb, int(o.z));
+      ya = min(ya, int(o.w));
+    }
+  }
+  return {min(xb, a.max_arm), min(xa, a.max_arm), min(yb, a.max_arm), min(ya, a.max_arm)};
+}
+
+__device__ __forceinline__ int wrap_slot(int s, int ring) { return s < 0 ? s + ring : s; }
+
+// STAGES 1 or 2 chained sums along one axis (HORIZONTAL: along x). Stage 0 reads the volume
+// (or computes eq. 1-3 with FUSED_COST); with NORM0 it divides each sum by the region's pixel
+// count, the integral of the other axis's arm widths (the first pass of its iteration) over this
+// axis's arm, kept in a second ring. Stage 1 (the first pass of the next iteration) sums stage
+// 0's fp32 results, unrounded, and never divides. The last stage stores fp16.
+//
+// Ring indices: the integral P holds P[0] = 0 and P[i + 1] = P[i] + input i, entry i in slot
+// i % R, R = 2M + 2 (M = max_arm). Step t adds input t (P[t + 1]); stage 0 then emits position
+// o0 = t - M, whose arm sum P[o0 + after + 1] - P[o0 - before] reads entries t + 1 - M + after
+// .. t - M - before, all within the last R; stage 1 adds o0's result and emits o1 = o0 - M.
+template <int STAGES, bool HORIZONTAL, bool FUSED_COST, bool NORM0>
+__global__ void __launch_bounds__(STREAM_WARPS * 32) stream_kernel(const StreamArgs a, int lines, int groups) {
+  extern __shared__ unsigned stream_shared[];
+  const int lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
+  const int warps = blockDim.x / 32;
+  const long long job = static_cast<long long>(blockIdx.x) * warps + warp;
+  if (job >= static_cast<long long>(lines) * groups) return;  // whole warps only; no barriers below
+  const int line = static_cast<int>(job / groups);
+  const int k = static_cast<int>(job - static_cast<long long>(line) * groups) * 32 + lane;
+  const bool active = k < a.levels;
+  const int d = a.min_d + k;
+  const int M = a.max_arm;
+  const int R = 2 * M + 2;
+  const int length = HORIZONTAL ? a.width : a.height;
+  const std::size_t pitch = static_cast<std::size_t>(a.width) * static_cast<std::size_t>(a.levels);
+  const std::size_t stride = HORIZONTAL ? static_cast<std::size_t>(a.levels) : pitch;
+  const std::size_t base = (HORIZONTAL ? static_cast<std::size_t>(line) * pitch
+                                       : static_cast<std::size_t>(line) * static_cast<std::size_t>(a.levels)) +
+                           static_cast<std::size_t>(active ? k : 0);
+
+  // This warp's rings, one column (bank) per lane: P0, [count], [P1].
+  constexpr int RINGS = STAGES + (NORM0 ? 1 : 0);
+  unsigned* rings = stream_shared + static_cast<std::size_t>(warp) * RINGS * R * 32 + lane;
+  unsigned* p0 = rings;
+  unsigned* count = rings + (NORM0 ? R * 32 : 0);
+  unsigned* p1 = rings + (RINGS - 1) * R * 32;
+  p0[0] = 0u;
+  if constexpr (NORM0) count[0] = 0u;
+  if constexpr (STAGES == 2) p1[0] = 0u;
+  unsigned run0 = 0u, run_count = 0u, run1 = 0u;
+  const float inv_scale = 1.0f / a.scale;  // a power of two: exact
+
+  // Input position `pos` of this lane's line.
+  const auto load = [&](int pos) -> float {
+    if (!active || pos >= length) return 0.0f;
+    if constexpr (FUSED_COST) {
+      return HORIZONTAL ? ad_census_cost_at(a.cost, pos, line, k) : ad_census_cost_at(a.cost, line, pos, k);
+    } else {
+      return __half2float(a.in[base + static_cast<std::size_t>(pos) * stride]);
+    }
+  };
+  const auto xy = [&](int pos, int& x, int& y) {
+    x = HORIZONTAL ? pos : line;
+    y = HORIZONTAL ? line : pos;
+  };
+
+  const int steps = length + STAGES * M;
+  int slot = 1;  // (t + 1) % R
+  __half next[STREAM_UNROLL];
+  if constexpr (!FUSED_COST) {
+#pragma unroll
+    for (int u = 0; u < STREAM_UNROLL; ++u) next[u] = __float2half_rn(load(u));
+  }
+  for (int t0 = 0; t0 < steps; t0 += STREAM_UNROLL) {
+    float in[STREAM_UNROLL];
+    if constexpr (FUSED_COST) {
+#pragma unroll
+      for (int u = 0; u < STREAM_UNROLL; ++u) in[u] = load(t0 + u);
+    } else {
+#pragma unroll
+      for (int u = 0; u < STREAM_UNROLL; ++u) in[u] = __half2float(next[u]);
+#pragma unroll
+      for (int u = 0; u < STREAM_UNROLL; ++u) {
+        const int pos = t0 + STREAM_UNROLL + u;
+        next[u] = (active && pos < length) ? a.in[base + static_cast<std::size_t>(pos) * stride] : __ushort_as_half(0);
+        const int ahead = pos + STREAM_PREFETCH;
+        if (active && ahead < length) prefetch_l2(a.in + base + static_cast<std::size_t>(ahead) * stride);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < STREAM_UNROLL; ++u) {
+      const int t = t0 + u;
+      if (t >= steps) break;
+      if (active) {
+        // Stage 0 takes input t.
+        if (t < length) {
+          run0 += __float2uint_rn(in[u] * a.scale);
+          p0[slot * 32] = run0;
+          if constexpr (NORM0) {
+            int x, y;
+            xy(t, x, y);
+            const Arms r = arms_at(a, x, y, d);
+            // The width of the iteration's first pass at t: along the other axis.
+            run_count += unsigned(HORIZONTAL ? 1 + r.y_before + r.y_after : 1 + r.x_before + r.x_after);
+            count[slot * 32] = run_count;
+          }
+        }
+        // Stage 0 emits o0.
+        const int o0 = t - M;
+        const int slot1 = wrap_slot(slot - M, R);  // P1[o0 + 1]'s slot
+        if (o0 >= 0 && o0 < length) {
+          int x, y;
+          xy(o0, x, y);
+          const Arms r = arms_at(a, x, y, d);
+          const int before = HORIZONTAL ? r.x_before : r.y_before;
+          const int after = HORIZONTAL ? r.x_after : r.y_after;
+          const int hi = wrap_slot(slot - M + after, R);
+          const int lo = wrap_slot(slot - M - 1 - before, R);
+          // Exact modulo 2^32: the window's own sum is below 2^32 by the choice of scale.
+          float v = float(p0[hi * 32] - p0[lo * 32]) * inv_scale;
+          if constexpr (NORM0) v = __fdividef(v, float(count[hi * 32] - count[lo * 32]));
+          if constexpr (STAGES == 1) {
+            a.out[base + static_cast<std::size_t>(o0) * stride] = __float2half_rn(v);
+          } else {
+            run1 += __float2uint_rn(v * a.scale);
+            p1[slot1 * 32] = run1;
+          }
+        }
+        if constexpr (STAGES == 2) {
+          // Stage 1 emits o1 = o0 - M.
+          const int o1 = o0 - M;
+          if (o1 >= 0) {
+            int x, y;
+            xy(o1, x, y);
+            const Arms r = arms_at(a, x, y, d);
+            const int before = HORIZONTAL ? r.x_before : r.y_before;
+            const int after = HORIZONTAL ? r.x_after : r.y_after;
+            const int hi = wrap_slot(slot1 - M + after, R);
+            const int lo = wrap_slot(slot1 - M - 1 - before, R);
+            const float v = float(p1[hi * 32] - p1[lo * 32]) * inv_scale;
+            a.out[base + static_cast<std::size_t>(o1) * stride] = __float2half_rn(v);
+          }
+        }
+      }
+      slot = slot + 1 == R ? 0 : slot + 1;
+    }
+  }
+}
+
+// One pass of the aggregation schedule: an axis, whether it divides by the region's count (the
+// second pass of an iteration), and whether the next pass (same axis) runs as its second stage.
+struct StreamPass {
+  bool horizontal = true;
+  bool normalise = false;
+  bool chained = false;
+};
+
+// Sec. 2.2's passes for `iterations` iterations (odd: H then V, even: V then H), a second
+// pass chained with the next iteration's first, which runs along the same axis.
+std::vector<StreamPass> stream_schedule(int iterations) {
+  std::vector<StreamPass> passes;
+  for (int j = 0; j < 2 * iterations; ++j) {
+    const int iteration = j / 2 + 1;
+    const bool first = j % 2 == 0;
+    const bool horizontal = (iteration % 2 == 1) == first;
+    if (first && !passes.empty() && passes.back().normalise && passes.back().horizontal == horizontal &&
+        !passes.back().chained) {
+      passes.back().chained = true;
+      continue;
+    }
+    passes.push_back({horizontal, !first, false});
+  }
+  return passes;
+}
+
+template <int STAGES, bool HORIZONTAL, bool FUSED_COST, bool NORM0>
+void launch_stream(const StreamArgs& args, cudaStream_t stream) {
+  const int rings = STAGES + (NORM0 ? 1 : 0);
+  const std::size_t per_warp = static_cast<std::size_t>(rings) * (2 * args.max_arm + 2) * 32 * sizeof(unsigned);
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const std::size_t optin = shared_memory_optin_limit(device);
+  const int warps = static_cast<int>(std::min<std::size_t>(STREAM_WARPS, optin / per_warp));
+  require(warps >= 1, "adcensus/cuda aggregation: arms up to " + std::to_string(args.max_arm) + " need " +
+                          std::to_string(per_warp) + " bytes of shared memory per warp, the device allows " +
+                          std::to_string(optin));
+  const std::size_t bytes = per_warp * static_cast<std::size_t>(warps);
+  auto kernel = stream_kernel<STAGES, HORIZONTAL, FUSED_COST, NORM0>;
+  if (bytes > 48 * 1024) CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  const int lines = HORIZONTAL ? args.height : args.width;
+  const int groups = div_up(args.levels, 32);
+  const long long jobs = static_cast<long long>(lines) * groups;
+  const long long blocks = (jobs + warps - 1) / warps;
+  require(blocks <= 0x7FFFFFFF, "adcensus/cuda aggregation: volume too large for one grid");
+  kernel<<<unsigned(blocks), warps * 32, bytes, stream>>>(args, lines, groups);
+  CUDA_CHECK_LAUNCH();
+}
+
+void run_pass(const StreamArgs& args, const StreamPass& pass, bool fused_cost, cudaStream_t stream) {
+  if (fused_cost) {
+    require(pass.horizontal && !pass.normalise && !pass.chained,
+            "adcensus/cuda aggregation: the cost is fused only into a lone first horizontal pass");
+    launch_stream<1, true, true, false>(args, stream);
+  } else if (pass.chained) {
+    require(pass.normalise, "adcensus/cuda aggregation: only a second pass chains with the next");
+    if (pass.horizontal)
+      launch_stream<2, true, false, true>(args, stream);
+    else
+      launch_stream<2, false, false, true>(args, stream);
+  } else if (pass.normalise) {
+    if (pass.horizontal)
+      launch_stream<1, true, false, true>(args, stream);
+    else
+      launch_stream<1, false, false, true>(args, stream);
+  } else {
+    if (pass.horizontal)
+      launch_stream<1, true, false, false>(args, stream);
+    else
+      launch_stream<1, false, false, false>(args, stream);
+  }
+}
+
+StreamArgs stream_args(int w, int h, int levels, int min_d, const DeviceImage<uchar4>& arms,
+                       const DeviceImage<uchar4>& other_arms, bool right_view, int max_arm) {
+  StreamArgs a;
+  a.arms = arms.get();
+  a.other_arms = other_arms.get();
+  a.sign = right_view ? +1 : -1;  // pd = p - d for the left view, p + d for the right
+  a.min_d = min_d;
+  a.width = w;
+  a.height = h;
+  a.levels = levels;
+  a.max_arm = max_arm;
+  a.scale = fixed_point_scale(max_arm);
+  return a;
+}
+
 // The fused cost's inputs against the volume it fills.
 void require_cost_inputs(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
                          const DeviceImage<std::uint64_t>& left_census, const DeviceImage<std::uint64_t>& right_census,
@@ -247,20 +542,6 @@ void require_combined_shapes(int w, int h, int levels, const DeviceImage<uchar4>
   require_volumes(w, h, levels, scratch, out, max_arm);
 }
 
-// The two passes of one iteration over the combined region: the first sums along its axis
-// with combined arms, the second along the other and divides by the region's count.
-void combined_passes(int w, int h, int levels, const std::uint16_t* in, const CostInputs* cost, std::uint16_t* scratch,
-                     std::uint16_t* out, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
-                     bool right_view, int min_d, bool horizontal_first, int max_arm, cudaStream_t stream) {
-  ArmSumRegion region;
-  region.other_arms = other_arms.get();
-  region.sign = right_view ? +1 : -1;  // pd = p - d for the left view, p + d for the right
-  region.min_d = min_d;
-  launch_arm_sum(w, h, levels, in, cost, scratch, arms, region, horizontal_first, max_arm, stream);
-  region.count_region = true;
-  launch_arm_sum(w, h, levels, scratch, nullptr, out, arms, region, !horizontal_first, max_arm, stream);
-}
-
 }  // namespace
 
 void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
@@ -272,24 +553,42 @@ void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, c
   require_combined_shapes(w, h, levels, arms, other_arms, scratch, out, max_arm);
   require(iteration >= 1, "adcensus/cuda aggregate_cost: iteration is 1-based, got " + std::to_string(iteration));
   require(scratch.get() != cost.get(), "adcensus/cuda aggregate_cost: scratch must be a third buffer");
-  combined_passes(w, h, levels, cost.get(), nullptr, scratch.get(), out.get(), arms, other_arms, right_view,
-                  cost.range.min, iteration % 2 == 1, max_arm, stream);
+  const bool horizontal_first = iteration % 2 == 1;  // Sec. 2.2: iterations 1 and 3 sum along x first
+  StreamArgs args = stream_args(w, h, levels, cost.range.min, arms, other_arms, right_view, max_arm);
+  args.in = reinterpret_cast<const __half*>(cost.get());
+  args.out = reinterpret_cast<__half*>(scratch.get());
+  run_pass(args, {horizontal_first, false, false}, false, stream);
+  args.in = args.out;
+  args.out = reinterpret_cast<__half*>(out.get());
+  run_pass(args, {!horizontal_first, true, false}, false, stream);
+}
+
+int aggregation_walks(int iterations) {
+  require(iterations >= 1, "adcensus/cuda aggregation: iterations must be >= 1, got " + std::to_string(iterations));
+  return static_cast<int>(stream_schedule(iterations).size());
 }
 
 void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
                                const DeviceImage<std::uint64_t>& left_census,
                                const DeviceImage<std::uint64_t>& right_census, const AdCensusParams& params,
                                bool right_view, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
-                               int max_arm, DeviceVolume& scratch, DeviceVolume& out, cudaStream_t stream) {
+                               int iterations, int max_arm, DeviceVolume& out, cudaStream_t stream) {
   const int w = out.width;
   const int h = out.height;
   const int levels = out.range.count;
   require_cost_inputs(left_rgb, right_rgb, left_census, right_census, w, h, levels);
-  require_combined_shapes(w, h, levels, arms, other_arms, scratch, out, max_arm);
-  const CostInputs cost =
-      make_cost_inputs(left_rgb, right_rgb, left_census, right_census, params, right_view, out.range.min);
-  combined_passes(w, h, levels, nullptr, &cost, scratch.get(), out.get(), arms, other_arms, right_view, out.range.min,
-                  true, max_arm, stream);
+  require(arms.width == w && arms.height == h && other_arms.width == w && other_arms.height == h,
+          "adcensus/cuda aggregate_cost: both views' arms must have the volume's size");
+  require(max_arm >= 0 && max_arm <= 255,
+          "adcensus/cuda aggregate_cost: max_arm must be in 0..255, got " + std::to_string(max_arm));
+  const std::vector<StreamPass> passes = stream_schedule(iterations);
+  StreamArgs args = stream_args(w, h, levels, out.range.min, arms, other_arms, right_view, max_arm);
+  args.cost = make_cost_inputs(left_rgb, right_rgb, left_census, right_census, params, right_view, out.range.min);
+  args.out = reinterpret_cast<__half*>(out.get());
+  // The first pass computes the cost; every later walk runs in place on `out`.
+  run_pass(args, passes.front(), true, stream);
+  args.in = args.out;
+  for (std::size_t i = 1; i < passes.size(); ++i) run_pass(args, passes[i], false, stream);
 }
 
 void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, const DeviceImage<float>& h_then_v,

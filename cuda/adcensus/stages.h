@@ -8,7 +8,7 @@
 ///   cost.cu       ad_census_cost                    eq. 1-3
 ///   cross.cu      cross_arms, region_sizes          Sec. 2.2 enhanced rules
 ///   aggregate.cu  aggregate_cost                    one H-V / V-H iteration, 1D prefix sums
-///                 ad_census_cost_aggregated         eq. 1-3 fused into iteration 1
+///                 ad_census_cost_aggregated         eq. 1-3 and every iteration, streamed
 ///   scanline.cu   scanline_optimize                 eq. 4-5, 4 paths, one warp per scanline
 ///   wta.cu        winner_takes_all                  smallest d wins a tie
 ///   refine.cu     left_right_check ... median_3x3   Sec. 2.4
@@ -136,13 +136,21 @@ void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, c
                     bool right_view, int iteration, int max_arm, DeviceVolume& scratch, DeviceVolume& out,
                     cudaStream_t stream = nullptr);
 
-/// Fused eq. 1-3 and iteration 1 over the combined region: `out` = aggregate_cost(
-/// ad_census_cost(...), arms, other_arms, right_view, 1) without storing C.
+/// Eq. 1-3 and `iterations` aggregation iterations over the combined region, as
+/// reference::ad_census_cost followed by reference::aggregate_cost(..., other_arms, i,
+/// right_view) for i = 1..iterations, into `out` (whose range is the one searched). C is never
+/// stored: the first walk computes it in fp32; every later walk runs in place on `out`, two
+/// same-axis passes chained in one walk (aggregation_walks of them in all).
 void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
                                const DeviceImage<std::uint64_t>& left_census,
                                const DeviceImage<std::uint64_t>& right_census, const AdCensusParams& params,
                                bool right_view, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
-                               int max_arm, DeviceVolume& scratch, DeviceVolume& out, cudaStream_t stream = nullptr);
+                               int iterations, int max_arm, DeviceVolume& out, cudaStream_t stream = nullptr);
+
+/// Walks over the volume that `iterations` (>= 1) iterations take in ad_census_cost_aggregated:
+/// 2 x iterations passes less the chained pairs (4 iterations: 5). Each reads and writes fp16
+/// once per cell, but the first, which only writes.
+int aggregation_walks(int iterations);
 
 /// The four path volumes of eq. 4 (left-right, right-left, top-bottom, bottom-top); `paths`
 /// holds four volumes of the cost's size.
