@@ -232,9 +232,8 @@ void launch_arm_sum(int width, int height, int levels, const std::uint16_t* in, 
 
 // ---- the streaming kernel (combined region) ----------------------------------------------
 
-constexpr int STREAM_WARPS = 4;        // warps per block (fewer when a warp's rings are large)
-constexpr int STREAM_UNROLL = 8;       // steps per batch; the next batch's inputs load meanwhile
-constexpr int STREAM_PREFETCH = 32;    // steps ahead whose input lines the L2 is asked to fetch
+constexpr int STREAM_UNROLL = 8;     // U: steps per batch (the ILP of a warp's walk)
+constexpr int STREAM_PREFETCH = 64;  // steps ahead whose input lines the L2 is asked to fetch
 
 // One line's walk: along x (a row) or y (a column), and what each of its stages does.
 struct StreamArgs {
@@ -252,167 +251,202 @@ struct StreamArgs {
   CostInputs cost;
 };
 
-// The arms of (x, y) at level d along both axes: p's own, or the shorter of p's and pd's where
-// pd lies inside the image; each clipped to max_arm. x: before/after along x, y: along y.
-struct Arms {
-  int x_before, x_after, y_before, y_after;
-};
-__device__ __forceinline__ Arms arms_at(const StreamArgs& a, int x, int y, int d) {
-  const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(a.width);
-  const uchar4 own = __ldg(a.arms + row + x);
-  int xb = own.x, xa = own.y, yb = own.z, ya = own.w;
-  if (a.other_arms != nullptr) {
-    const int xd = x + a.sign * d;
-    if (xd >= 0 && xd < a.width) {
-      const uchar4 o = __ldg(a.other_arms + row + xd);
-      xb = min(xb, int(o.x));
-      xa = min(xa, int(o.y));
-      yb = min(yb, int(o.z));
-      ya = min(ya, int(o.w));
-    }
-  }
-  return {min(xb, a.max_arm), min(xa, a.max_arm), min(yb, a.max_arm), min(ya, a.max_arm)};
+// Ring entries per lane: R = 2 M + 2 U + 2 (M = max_arm); see stream_kernel.
+int stream_ring(int max_arm) { return 2 * max_arm + 2 * STREAM_UNROLL + 2; }
+
+// Slot of base + off, |off| < R, base in [0, R).
+__device__ __forceinline__ int ring_slot(int base, int off, int ring) {
+  int s = base + off;
+  if (s < 0) s += ring;
+  else if (s >= ring) s -= ring;
+  return s;
 }
 
-__device__ __forceinline__ int wrap_slot(int s, int ring) { return s < 0 ? s + ring : s; }
+// Byte b of packed combined arms: 0 before along x, 1 after along x, 2 before along y, 3 after.
+__device__ __forceinline__ int arm_byte(unsigned packed, int b) { return int((packed >> (8 * b)) & 0xFFu); }
 
-// STAGES 1 or 2 chained sums along one axis (HORIZONTAL: along x). Stage 0 reads the volume
-// (or computes eq. 1-3 with FUSED_COST); with NORM0 it divides each sum by the region's pixel
-// count, the integral of the other axis's arm widths (the first pass of its iteration) over this
-// axis's arm, kept in a second ring. Stage 1 (the first pass of the next iteration) sums stage
-// 0's fp32 results, unrounded, and never divides. The last stage stores fp16.
+// STAGES 1 or 2 chained sums along one axis (HORIZONTAL: along x) over one line and 32 levels
+// (one per lane). Stage 0 reads the volume (or computes eq. 1-3 with FUSED_COST); with NORM0 it
+// divides each sum by the region's pixel count: the integral of the other axis's arm widths
+// (the widths of its iteration's first pass) over this axis's arm. Stage 1 (the first pass of
+// the next iteration) sums stage 0's fp32 results, unrounded, and never divides. The last stage
+// stores fp16.
 //
-// Ring indices: the integral P holds P[0] = 0 and P[i + 1] = P[i] + input i, entry i in slot
-// i % R, R = 2M + 2 (M = max_arm). Step t adds input t (P[t + 1]); stage 0 then emits position
-// o0 = t - M, whose arm sum P[o0 + after + 1] - P[o0 - before] reads entries t + 1 - M + after
-// .. t - M - before, all within the last R; stage 1 adds o0's result and emits o1 = o0 - M.
+// Each lane keeps, in rings of R entries in shared memory (its own bank): the integral P0 of
+// its inputs (P0[0] = 0, P0[i + 1] = P0[i] + input i, fixed point mod 2^32), with NORM0 the
+// integral of the widths, with 2 stages the integral P1 of stage 0's results, and the combined
+// arms of each position (p's and pd's, per byte, clipped to M), so that each position's arms are
+// read from global memory once. Entry i lives in slot i % R.
+//
+// The walk goes in batches of U steps. Batch t0 .. t0 + U - 1: (1) stage 0 emits positions
+// o0 = t0 - M - U .. t0 - M - 1, whose arm sums P0[o0 + after + 1] - P0[o0 - before] read
+// entries written by earlier batches only; (2) the batch's inputs enter P0; (3) stage 1 emits
+// o1 = o0 - M - U from entries of earlier batches; (4) stage 0's results enter P1; (5) the
+// batch's arms enter the arm ring (after (3), which reads the oldest entries). Every read
+// of a batch precedes its writes in program order and no read depends on a write of the same
+// batch, so the 2-4 U shared-memory loads of a phase issue back to back: a batch waits for one
+// latency, not one per step. The next batch's inputs and arms load into registers while this
+// one computes, and the L2 is asked for the input lines STREAM_PREFETCH steps ahead. The
+// largest span a ring must hold is P1's: reads down to t0 - 3M - 2U while the batch writes up
+// to t0 - M, so R = 2M + 2U + 2.
 template <int STAGES, bool HORIZONTAL, bool FUSED_COST, bool NORM0>
-__global__ void __launch_bounds__(STREAM_WARPS * 32) stream_kernel(const StreamArgs a, int lines, int groups) {
+__global__ void __launch_bounds__(32) stream_kernel(const StreamArgs a, int lines, int groups) {
+  constexpr int U = STREAM_UNROLL;
   extern __shared__ unsigned stream_shared[];
-  const int lane = threadIdx.x % 32;
-  const int warp = threadIdx.x / 32;
-  const int warps = blockDim.x / 32;
-  const long long job = static_cast<long long>(blockIdx.x) * warps + warp;
-  if (job >= static_cast<long long>(lines) * groups) return;  // whole warps only; no barriers below
-  const int line = static_cast<int>(job / groups);
-  const int k = static_cast<int>(job - static_cast<long long>(line) * groups) * 32 + lane;
+  const int lane = threadIdx.x;
+  const int line = static_cast<int>(blockIdx.x / unsigned(groups));
+  const int k = static_cast<int>(blockIdx.x - unsigned(line) * unsigned(groups)) * 32 + lane;
+  if (line >= lines) return;
   const bool active = k < a.levels;
   const int d = a.min_d + k;
   const int M = a.max_arm;
-  const int R = 2 * M + 2;
+  const int R = 2 * M + 2 * U + 2;
   const int length = HORIZONTAL ? a.width : a.height;
   const std::size_t pitch = static_cast<std::size_t>(a.width) * static_cast<std::size_t>(a.levels);
   const std::size_t stride = HORIZONTAL ? static_cast<std::size_t>(a.levels) : pitch;
   const std::size_t base = (HORIZONTAL ? static_cast<std::size_t>(line) * pitch
                                        : static_cast<std::size_t>(line) * static_cast<std::size_t>(a.levels)) +
                            static_cast<std::size_t>(active ? k : 0);
+  // pd's column: fixed along a column walk, moving with x along a row walk.
+  const int xd_offset = a.sign * d;
+  const unsigned clip = unsigned(M) * 0x01010101u;
 
-  // This warp's rings, one column (bank) per lane: P0, [count], [P1].
-  constexpr int RINGS = STAGES + (NORM0 ? 1 : 0);
-  unsigned* rings = stream_shared + static_cast<std::size_t>(warp) * RINGS * R * 32 + lane;
-  unsigned* p0 = rings;
-  unsigned* count = rings + (NORM0 ? R * 32 : 0);
-  unsigned* p1 = rings + (RINGS - 1) * R * 32;
+  constexpr int RINGS = 1 + (NORM0 ? 1 : 0) + (STAGES == 2 ? 1 : 0) + 1;
+  unsigned* p0 = stream_shared + lane;
+  unsigned* count = p0 + (NORM0 ? R * 32 : 0);
+  unsigned* p1 = p0 + (STAGES == 2 ? (RINGS - 2) * R * 32 : 0);
+  unsigned* arm = p0 + (RINGS - 1) * R * 32;
   p0[0] = 0u;
   if constexpr (NORM0) count[0] = 0u;
   if constexpr (STAGES == 2) p1[0] = 0u;
   unsigned run0 = 0u, run_count = 0u, run1 = 0u;
   const float inv_scale = 1.0f / a.scale;  // a power of two: exact
 
-  // Input position `pos` of this lane's line.
-  const auto load = [&](int pos) -> float {
-    if (!active || pos >= length) return 0.0f;
-    if constexpr (FUSED_COST) {
-      return HORIZONTAL ? ad_census_cost_at(a.cost, pos, line, k) : ad_census_cost_at(a.cost, line, pos, k);
-    } else {
-      return __half2float(a.in[base + static_cast<std::size_t>(pos) * stride]);
-    }
+  // Global pixel index of position pos of this line, and pd's column for it.
+  const auto pixel = [&](int pos) -> std::size_t {
+    return HORIZONTAL ? static_cast<std::size_t>(line) * static_cast<std::size_t>(a.width) + std::size_t(pos)
+                      : static_cast<std::size_t>(pos) * static_cast<std::size_t>(a.width) + std::size_t(line);
   };
-  const auto xy = [&](int pos, int& x, int& y) {
-    x = HORIZONTAL ? pos : line;
-    y = HORIZONTAL ? line : pos;
+  // Own and pd's arms at `pos` (own twice where there is no pd), as packed words.
+  const auto load_arms = [&](int pos, unsigned& own, unsigned& other) {
+    own = 0u;
+    other = 0u;
+    if (!active || pos >= length) return;
+    const std::size_t p = pixel(pos);
+    own = __ldg(reinterpret_cast<const unsigned*>(a.arms) + p);
+    other = own;
+    const int xd = (HORIZONTAL ? pos : line) + xd_offset;
+    if (a.other_arms != nullptr && xd >= 0 && xd < a.width)
+      other = __ldg(reinterpret_cast<const unsigned*>(a.other_arms) + p + std::size_t(std::ptrdiff_t(xd_offset)));
   };
 
-  const int steps = length + STAGES * M;
-  int slot = 1;  // (t + 1) % R
-  __half next[STREAM_UNROLL];
-  if constexpr (!FUSED_COST) {
+  const int steps = length + STAGES * (M + U);
+  int b0 = 0;                                   // t0 % R
+  int b1 = ring_slot(0, -((M + U) % R), R);     // (t0 - M - U) % R
+  __half next_in[U];
+  unsigned next_own[U], next_other[U];
 #pragma unroll
-    for (int u = 0; u < STREAM_UNROLL; ++u) next[u] = __float2half_rn(load(u));
+  for (int u = 0; u < U; ++u) {
+    if constexpr (!FUSED_COST) next_in[u] = (active && u < length) ? a.in[base + std::size_t(u) * stride] : __ushort_as_half(0);
+    load_arms(u, next_own[u], next_other[u]);
   }
-  for (int t0 = 0; t0 < steps; t0 += STREAM_UNROLL) {
-    float in[STREAM_UNROLL];
-    if constexpr (FUSED_COST) {
+  for (int t0 = 0; t0 < steps; t0 += U) {
+    float in[U];
+    unsigned packed[U];
 #pragma unroll
-      for (int u = 0; u < STREAM_UNROLL; ++u) in[u] = load(t0 + u);
-    } else {
-#pragma unroll
-      for (int u = 0; u < STREAM_UNROLL; ++u) in[u] = __half2float(next[u]);
-#pragma unroll
-      for (int u = 0; u < STREAM_UNROLL; ++u) {
-        const int pos = t0 + STREAM_UNROLL + u;
-        next[u] = (active && pos < length) ? a.in[base + static_cast<std::size_t>(pos) * stride] : __ushort_as_half(0);
-        const int ahead = pos + STREAM_PREFETCH;
-        if (active && ahead < length) prefetch_l2(a.in + base + static_cast<std::size_t>(ahead) * stride);
+    for (int u = 0; u < U; ++u) {
+      if constexpr (FUSED_COST) {
+        const int pos = t0 + u;
+        in[u] = (active && pos < length) ? (HORIZONTAL ? ad_census_cost_at(a.cost, pos, line, k)
+                                                       : ad_census_cost_at(a.cost, line, pos, k))
+                                         : 0.0f;
+      } else {
+        in[u] = __half2float(next_in[u]);
       }
+      packed[u] = __vminu4(__vminu4(next_own[u], next_other[u]), clip);
     }
+    // The next batch's inputs and arms, and an L2 hint further ahead.
 #pragma unroll
-    for (int u = 0; u < STREAM_UNROLL; ++u) {
-      const int t = t0 + u;
-      if (t >= steps) break;
-      if (active) {
-        // Stage 0 takes input t.
-        if (t < length) {
-          run0 += __float2uint_rn(in[u] * a.scale);
-          p0[slot * 32] = run0;
-          if constexpr (NORM0) {
-            int x, y;
-            xy(t, x, y);
-            const Arms r = arms_at(a, x, y, d);
-            // The width of the iteration's first pass at t: along the other axis.
-            run_count += unsigned(HORIZONTAL ? 1 + r.y_before + r.y_after : 1 + r.x_before + r.x_after);
-            count[slot * 32] = run_count;
-          }
-        }
-        // Stage 0 emits o0.
-        const int o0 = t - M;
-        const int slot1 = wrap_slot(slot - M, R);  // P1[o0 + 1]'s slot
+    for (int u = 0; u < U; ++u) {
+      const int pos = t0 + U + u;
+      if constexpr (!FUSED_COST) {
+        next_in[u] = (active && pos < length) ? a.in[base + std::size_t(pos) * stride] : __ushort_as_half(0);
+        const int ahead = pos + STREAM_PREFETCH;
+        if (active && ahead < length) prefetch_l2(a.in + base + std::size_t(ahead) * stride);
+      }
+      load_arms(pos, next_own[u], next_other[u]);
+    }
+
+    if (active) {
+      // (1) Stage 0 emits o0 = t0 - M - U + u.
+      float result0[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int o0 = t0 - M - U + u;
+        result0[u] = 0.0f;
         if (o0 >= 0 && o0 < length) {
-          int x, y;
-          xy(o0, x, y);
-          const Arms r = arms_at(a, x, y, d);
-          const int before = HORIZONTAL ? r.x_before : r.y_before;
-          const int after = HORIZONTAL ? r.x_after : r.y_after;
-          const int hi = wrap_slot(slot - M + after, R);
-          const int lo = wrap_slot(slot - M - 1 - before, R);
+          const unsigned r = arm[ring_slot(b0, -M - U + u, R) * 32];
+          const int before = arm_byte(r, HORIZONTAL ? 0 : 2), after = arm_byte(r, HORIZONTAL ? 1 : 3);
+          const int hi = ring_slot(b0, -M - U + u + after + 1, R);
+          const int lo = ring_slot(b0, -M - U + u - before, R);
           // Exact modulo 2^32: the window's own sum is below 2^32 by the choice of scale.
           float v = float(p0[hi * 32] - p0[lo * 32]) * inv_scale;
           if constexpr (NORM0) v = __fdividef(v, float(count[hi * 32] - count[lo * 32]));
-          if constexpr (STAGES == 1) {
-            a.out[base + static_cast<std::size_t>(o0) * stride] = __float2half_rn(v);
-          } else {
-            run1 += __float2uint_rn(v * a.scale);
-            p1[slot1 * 32] = run1;
-          }
+          result0[u] = v;
         }
-        if constexpr (STAGES == 2) {
-          // Stage 1 emits o1 = o0 - M.
-          const int o1 = o0 - M;
-          if (o1 >= 0) {
-            int x, y;
-            xy(o1, x, y);
-            const Arms r = arms_at(a, x, y, d);
-            const int before = HORIZONTAL ? r.x_before : r.y_before;
-            const int after = HORIZONTAL ? r.x_after : r.y_after;
-            const int hi = wrap_slot(slot1 - M + after, R);
-            const int lo = wrap_slot(slot1 - M - 1 - before, R);
-            const float v = float(p1[hi * 32] - p1[lo * 32]) * inv_scale;
-            a.out[base + static_cast<std::size_t>(o1) * stride] = __float2half_rn(v);
+      }
+      // (2) Inputs t0 + u enter P0 (entry t0 + u + 1), their arms the arm ring.
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        if (t0 + u < length) {
+          run0 += __float2uint_rn(in[u] * a.scale);
+          const int s = ring_slot(b0, u + 1, R);
+          p0[s * 32] = run0;
+          if constexpr (NORM0) {
+            // The width of the iteration's first pass at t0 + u: along the other axis.
+            run_count += unsigned(1 + (HORIZONTAL ? arm_byte(packed[u], 2) + arm_byte(packed[u], 3)
+                                                  : arm_byte(packed[u], 0) + arm_byte(packed[u], 1)));
+            count[s * 32] = run_count;
           }
         }
       }
-      slot = slot + 1 == R ? 0 : slot + 1;
+      if constexpr (STAGES == 1) {
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const int o0 = t0 - M - U + u;
+          if (o0 >= 0 && o0 < length) a.out[base + std::size_t(o0) * stride] = __float2half_rn(result0[u]);
+        }
+      } else {
+        // (3) Stage 1 emits o1 = o0 - M - U; offsets from b1 = (t0 - M - U) % R.
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const int o1 = t0 - 2 * (M + U) + u;
+          if (o1 >= 0 && o1 < length) {
+            const unsigned r = arm[ring_slot(b1, -M - U + u, R) * 32];
+            const int before = arm_byte(r, HORIZONTAL ? 0 : 2), after = arm_byte(r, HORIZONTAL ? 1 : 3);
+            const int hi = ring_slot(b1, -M - U + u + after + 1, R);
+            const int lo = ring_slot(b1, -M - U + u - before, R);
+            const float v = float(p1[hi * 32] - p1[lo * 32]) * inv_scale;
+            a.out[base + std::size_t(o1) * stride] = __float2half_rn(v);
+          }
+        }
+        // (4) Stage 0's results enter P1 (entry o0 + 1).
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+          const int o0 = t0 - M - U + u;
+          if (o0 >= 0 && o0 < length) {
+            run1 += __float2uint_rn(result0[u] * a.scale);
+            p1[ring_slot(b1, u + 1, R) * 32] = run1;
+          }
+        }
+      }
+      // (5) The batch's arms enter the arm ring, after stage 1 read the oldest ones.
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        if (t0 + u < length) arm[ring_slot(b0, u, R) * 32] = packed[u];
     }
+    b0 = ring_slot(b0, U, R);
+    b1 = ring_slot(b1, U, R);
   }
 }
 
@@ -444,24 +478,21 @@ std::vector<StreamPass> stream_schedule(int iterations) {
 
 template <int STAGES, bool HORIZONTAL, bool FUSED_COST, bool NORM0>
 void launch_stream(const StreamArgs& args, cudaStream_t stream) {
-  const int rings = STAGES + (NORM0 ? 1 : 0);
-  const std::size_t per_warp = static_cast<std::size_t>(rings) * (2 * args.max_arm + 2) * 32 * sizeof(unsigned);
+  const int rings = 2 + (NORM0 ? 1 : 0) + (STAGES == 2 ? 1 : 0);
+  const std::size_t bytes = static_cast<std::size_t>(rings) * std::size_t(stream_ring(args.max_arm)) * 32 * sizeof(unsigned);
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   const std::size_t optin = shared_memory_optin_limit(device);
-  const int warps = static_cast<int>(std::min<std::size_t>(STREAM_WARPS, optin / per_warp));
-  require(warps >= 1, "adcensus/cuda aggregation: arms up to " + std::to_string(args.max_arm) + " need " +
-                          std::to_string(per_warp) + " bytes of shared memory per warp, the device allows " +
-                          std::to_string(optin));
-  const std::size_t bytes = per_warp * static_cast<std::size_t>(warps);
+  require(bytes <= optin, "adcensus/cuda aggregation: arms up to " + std::to_string(args.max_arm) + " need " +
+                              std::to_string(bytes) + " bytes of shared memory per warp, the device allows " +
+                              std::to_string(optin));
   auto kernel = stream_kernel<STAGES, HORIZONTAL, FUSED_COST, NORM0>;
   if (bytes > 48 * 1024) CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   const int lines = HORIZONTAL ? args.height : args.width;
   const int groups = div_up(args.levels, 32);
-  const long long jobs = static_cast<long long>(lines) * groups;
-  const long long blocks = (jobs + warps - 1) / warps;
+  const long long blocks = static_cast<long long>(lines) * groups;  // one warp each: SMs pack them by shared memory
   require(blocks <= 0x7FFFFFFF, "adcensus/cuda aggregation: volume too large for one grid");
-  kernel<<<unsigned(blocks), warps * 32, bytes, stream>>>(args, lines, groups);
+  kernel<<<unsigned(blocks), 32, bytes, stream>>>(args, lines, groups);
   CUDA_CHECK_LAUNCH();
 }
 
