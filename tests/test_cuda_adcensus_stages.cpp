@@ -411,13 +411,16 @@ TEST(CudaAdCensusStages, ScanlineMatchesReference) {
   const AdCensusParams params;
   const auto d_left = ca::upload_rgb(p.left), d_right = ca::upload_rgb(p.right);
   // 16 levels: one per lane; 40: two per lane with the last lane partly empty; 66: four per
-  // lane, most lanes empty at the top.
-  for (const DisparityRange range : {DisparityRange{0, 16}, DisparityRange{-4, 40}, DisparityRange{0, 66}})
+  // lane, most lanes empty at the top; 130: eight per lane (the 1080p x 256 kernel), most
+  // matches outside the 67-wide image, where D2 counts as no edge.
+  for (const DisparityRange range :
+       {DisparityRange{0, 16}, DisparityRange{-4, 40}, DisparityRange{0, 66}, DisparityRange{-5, 130}})
     for (const bool right_view : {false, true}) {
       const ref::CostVolume c1 = ca::round_to_half(reference_c1(p, range, params, right_view));
       const ca::DeviceVolume d_c1 = ca::upload_volume(c1);
+      // The edge bits are left empty: scanline_optimize allocates them on first use.
       ca::PathVolumes paths{poisoned_volume(WIDTH, HEIGHT, range), poisoned_volume(WIDTH, HEIGHT, range),
-                            poisoned_volume(WIDTH, HEIGHT, range), poisoned_volume(WIDTH, HEIGHT, range)};
+                            poisoned_volume(WIDTH, HEIGHT, range), poisoned_volume(WIDTH, HEIGHT, range), {}};
       auto out = poisoned_volume(WIDTH, HEIGHT, range);
       auto disparity = poisoned_f(WIDTH, HEIGHT);
       ca::scanline_optimize(d_c1, d_left, d_right, params, right_view, paths, out, &disparity);

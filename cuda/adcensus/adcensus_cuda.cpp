@@ -43,7 +43,7 @@ struct Workspace {
   cu::DeviceImage<float> disparity_left, disparity_right, map_a, map_b;
   cu::DeviceImage<std::uint8_t> outliers_a, outliers_b;
 
-  static constexpr int BUFFERS = 2 + 4 + 2 + 2 + VOLUMES + 4 + 2;
+  static constexpr int BUFFERS = 2 + 4 + 2 + 2 + VOLUMES + 1 + 4 + 2;
 
   /// Bytes of every buffer above, each rounded up by the allocator's slack.
   static std::size_t bytes_needed(int width, int height, int channels, int levels) {
@@ -53,6 +53,9 @@ struct Workspace {
                               + 2 * px                   // grey
                               + 2 * px * sizeof(std::uint64_t)  // census
                               + VOLUMES * ca::DeviceVolume::cells(width, height, levels) * sizeof(std::uint16_t) +
+                              2 * static_cast<std::size_t>(ca::edge_words_per_row(width)) *
+                                  static_cast<std::size_t>(height) * sizeof(std::uint32_t)  // scanline edge bits
+                              +
                               4 * px * sizeof(float)  // disparity maps
                               + 2 * px;               // outlier maps
     return exact + BUFFERS * ALLOCATION_SLACK;
@@ -77,6 +80,7 @@ struct Workspace {
     paths.rl = {w, h, range, COMPONENT, "a scanline path volume"};
     paths.tb = {w, h, range, COMPONENT, "a scanline path volume"};
     paths.bt = {w, h, range, COMPONENT, "a scanline path volume"};
+    paths.edges = {ca::edge_words_per_row(w), 2 * h, COMPONENT, "the scanline edge bits"};
     disparity_left = {w, h, COMPONENT, "the left disparity map"};
     disparity_right = {w, h, COMPONENT, "the right disparity map"};
     map_a = {w, h, COMPONENT, "a refinement map"};

@@ -153,10 +153,18 @@ void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const Device
 int aggregation_walks(int iterations);
 
 /// The four path volumes of eq. 4 (left-right, right-left, top-bottom, bottom-top); `paths`
-/// holds four volumes of the cost's size.
+/// holds four volumes of the cost's size. `edges` holds the other image's tau_SO edge bits
+/// (edge_words_per_row words a row, two images of `height` rows: horizontal then vertical
+/// neighbours); scanline_optimize sizes it on first use when it is empty (the matcher allocates
+/// it with the volumes).
 struct PathVolumes {
   DeviceVolume lr, rl, tb, bt;
+  DeviceImage<std::uint32_t> edges;
 };
+
+/// 32-bit words of one row of edge bits for a `width`-wide image (one bit a pixel, and a word of
+/// zeros after the last, so that any 64-bit window of the row can be read).
+inline int edge_words_per_row(int width) { return (width + 31) / 32 + 1; }
 
 /// Eq. 4 along the four directions into `paths`, then eq. 5 (their mean) into `out`, which
 /// may be `cost` (the paths are complete before the mean overwrites it). When
