@@ -234,6 +234,9 @@ void launch_arm_sum(int width, int height, int levels, const std::uint16_t* in, 
 
 constexpr int STREAM_UNROLL = 8;     // U: steps per batch (the ILP of a warp's walk)
 constexpr int STREAM_PREFETCH = 64;  // steps ahead whose input lines the L2 is asked to fetch
+// The region count's integral is kept modulo 2^16 beside the arms (see stream_kernel): exact
+// while a region holds fewer than 2^16 pixels, (2 max_arm + 1)^2 < 2^16.
+constexpr int STREAM_MAX_ARM = 127;
 
 // One line's walk: along x (a row) or y (a column), and what each of its stages does.
 struct StreamArgs {
@@ -251,19 +254,13 @@ struct StreamArgs {
   CostInputs cost;
 };
 
-// Ring entries per lane: R = 2 M + 2 U + 2 (M = max_arm); see stream_kernel.
-int stream_ring(int max_arm) { return 2 * max_arm + 2 * STREAM_UNROLL + 2; }
-
-// Slot of base + off, |off| < R, base in [0, R).
-__device__ __forceinline__ int ring_slot(int base, int off, int ring) {
-  int s = base + off;
-  if (s < 0) s += ring;
-  else if (s >= ring) s -= ring;
-  return s;
+// log2 of the ring entries per lane: the smallest power of two >= 2 M + 3 U + 1 (see
+// stream_kernel), so that a slot is an index masked, not a division.
+int stream_ring_log2(int max_arm) {
+  int log2 = 0;
+  while ((1 << log2) < 2 * max_arm + 3 * STREAM_UNROLL + 1) ++log2;
+  return log2;
 }
-
-// Byte b of packed combined arms: 0 before along x, 1 after along x, 2 before along y, 3 after.
-__device__ __forceinline__ int arm_byte(unsigned packed, int b) { return int((packed >> (8 * b)) & 0xFFu); }
 
 // STAGES 1 or 2 chained sums along one axis (HORIZONTAL: along x) over one line and 32 levels
 // (one per lane). Stage 0 reads the volume (or computes eq. 1-3 with FUSED_COST); with NORM0 it
@@ -272,25 +269,24 @@ __device__ __forceinline__ int arm_byte(unsigned packed, int b) { return int((pa
 // the next iteration) sums stage 0's fp32 results, unrounded, and never divides. The last stage
 // stores fp16.
 //
-// Each lane keeps, in rings of R entries in shared memory (its own bank): the integral P0 of
-// its inputs (P0[0] = 0, P0[i + 1] = P0[i] + input i, fixed point mod 2^32), with NORM0 the
-// integral of the widths, with 2 stages the integral P1 of stage 0's results, and the combined
-// arms of each position (p's and pd's, per byte, clipped to M), so that each position's arms are
-// read from global memory once. Entry i lives in slot i % R.
+// Each lane keeps rings of R entries in shared memory (its own bank), entry i in slot i & (R-1):
+//   P0   the integral of its inputs (P0[0] = 0, P0[i + 1] = P0[i] + input i; fixed point mod 2^32)
+//   AUX  entry i + 1: this axis's combined arms of position i (the shorter of p's and pd's) in
+//        bytes 2-3, and the integral of the other axis's widths (NORM0) mod 2^16 in bytes 0-1,
+//        so each position's arms are read from global memory once
+//   P1   (2 stages) the integral of stage 0's results.
 //
 // The walk goes in batches of U steps. Batch t0 .. t0 + U - 1: (1) stage 0 emits positions
 // o0 = t0 - M - U .. t0 - M - 1, whose arm sums P0[o0 + after + 1] - P0[o0 - before] read
-// entries written by earlier batches only; (2) the batch's inputs enter P0; (3) stage 1 emits
-// o1 = o0 - M - U from entries of earlier batches; (4) stage 0's results enter P1; (5) the
-// batch's arms enter the arm ring (after (3), which reads the oldest entries). Every read
-// of a batch precedes its writes in program order and no read depends on a write of the same
-// batch, so the 2-4 U shared-memory loads of a phase issue back to back: a batch waits for one
-// latency, not one per step. The next batch's inputs and arms load into registers while this
-// one computes, and the L2 is asked for the input lines STREAM_PREFETCH steps ahead. The
-// largest span a ring must hold is P1's: reads down to t0 - 3M - 2U while the batch writes up
-// to t0 - M, so R = 2M + 2U + 2.
+// entries of earlier batches only; (2) the batch's inputs enter P0 and AUX; (3) stage 1 emits
+// o1 = o0 - M - U, again from earlier entries; (4) stage 0's results enter P1. No read depends
+// on a write of its own phase, so a phase's 2-4 U shared-memory loads issue back to back: a
+// batch waits for a few latencies, not one per step. The next batch's inputs and arms load
+// into registers while this one computes, and the L2 is asked for the input lines
+// STREAM_PREFETCH steps ahead. Ring span: phase 3 reads AUX down to t0 - 2M - 2U + 1 after
+// phase 2 wrote up to t0 + U, so R > 2M + 3U (P0 and P1 need less).
 template <int STAGES, bool HORIZONTAL, bool FUSED_COST, bool NORM0>
-__global__ void __launch_bounds__(32) stream_kernel(const StreamArgs a, int lines, int groups) {
+__global__ void __launch_bounds__(32) stream_kernel(const StreamArgs a, int lines, int groups, int ring_log2) {
   constexpr int U = STREAM_UNROLL;
   extern __shared__ unsigned stream_shared[];
   const int lane = threadIdx.x;
@@ -298,61 +294,72 @@ __global__ void __launch_bounds__(32) stream_kernel(const StreamArgs a, int line
   const int k = static_cast<int>(blockIdx.x - unsigned(line) * unsigned(groups)) * 32 + lane;
   if (line >= lines) return;
   const bool active = k < a.levels;
-  const int d = a.min_d + k;
   const int M = a.max_arm;
-  const int R = 2 * M + 2 * U + 2;
+  const unsigned mask = (1u << ring_log2) - 1u;
   const int length = HORIZONTAL ? a.width : a.height;
   const std::size_t pitch = static_cast<std::size_t>(a.width) * static_cast<std::size_t>(a.levels);
   const std::size_t stride = HORIZONTAL ? static_cast<std::size_t>(a.levels) : pitch;
   const std::size_t base = (HORIZONTAL ? static_cast<std::size_t>(line) * pitch
                                        : static_cast<std::size_t>(line) * static_cast<std::size_t>(a.levels)) +
                            static_cast<std::size_t>(active ? k : 0);
-  // pd's column: fixed along a column walk, moving with x along a row walk.
-  const int xd_offset = a.sign * d;
-  const unsigned clip = unsigned(M) * 0x01010101u;
+  // pd = p + xd_offset along x: fixed for a column walk, moving with x along a row walk.
+  const int xd_offset = a.sign * (a.min_d + k);
+  const bool has_other = a.other_arms != nullptr;
+  const unsigned* own_arms = reinterpret_cast<const unsigned*>(a.arms);
+  const unsigned* other_arms = reinterpret_cast<const unsigned*>(a.other_arms);
+  const int line_pixel = HORIZONTAL ? line * a.width : 0;
 
-  constexpr int RINGS = 1 + (NORM0 ? 1 : 0) + (STAGES == 2 ? 1 : 0) + 1;
   unsigned* p0 = stream_shared + lane;
-  unsigned* count = p0 + (NORM0 ? R * 32 : 0);
-  unsigned* p1 = p0 + (STAGES == 2 ? (RINGS - 2) * R * 32 : 0);
-  unsigned* arm = p0 + (RINGS - 1) * R * 32;
+  unsigned* aux = p0 + (std::size_t(1) << ring_log2) * 32;
+  unsigned* p1 = aux + (std::size_t(1) << ring_log2) * 32;
+  const auto at = [&](unsigned* ring, int i) -> unsigned& { return ring[(unsigned(i) & mask) * 32u]; };
   p0[0] = 0u;
-  if constexpr (NORM0) count[0] = 0u;
+  aux[0] = 0u;
   if constexpr (STAGES == 2) p1[0] = 0u;
   unsigned run0 = 0u, run_count = 0u, run1 = 0u;
   const float inv_scale = 1.0f / a.scale;  // a power of two: exact
 
-  // Global pixel index of position pos of this line, and pd's column for it.
-  const auto pixel = [&](int pos) -> std::size_t {
-    return HORIZONTAL ? static_cast<std::size_t>(line) * static_cast<std::size_t>(a.width) + std::size_t(pos)
-                      : static_cast<std::size_t>(pos) * static_cast<std::size_t>(a.width) + std::size_t(line);
-  };
-  // Own and pd's arms at `pos` (own twice where there is no pd), as packed words.
+  // Own and pd's arms at position pos as words (own twice where there is no pd).
   const auto load_arms = [&](int pos, unsigned& own, unsigned& other) {
     own = 0u;
     other = 0u;
     if (!active || pos >= length) return;
-    const std::size_t p = pixel(pos);
-    own = __ldg(reinterpret_cast<const unsigned*>(a.arms) + p);
+    // 32-bit pixel index: images hold fewer than 2^31 pixels (the matchers' limits).
+    const int p = HORIZONTAL ? line_pixel + pos : pos * a.width + line;
+    own = __ldg(own_arms + p);
     other = own;
     const int xd = (HORIZONTAL ? pos : line) + xd_offset;
-    if (a.other_arms != nullptr && xd >= 0 && xd < a.width)
-      other = __ldg(reinterpret_cast<const unsigned*>(a.other_arms) + p + std::size_t(std::ptrdiff_t(xd_offset)));
+    if (has_other && xd >= 0 && xd < a.width) other = __ldg(other_arms + (p + xd_offset));
+  };
+  // Per byte min(own, other), SIMD within the word: arms are at most max_arm <= 127, so
+  // (own | 0x80) - other never borrows across bytes, and its top bit says own >= other.
+  const auto arms_min = [](unsigned own, unsigned other) {
+    const unsigned ge = (((own | 0x80808080u) - other) >> 7) & 0x01010101u;
+    const unsigned take_other = ge * 0xFFu;
+    return (other & take_other) | (own & ~take_other);
   };
 
   const int steps = length + STAGES * (M + U);
-  int b0 = 0;                                   // t0 % R
-  int b1 = ring_slot(0, -((M + U) % R), R);     // (t0 - M - U) % R
   __half next_in[U];
   unsigned next_own[U], next_other[U];
+  // Cells of position t0 + U (the next batch's first input), t0 - M - U (stage 0's first output)
+  // and t0 - 2 (M + U) (stage 1's), advanced by U positions a batch; offsets of u within a batch.
+  const __half* in_next = (FUSED_COST ? nullptr : a.in) + base + std::size_t(U) * stride;
+  __half* out0 = a.out + base - std::size_t(M + U) * stride;
+  __half* out1 = a.out + base - std::size_t(2 * (M + U)) * stride;
+  std::size_t offset[U];
+#pragma unroll
+  for (int u = 0; u < U; ++u) offset[u] = std::size_t(u) * stride;
+  const std::size_t batch = std::size_t(U) * stride;
 #pragma unroll
   for (int u = 0; u < U; ++u) {
-    if constexpr (!FUSED_COST) next_in[u] = (active && u < length) ? a.in[base + std::size_t(u) * stride] : __ushort_as_half(0);
+    if constexpr (!FUSED_COST)
+      next_in[u] = (active && u < length) ? a.in[base + offset[u]] : __ushort_as_half(0);
     load_arms(u, next_own[u], next_other[u]);
   }
-  for (int t0 = 0; t0 < steps; t0 += U) {
+  for (int t0 = 0; t0 < steps; t0 += U, in_next += batch, out0 += batch, out1 += batch) {
     float in[U];
-    unsigned packed[U];
+    unsigned own[U], other[U];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       if constexpr (FUSED_COST) {
@@ -363,90 +370,80 @@ __global__ void __launch_bounds__(32) stream_kernel(const StreamArgs a, int line
       } else {
         in[u] = __half2float(next_in[u]);
       }
-      packed[u] = __vminu4(__vminu4(next_own[u], next_other[u]), clip);
+      own[u] = next_own[u];
+      other[u] = next_other[u];
     }
     // The next batch's inputs and arms, and an L2 hint further ahead.
 #pragma unroll
     for (int u = 0; u < U; ++u) {
       const int pos = t0 + U + u;
       if constexpr (!FUSED_COST) {
-        next_in[u] = (active && pos < length) ? a.in[base + std::size_t(pos) * stride] : __ushort_as_half(0);
+        next_in[u] = (active && pos < length) ? in_next[offset[u]] : __ushort_as_half(0);
         const int ahead = pos + STREAM_PREFETCH;
-        if (active && ahead < length) prefetch_l2(a.in + base + std::size_t(ahead) * stride);
+        if (active && ahead < length) prefetch_l2(in_next + offset[u] + std::size_t(STREAM_PREFETCH) * stride);
       }
       load_arms(pos, next_own[u], next_other[u]);
     }
+    if (!active) continue;
 
-    if (active) {
-      // (1) Stage 0 emits o0 = t0 - M - U + u.
-      float result0[U];
+    // (1) Stage 0 emits o0 = t0 - M - U + u.
+    float result0[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int o0 = t0 - M - U + u;
+      result0[u] = 0.0f;
+      if (o0 >= 0 && o0 < length) {
+        const unsigned e = at(aux, o0 + 1);
+        const int hi = o0 + int(e >> 24) + 1, lo = o0 - int((e >> 16) & 0xFFu);
+        // Exact modulo 2^32 (2^16 for the count): each window's own sum is below it.
+        float v = float(at(p0, hi) - at(p0, lo)) * inv_scale;
+        if constexpr (NORM0) v = __fdividef(v, float((at(aux, hi) - at(aux, lo)) & 0xFFFFu));
+        result0[u] = v;
+      }
+    }
+    // (2) Inputs t0 + u enter P0 and AUX (entry t0 + u + 1).
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int t = t0 + u;
+      if (t < length) {
+        run0 += __float2uint_rn(in[u] * a.scale);
+        at(p0, t + 1) = run0;
+        const unsigned arms = arms_min(own[u], other[u]);  // bytes: x before, x after, y before, y after
+        if constexpr (NORM0) {  // the width of the iteration's first pass at t: along the other axis
+          const unsigned across = HORIZONTAL ? arms >> 16 : arms & 0xFFFFu;
+          run_count += 1u + (across & 0xFFu) + (across >> 8);
+        }
+        // This axis's two bytes into bytes 2-3, the count's low 16 bits into bytes 0-1.
+        at(aux, t + 1) = __byte_perm(run_count, arms, HORIZONTAL ? 0x5410 : 0x7610);
+      }
+    }
+    if constexpr (STAGES == 1) {
 #pragma unroll
       for (int u = 0; u < U; ++u) {
         const int o0 = t0 - M - U + u;
-        result0[u] = 0.0f;
-        if (o0 >= 0 && o0 < length) {
-          const unsigned r = arm[ring_slot(b0, -M - U + u, R) * 32];
-          const int before = arm_byte(r, HORIZONTAL ? 0 : 2), after = arm_byte(r, HORIZONTAL ? 1 : 3);
-          const int hi = ring_slot(b0, -M - U + u + after + 1, R);
-          const int lo = ring_slot(b0, -M - U + u - before, R);
-          // Exact modulo 2^32: the window's own sum is below 2^32 by the choice of scale.
-          float v = float(p0[hi * 32] - p0[lo * 32]) * inv_scale;
-          if constexpr (NORM0) v = __fdividef(v, float(count[hi * 32] - count[lo * 32]));
-          result0[u] = v;
-        }
+        if (o0 >= 0 && o0 < length) out0[offset[u]] = __float2half_rn(result0[u]);
       }
-      // (2) Inputs t0 + u enter P0 (entry t0 + u + 1), their arms the arm ring.
+    } else {
+      // (3) Stage 1 emits o1 = o0 - M - U.
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        if (t0 + u < length) {
-          run0 += __float2uint_rn(in[u] * a.scale);
-          const int s = ring_slot(b0, u + 1, R);
-          p0[s * 32] = run0;
-          if constexpr (NORM0) {
-            // The width of the iteration's first pass at t0 + u: along the other axis.
-            run_count += unsigned(1 + (HORIZONTAL ? arm_byte(packed[u], 2) + arm_byte(packed[u], 3)
-                                                  : arm_byte(packed[u], 0) + arm_byte(packed[u], 1)));
-            count[s * 32] = run_count;
-          }
+        const int o1 = t0 - 2 * (M + U) + u;
+        if (o1 >= 0 && o1 < length) {
+          const unsigned e = at(aux, o1 + 1);
+          const int hi = o1 + int(e >> 24) + 1, lo = o1 - int((e >> 16) & 0xFFu);
+          out1[offset[u]] = __float2half_rn(float(at(p1, hi) - at(p1, lo)) * inv_scale);
         }
       }
-      if constexpr (STAGES == 1) {
+      // (4) Stage 0's results enter P1 (entry o0 + 1).
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
-          const int o0 = t0 - M - U + u;
-          if (o0 >= 0 && o0 < length) a.out[base + std::size_t(o0) * stride] = __float2half_rn(result0[u]);
-        }
-      } else {
-        // (3) Stage 1 emits o1 = o0 - M - U; offsets from b1 = (t0 - M - U) % R.
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-          const int o1 = t0 - 2 * (M + U) + u;
-          if (o1 >= 0 && o1 < length) {
-            const unsigned r = arm[ring_slot(b1, -M - U + u, R) * 32];
-            const int before = arm_byte(r, HORIZONTAL ? 0 : 2), after = arm_byte(r, HORIZONTAL ? 1 : 3);
-            const int hi = ring_slot(b1, -M - U + u + after + 1, R);
-            const int lo = ring_slot(b1, -M - U + u - before, R);
-            const float v = float(p1[hi * 32] - p1[lo * 32]) * inv_scale;
-            a.out[base + std::size_t(o1) * stride] = __float2half_rn(v);
-          }
-        }
-        // (4) Stage 0's results enter P1 (entry o0 + 1).
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-          const int o0 = t0 - M - U + u;
-          if (o0 >= 0 && o0 < length) {
-            run1 += __float2uint_rn(result0[u] * a.scale);
-            p1[ring_slot(b1, u + 1, R) * 32] = run1;
-          }
+      for (int u = 0; u < U; ++u) {
+        const int o0 = t0 - M - U + u;
+        if (o0 >= 0 && o0 < length) {
+          run1 += __float2uint_rn(result0[u] * a.scale);
+          at(p1, o0 + 1) = run1;
         }
       }
-      // (5) The batch's arms enter the arm ring, after stage 1 read the oldest ones.
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-        if (t0 + u < length) arm[ring_slot(b0, u, R) * 32] = packed[u];
     }
-    b0 = ring_slot(b0, U, R);
-    b1 = ring_slot(b1, U, R);
   }
 }
 
@@ -478,8 +475,13 @@ std::vector<StreamPass> stream_schedule(int iterations) {
 
 template <int STAGES, bool HORIZONTAL, bool FUSED_COST, bool NORM0>
 void launch_stream(const StreamArgs& args, cudaStream_t stream) {
-  const int rings = 2 + (NORM0 ? 1 : 0) + (STAGES == 2 ? 1 : 0);
-  const std::size_t bytes = static_cast<std::size_t>(rings) * std::size_t(stream_ring(args.max_arm)) * 32 * sizeof(unsigned);
+  require(args.max_arm <= STREAM_MAX_ARM, "adcensus/cuda aggregation: arms up to " + std::to_string(args.max_arm) +
+                                              " (arm_l1 " + std::to_string(args.max_arm + 1) + "); this kernel takes up to " +
+                                              std::to_string(STREAM_MAX_ARM) + " (arm_l1 <= " +
+                                              std::to_string(STREAM_MAX_ARM + 1) + ")");
+  const int ring_log2 = stream_ring_log2(args.max_arm);
+  const int rings = STAGES == 2 ? 3 : 2;
+  const std::size_t bytes = static_cast<std::size_t>(rings) * (std::size_t(1) << ring_log2) * 32 * sizeof(unsigned);
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   const std::size_t optin = shared_memory_optin_limit(device);
@@ -492,7 +494,7 @@ void launch_stream(const StreamArgs& args, cudaStream_t stream) {
   const int groups = div_up(args.levels, 32);
   const long long blocks = static_cast<long long>(lines) * groups;  // one warp each: SMs pack them by shared memory
   require(blocks <= 0x7FFFFFFF, "adcensus/cuda aggregation: volume too large for one grid");
-  kernel<<<unsigned(blocks), 32, bytes, stream>>>(args, lines, groups);
+  kernel<<<unsigned(blocks), 32, bytes, stream>>>(args, lines, groups, ring_log2);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -132,6 +132,9 @@ void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const Device
 /// other_arms: at level k every arm is the shorter of p's (`arms`, this view) and pd's
 /// (`other_arms`, the other view; pd = p - d, or p + d with `right_view`), and the second pass
 /// divides by that region's pixel count, counted per (p, d) as it sums. The matcher's choice.
+/// Here `max_arm` must be at least every arm (arm_l1 - 1, as cross_arms makes them) and at most
+/// 127 (arm_l1 <= 128): the streamed walks size their rings from it and keep the region count
+/// modulo 2^16.
 void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
                     bool right_view, int iteration, int max_arm, DeviceVolume& scratch, DeviceVolume& out,
                     cudaStream_t stream = nullptr);
