@@ -3,6 +3,7 @@
 // while the size stays the same) and runs the stages of cuda/adcensus/stages.h in the order
 // of the reference matcher, stage by stage across both views, timing each with CUDA events.
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <sstream>
@@ -149,8 +150,8 @@ class AdCensusCudaMatcher final : public Matcher {
     ca::cross_arms(w.rgb_right, params_, w.arms_right, s);
     mark("cross");
 
-    // The cost is computed inside the first walk of the aggregation (never stored) unless
-    // there is no aggregation at all; the later walks run in place.
+    // The cost is computed inside the first pass of iteration 1 (never stored) unless there is
+    // no aggregation at all; the later iterations run in place.
     const int max_arm = params_.arm_l1 - 1;
     const auto cost_and_aggregate = [&](bool right_view) {
       ca::DeviceVolume& c = right_view ? w.cost_right : w.cost_left;
@@ -161,7 +162,7 @@ class AdCensusCudaMatcher final : public Matcher {
         return;
       }
       ca::ad_census_cost_aggregated(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, right_view, arms,
-                                    other_arms, params_.aggregation_iterations, max_arm, c, s);
+                                    other_arms, params_.aggregation_iterations, max_arm, w.paths.lr, c, s);
     };
     cost_and_aggregate(false);
     if (both_views) cost_and_aggregate(true);
@@ -216,10 +217,8 @@ class AdCensusCudaMatcher final : public Matcher {
     m.stage_bytes = {
         {"census", pixels * 2.0 * (4.0 + 8.0)},              // RGBA in, census out, per view
         {"cross", pixels * 2.0 * (4.0 + 4.0 + 2.0 * 4.0)},   // RGBA in, arms and two region sizes out
-        // The first walk writes fp16, each later one reads and writes it (4 iterations: 5 walks).
-        {"cost+aggregate", params_.aggregation_iterations == 0
-                               ? cells * 2.0 * 2.0
-                               : cells * 2.0 * (2.0 + 4.0 * (ca::aggregation_walks(params_.aggregation_iterations) - 1))},
+        // 2 passes an iteration: the first writes fp16, each later one reads and writes it.
+        {"cost+aggregate", cells * 2.0 * (2.0 + 4.0 * std::max(0, 2 * params_.aggregation_iterations - 1))},
         {"scanline+wta", cells * (26.0 + 24.0)},             // 4 paths + eq. 5 mean; the right C2 is not stored
     };
     m.copy_gb_s = cu::measure_copy_gb_s(std::size_t(512) << 20, 9, stream_.get());
@@ -305,7 +304,7 @@ class AdCensusCudaMatcher final : public Matcher {
 void register_adcensus_cuda(Registry& registry) {
   registry.add(BackendEntry{
       "adcensus", "cuda",
-      "AD-Census (Mei et al. ICCV-W 2011), CUDA: fp16 volumes, streamed prefix-sum cross aggregation, warp-per-scanline SO",
+      "AD-Census (Mei et al. ICCV-W 2011), CUDA: fp16 volumes, prefix-sum cross aggregation, warp-per-scanline SO",
       [] { return cu::device_unavailable(); },
       [](const Overrides& overrides) -> std::unique_ptr<Matcher> {
         return std::make_unique<AdCensusCudaMatcher>(overrides);

@@ -1,21 +1,6 @@
 // Stage 4: cross-based aggregation (Sec. 2.2), one iteration = two 1D arm sums.
 //
-// Two kernels. The matcher's, over Zhang et al.'s combined region, is the streaming kernel
-// (stream_kernel, below the tile kernel): one warp owns one line (a row for a horizontal sum, a
-// column for a vertical one) and 32 consecutive levels, and walks the line once from end to
-// end. Each lane keeps the running fixed-point integral of its level in a private ring of
-// 2 max_arm + 2 entries in shared memory (its own bank: no barrier, no conflict); the sum over
-// an arm is the difference of two ring entries, available max_arm steps after the input. Each
-// cell is read once and written once (no halo re-read), only by the warp that owns it, after
-// it was read: the kernel runs in place. Two consecutive passes along the same axis (the
-// order H V | V H | H V | V H, Sec. 2.2, puts the second pass of an iteration beside the first
-// of the next) run as two chained stages of one walk, the second stage max_arm steps behind
-// the first, so the four iterations are 5 walks over the volume instead of 8 tile passes
-// (cuda/adcensus/NOTES.md has the bytes and the measurements).
-//
-// The tile kernel (arm_sum_kernel) serves the own-region variant (aggregate_cost with region
-// sizes), the reading measured before the combined region and kept for its stage test. A block
-// owns 32 "lanes" (32 consecutive cells of a row: levels of one or two pixels for the
+// A block owns 32 "lanes" (32 consecutive cells of a row: levels of one or two pixels for the
 // horizontal sum, (x, k) pairs for the vertical one, so every load of a warp is contiguous)
 // and a tile of TILE positions along the sum's axis plus a halo of max_arm on both sides. It
 // loads the tile into shared memory, turns it into a 1D integral along the axis with a
@@ -45,13 +30,8 @@
 
 #include <cuda_fp16.h>
 
-#include <algorithm>
-#include <string>
-#include <vector>
-
 #include "cuda/adcensus/cost_device.cuh"
 #include "cuda/adcensus/stages.h"
-#include "cuda/shared/prefetch.cuh"
 
 namespace stereo::cu::adcensus {
 namespace {
@@ -229,314 +209,6 @@ void launch_arm_sum(int width, int height, int levels, const std::uint16_t* in, 
   CUDA_CHECK_LAUNCH();
 }
 
-
-// ---- the streaming kernel (combined region) ----------------------------------------------
-
-constexpr int STREAM_UNROLL = 8;     // U: steps per batch (the ILP of a warp's walk)
-constexpr int STREAM_PREFETCH = 64;  // steps ahead whose input lines the L2 is asked to fetch
-// The region count's integral is kept modulo 2^16 beside the arms (see stream_kernel): exact
-// while a region holds fewer than 2^16 pixels, (2 max_arm + 1)^2 < 2^16.
-constexpr int STREAM_MAX_ARM = 127;
-
-// One line's walk: along x (a row) or y (a column), and what each of its stages does.
-struct StreamArgs {
-  const __half* in = nullptr;  // stage 0's input, unless the cost is computed (FUSED_COST)
-  __half* out = nullptr;       // the last stage's output (may be `in`)
-  const uchar4* arms = nullptr;
-  const uchar4* other_arms = nullptr;  // pd's arms (nullptr: p's own region)
-  int sign = -1;                       // pd = p + sign * d
-  int min_d = 0;
-  int width = 0;
-  int height = 0;
-  int levels = 0;
-  int max_arm = 0;
-  float scale = 1.0f;  // fixed-point scale of the integrals
-  CostInputs cost;
-};
-
-// log2 of the ring entries per lane: the smallest power of two >= 2 M + 3 U + 1 (see
-// stream_kernel), so that a slot is an index masked, not a division.
-int stream_ring_log2(int max_arm) {
-  int log2 = 0;
-  while ((1 << log2) < 2 * max_arm + 3 * STREAM_UNROLL + 1) ++log2;
-  return log2;
-}
-
-// STAGES 1 or 2 chained sums along one axis (HORIZONTAL: along x) over one line and 32 levels
-// (one per lane). Stage 0 reads the volume (or computes eq. 1-3 with FUSED_COST); with NORM0 it
-// divides each sum by the region's pixel count: the integral of the other axis's arm widths
-// (the widths of its iteration's first pass) over this axis's arm. Stage 1 (the first pass of
-// the next iteration) sums stage 0's fp32 results, unrounded, and never divides. The last stage
-// stores fp16.
-//
-// Each lane keeps rings of R entries in shared memory (its own bank), entry i in slot i & (R-1):
-//   P0   the integral of its inputs (P0[0] = 0, P0[i + 1] = P0[i] + input i; fixed point mod 2^32)
-//   AUX  entry i + 1: this axis's combined arms of position i (the shorter of p's and pd's) in
-//        bytes 2-3, and the integral of the other axis's widths (NORM0) mod 2^16 in bytes 0-1,
-//        so each position's arms are read from global memory once
-//   P1   (2 stages) the integral of stage 0's results.
-//
-// The walk goes in batches of U steps. Batch t0 .. t0 + U - 1: (1) stage 0 emits positions
-// o0 = t0 - M - U .. t0 - M - 1, whose arm sums P0[o0 + after + 1] - P0[o0 - before] read
-// entries of earlier batches only; (2) the batch's inputs enter P0 and AUX; (3) stage 1 emits
-// o1 = o0 - M - U, again from earlier entries; (4) stage 0's results enter P1. No read depends
-// on a write of its own phase, so a phase's 2-4 U shared-memory loads issue back to back: a
-// batch waits for a few latencies, not one per step. The next batch's inputs and arms load
-// into registers while this one computes, and the L2 is asked for the input lines
-// STREAM_PREFETCH steps ahead. Ring span: phase 3 reads AUX down to t0 - 2M - 2U + 1 after
-// phase 2 wrote up to t0 + U, so R > 2M + 3U (P0 and P1 need less).
-template <int STAGES, bool HORIZONTAL, bool FUSED_COST, bool NORM0>
-__global__ void __launch_bounds__(32) stream_kernel(const StreamArgs a, int lines, int groups, int ring_log2) {
-  constexpr int U = STREAM_UNROLL;
-  extern __shared__ unsigned stream_shared[];
-  const int lane = threadIdx.x;
-  const int line = static_cast<int>(blockIdx.x / unsigned(groups));
-  const int k = static_cast<int>(blockIdx.x - unsigned(line) * unsigned(groups)) * 32 + lane;
-  if (line >= lines) return;
-  const bool active = k < a.levels;
-  const int M = a.max_arm;
-  const unsigned mask = (1u << ring_log2) - 1u;
-  const int length = HORIZONTAL ? a.width : a.height;
-  const std::size_t pitch = static_cast<std::size_t>(a.width) * static_cast<std::size_t>(a.levels);
-  const std::size_t stride = HORIZONTAL ? static_cast<std::size_t>(a.levels) : pitch;
-  const std::size_t base = (HORIZONTAL ? static_cast<std::size_t>(line) * pitch
-                                       : static_cast<std::size_t>(line) * static_cast<std::size_t>(a.levels)) +
-                           static_cast<std::size_t>(active ? k : 0);
-  // pd = p + xd_offset along x: fixed for a column walk, moving with x along a row walk.
-  const int xd_offset = a.sign * (a.min_d + k);
-  const bool has_other = a.other_arms != nullptr;
-  const unsigned* own_arms = reinterpret_cast<const unsigned*>(a.arms);
-  const unsigned* other_arms = reinterpret_cast<const unsigned*>(a.other_arms);
-  const int line_pixel = HORIZONTAL ? line * a.width : 0;
-
-  unsigned* p0 = stream_shared + lane;
-  unsigned* aux = p0 + (std::size_t(1) << ring_log2) * 32;
-  unsigned* p1 = aux + (std::size_t(1) << ring_log2) * 32;
-  const auto at = [&](unsigned* ring, int i) -> unsigned& { return ring[(unsigned(i) & mask) * 32u]; };
-  p0[0] = 0u;
-  aux[0] = 0u;
-  if constexpr (STAGES == 2) p1[0] = 0u;
-  unsigned run0 = 0u, run_count = 0u, run1 = 0u;
-  const float inv_scale = 1.0f / a.scale;  // a power of two: exact
-
-  // Own and pd's arms at position pos as words (own twice where there is no pd).
-  const auto load_arms = [&](int pos, unsigned& own, unsigned& other) {
-    own = 0u;
-    other = 0u;
-    if (!active || pos >= length) return;
-    // 32-bit pixel index: images hold fewer than 2^31 pixels (the matchers' limits).
-    const int p = HORIZONTAL ? line_pixel + pos : pos * a.width + line;
-    own = __ldg(own_arms + p);
-    other = own;
-    const int xd = (HORIZONTAL ? pos : line) + xd_offset;
-    if (has_other && xd >= 0 && xd < a.width) other = __ldg(other_arms + (p + xd_offset));
-  };
-  // Per byte min(own, other), SIMD within the word: arms are at most max_arm <= 127, so
-  // (own | 0x80) - other never borrows across bytes, and its top bit says own >= other.
-  const auto arms_min = [](unsigned own, unsigned other) {
-    const unsigned ge = (((own | 0x80808080u) - other) >> 7) & 0x01010101u;
-    const unsigned take_other = ge * 0xFFu;
-    return (other & take_other) | (own & ~take_other);
-  };
-
-  const int steps = length + STAGES * (M + U);
-  __half next_in[U];
-  unsigned next_own[U], next_other[U];
-  // Cells of position t0 + U (the next batch's first input), t0 - M - U (stage 0's first output)
-  // and t0 - 2 (M + U) (stage 1's), advanced by U positions a batch; offsets of u within a batch.
-  const __half* in_next = (FUSED_COST ? nullptr : a.in) + base + std::size_t(U) * stride;
-  __half* out0 = a.out + base - std::size_t(M + U) * stride;
-  __half* out1 = a.out + base - std::size_t(2 * (M + U)) * stride;
-  std::size_t offset[U];
-#pragma unroll
-  for (int u = 0; u < U; ++u) offset[u] = std::size_t(u) * stride;
-  const std::size_t batch = std::size_t(U) * stride;
-#pragma unroll
-  for (int u = 0; u < U; ++u) {
-    if constexpr (!FUSED_COST)
-      next_in[u] = (active && u < length) ? a.in[base + offset[u]] : __ushort_as_half(0);
-    load_arms(u, next_own[u], next_other[u]);
-  }
-  for (int t0 = 0; t0 < steps; t0 += U, in_next += batch, out0 += batch, out1 += batch) {
-    float in[U];
-    unsigned own[U], other[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      if constexpr (FUSED_COST) {
-        const int pos = t0 + u;
-        in[u] = (active && pos < length) ? (HORIZONTAL ? ad_census_cost_at(a.cost, pos, line, k)
-                                                       : ad_census_cost_at(a.cost, line, pos, k))
-                                         : 0.0f;
-      } else {
-        in[u] = __half2float(next_in[u]);
-      }
-      own[u] = next_own[u];
-      other[u] = next_other[u];
-    }
-    // The next batch's inputs and arms, and an L2 hint further ahead.
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int pos = t0 + U + u;
-      if constexpr (!FUSED_COST) {
-        next_in[u] = (active && pos < length) ? in_next[offset[u]] : __ushort_as_half(0);
-        const int ahead = pos + STREAM_PREFETCH;
-        if (active && ahead < length) prefetch_l2(in_next + offset[u] + std::size_t(STREAM_PREFETCH) * stride);
-      }
-      load_arms(pos, next_own[u], next_other[u]);
-    }
-    if (!active) continue;
-
-    // (1) Stage 0 emits o0 = t0 - M - U + u.
-    float result0[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int o0 = t0 - M - U + u;
-      result0[u] = 0.0f;
-      if (o0 >= 0 && o0 < length) {
-        const unsigned e = at(aux, o0 + 1);
-        const int hi = o0 + int(e >> 24) + 1, lo = o0 - int((e >> 16) & 0xFFu);
-        // Exact modulo 2^32 (2^16 for the count): each window's own sum is below it.
-        float v = float(at(p0, hi) - at(p0, lo)) * inv_scale;
-        if constexpr (NORM0) v = __fdividef(v, float((at(aux, hi) - at(aux, lo)) & 0xFFFFu));
-        result0[u] = v;
-      }
-    }
-    // (2) Inputs t0 + u enter P0 and AUX (entry t0 + u + 1).
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const int t = t0 + u;
-      if (t < length) {
-        run0 += __float2uint_rn(in[u] * a.scale);
-        at(p0, t + 1) = run0;
-        const unsigned arms = arms_min(own[u], other[u]);  // bytes: x before, x after, y before, y after
-        if constexpr (NORM0) {  // the width of the iteration's first pass at t: along the other axis
-          const unsigned across = HORIZONTAL ? arms >> 16 : arms & 0xFFFFu;
-          run_count += 1u + (across & 0xFFu) + (across >> 8);
-        }
-        // This axis's two bytes into bytes 2-3, the count's low 16 bits into bytes 0-1.
-        at(aux, t + 1) = __byte_perm(run_count, arms, HORIZONTAL ? 0x5410 : 0x7610);
-      }
-    }
-    if constexpr (STAGES == 1) {
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const int o0 = t0 - M - U + u;
-        if (o0 >= 0 && o0 < length) out0[offset[u]] = __float2half_rn(result0[u]);
-      }
-    } else {
-      // (3) Stage 1 emits o1 = o0 - M - U.
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const int o1 = t0 - 2 * (M + U) + u;
-        if (o1 >= 0 && o1 < length) {
-          const unsigned e = at(aux, o1 + 1);
-          const int hi = o1 + int(e >> 24) + 1, lo = o1 - int((e >> 16) & 0xFFu);
-          out1[offset[u]] = __float2half_rn(float(at(p1, hi) - at(p1, lo)) * inv_scale);
-        }
-      }
-      // (4) Stage 0's results enter P1 (entry o0 + 1).
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const int o0 = t0 - M - U + u;
-        if (o0 >= 0 && o0 < length) {
-          run1 += __float2uint_rn(result0[u] * a.scale);
-          at(p1, o0 + 1) = run1;
-        }
-      }
-    }
-  }
-}
-
-// One pass of the aggregation schedule: an axis, whether it divides by the region's count (the
-// second pass of an iteration), and whether the next pass (same axis) runs as its second stage.
-struct StreamPass {
-  bool horizontal = true;
-  bool normalise = false;
-  bool chained = false;
-};
-
-// Sec. 2.2's passes for `iterations` iterations (odd: H then V, even: V then H), a second
-// pass chained with the next iteration's first, which runs along the same axis.
-std::vector<StreamPass> stream_schedule(int iterations) {
-  std::vector<StreamPass> passes;
-  for (int j = 0; j < 2 * iterations; ++j) {
-    const int iteration = j / 2 + 1;
-    const bool first = j % 2 == 0;
-    const bool horizontal = (iteration % 2 == 1) == first;
-    if (first && !passes.empty() && passes.back().normalise && passes.back().horizontal == horizontal &&
-        !passes.back().chained) {
-      passes.back().chained = true;
-      continue;
-    }
-    passes.push_back({horizontal, !first, false});
-  }
-  return passes;
-}
-
-template <int STAGES, bool HORIZONTAL, bool FUSED_COST, bool NORM0>
-void launch_stream(const StreamArgs& args, cudaStream_t stream) {
-  require(args.max_arm <= STREAM_MAX_ARM, "adcensus/cuda aggregation: arms up to " + std::to_string(args.max_arm) +
-                                              " (arm_l1 " + std::to_string(args.max_arm + 1) + "); this kernel takes up to " +
-                                              std::to_string(STREAM_MAX_ARM) + " (arm_l1 <= " +
-                                              std::to_string(STREAM_MAX_ARM + 1) + ")");
-  const int ring_log2 = stream_ring_log2(args.max_arm);
-  const int rings = STAGES == 2 ? 3 : 2;
-  const std::size_t bytes = static_cast<std::size_t>(rings) * (std::size_t(1) << ring_log2) * 32 * sizeof(unsigned);
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  const std::size_t optin = shared_memory_optin_limit(device);
-  require(bytes <= optin, "adcensus/cuda aggregation: arms up to " + std::to_string(args.max_arm) + " need " +
-                              std::to_string(bytes) + " bytes of shared memory per warp, the device allows " +
-                              std::to_string(optin));
-  auto kernel = stream_kernel<STAGES, HORIZONTAL, FUSED_COST, NORM0>;
-  if (bytes > 48 * 1024) CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  const int lines = HORIZONTAL ? args.height : args.width;
-  const int groups = div_up(args.levels, 32);
-  const long long blocks = static_cast<long long>(lines) * groups;  // one warp each: SMs pack them by shared memory
-  require(blocks <= 0x7FFFFFFF, "adcensus/cuda aggregation: volume too large for one grid");
-  kernel<<<unsigned(blocks), 32, bytes, stream>>>(args, lines, groups, ring_log2);
-  CUDA_CHECK_LAUNCH();
-}
-
-void run_pass(const StreamArgs& args, const StreamPass& pass, bool fused_cost, cudaStream_t stream) {
-  if (fused_cost) {
-    require(pass.horizontal && !pass.normalise && !pass.chained,
-            "adcensus/cuda aggregation: the cost is fused only into a lone first horizontal pass");
-    launch_stream<1, true, true, false>(args, stream);
-  } else if (pass.chained) {
-    require(pass.normalise, "adcensus/cuda aggregation: only a second pass chains with the next");
-    if (pass.horizontal)
-      launch_stream<2, true, false, true>(args, stream);
-    else
-      launch_stream<2, false, false, true>(args, stream);
-  } else if (pass.normalise) {
-    if (pass.horizontal)
-      launch_stream<1, true, false, true>(args, stream);
-    else
-      launch_stream<1, false, false, true>(args, stream);
-  } else {
-    if (pass.horizontal)
-      launch_stream<1, true, false, false>(args, stream);
-    else
-      launch_stream<1, false, false, false>(args, stream);
-  }
-}
-
-StreamArgs stream_args(int w, int h, int levels, int min_d, const DeviceImage<uchar4>& arms,
-                       const DeviceImage<uchar4>& other_arms, bool right_view, int max_arm) {
-  StreamArgs a;
-  a.arms = arms.get();
-  a.other_arms = other_arms.get();
-  a.sign = right_view ? +1 : -1;  // pd = p - d for the left view, p + d for the right
-  a.min_d = min_d;
-  a.width = w;
-  a.height = h;
-  a.levels = levels;
-  a.max_arm = max_arm;
-  a.scale = fixed_point_scale(max_arm);
-  return a;
-}
-
 // The fused cost's inputs against the volume it fills.
 void require_cost_inputs(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
                          const DeviceImage<std::uint64_t>& left_census, const DeviceImage<std::uint64_t>& right_census,
@@ -575,6 +247,20 @@ void require_combined_shapes(int w, int h, int levels, const DeviceImage<uchar4>
   require_volumes(w, h, levels, scratch, out, max_arm);
 }
 
+// The two passes of one iteration over the combined region: the first sums along its axis
+// with combined arms, the second along the other and divides by the region's count.
+void combined_passes(int w, int h, int levels, const std::uint16_t* in, const CostInputs* cost, std::uint16_t* scratch,
+                     std::uint16_t* out, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
+                     bool right_view, int min_d, bool horizontal_first, int max_arm, cudaStream_t stream) {
+  ArmSumRegion region;
+  region.other_arms = other_arms.get();
+  region.sign = right_view ? +1 : -1;  // pd = p - d for the left view, p + d for the right
+  region.min_d = min_d;
+  launch_arm_sum(w, h, levels, in, cost, scratch, arms, region, horizontal_first, max_arm, stream);
+  region.count_region = true;
+  launch_arm_sum(w, h, levels, scratch, nullptr, out, arms, region, !horizontal_first, max_arm, stream);
+}
+
 }  // namespace
 
 void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
@@ -586,42 +272,31 @@ void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, c
   require_combined_shapes(w, h, levels, arms, other_arms, scratch, out, max_arm);
   require(iteration >= 1, "adcensus/cuda aggregate_cost: iteration is 1-based, got " + std::to_string(iteration));
   require(scratch.get() != cost.get(), "adcensus/cuda aggregate_cost: scratch must be a third buffer");
-  const bool horizontal_first = iteration % 2 == 1;  // Sec. 2.2: iterations 1 and 3 sum along x first
-  StreamArgs args = stream_args(w, h, levels, cost.range.min, arms, other_arms, right_view, max_arm);
-  args.in = reinterpret_cast<const __half*>(cost.get());
-  args.out = reinterpret_cast<__half*>(scratch.get());
-  run_pass(args, {horizontal_first, false, false}, false, stream);
-  args.in = args.out;
-  args.out = reinterpret_cast<__half*>(out.get());
-  run_pass(args, {!horizontal_first, true, false}, false, stream);
-}
-
-int aggregation_walks(int iterations) {
-  require(iterations >= 1, "adcensus/cuda aggregation: iterations must be >= 1, got " + std::to_string(iterations));
-  return static_cast<int>(stream_schedule(iterations).size());
+  combined_passes(w, h, levels, cost.get(), nullptr, scratch.get(), out.get(), arms, other_arms, right_view,
+                  cost.range.min, iteration % 2 == 1, max_arm, stream);
 }
 
 void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
                                const DeviceImage<std::uint64_t>& left_census,
                                const DeviceImage<std::uint64_t>& right_census, const AdCensusParams& params,
                                bool right_view, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
-                               int iterations, int max_arm, DeviceVolume& out, cudaStream_t stream) {
+                               int iterations, int max_arm, DeviceVolume& scratch, DeviceVolume& out,
+                               cudaStream_t stream) {
   const int w = out.width;
   const int h = out.height;
   const int levels = out.range.count;
   require_cost_inputs(left_rgb, right_rgb, left_census, right_census, w, h, levels);
-  require(arms.width == w && arms.height == h && other_arms.width == w && other_arms.height == h,
-          "adcensus/cuda aggregate_cost: both views' arms must have the volume's size");
-  require(max_arm >= 0 && max_arm <= 255,
-          "adcensus/cuda aggregate_cost: max_arm must be in 0..255, got " + std::to_string(max_arm));
-  const std::vector<StreamPass> passes = stream_schedule(iterations);
-  StreamArgs args = stream_args(w, h, levels, out.range.min, arms, other_arms, right_view, max_arm);
-  args.cost = make_cost_inputs(left_rgb, right_rgb, left_census, right_census, params, right_view, out.range.min);
-  args.out = reinterpret_cast<__half*>(out.get());
-  // The first pass computes the cost; every later walk runs in place on `out`.
-  run_pass(args, passes.front(), true, stream);
-  args.in = args.out;
-  for (std::size_t i = 1; i < passes.size(); ++i) run_pass(args, passes[i], false, stream);
+  require_combined_shapes(w, h, levels, arms, other_arms, scratch, out, max_arm);
+  require(iterations >= 1, "adcensus/cuda ad_census_cost_aggregated: iterations must be >= 1, got " +
+                               std::to_string(iterations));
+  const CostInputs cost =
+      make_cost_inputs(left_rgb, right_rgb, left_census, right_census, params, right_view, out.range.min);
+  combined_passes(w, h, levels, nullptr, &cost, scratch.get(), out.get(), arms, other_arms, right_view, out.range.min,
+                  true, max_arm, stream);
+  // Iterations 2.. in place: each pass reads its input whole before the next launch writes.
+  for (int i = 2; i <= iterations; ++i)
+    combined_passes(w, h, levels, out.get(), nullptr, scratch.get(), out.get(), arms, other_arms, right_view,
+                    out.range.min, i % 2 == 1, max_arm, stream);
 }
 
 void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, const DeviceImage<float>& h_then_v,

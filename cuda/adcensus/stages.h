@@ -8,7 +8,7 @@
 ///   cost.cu       ad_census_cost                    eq. 1-3
 ///   cross.cu      cross_arms, region_sizes          Sec. 2.2 enhanced rules
 ///   aggregate.cu  aggregate_cost                    one H-V / V-H iteration, 1D prefix sums
-///                 ad_census_cost_aggregated         eq. 1-3 and every iteration, streamed
+///                 ad_census_cost_aggregated         eq. 1-3 fused into iteration 1, then the rest
 ///   scanline.cu   scanline_optimize                 eq. 4-5, 4 paths, one warp per scanline
 ///   wta.cu        winner_takes_all                  smallest d wins a tie
 ///   refine.cu     left_right_check ... median_3x3   Sec. 2.4
@@ -132,28 +132,21 @@ void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const Device
 /// other_arms: at level k every arm is the shorter of p's (`arms`, this view) and pd's
 /// (`other_arms`, the other view; pd = p - d, or p + d with `right_view`), and the second pass
 /// divides by that region's pixel count, counted per (p, d) as it sums. The matcher's choice.
-/// Here `max_arm` must be at least every arm (arm_l1 - 1, as cross_arms makes them) and at most
-/// 127 (arm_l1 <= 128): the streamed walks size their rings from it and keep the region count
-/// modulo 2^16.
 void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
                     bool right_view, int iteration, int max_arm, DeviceVolume& scratch, DeviceVolume& out,
                     cudaStream_t stream = nullptr);
 
-/// Eq. 1-3 and `iterations` aggregation iterations over the combined region, as
+/// Eq. 1-3 and `iterations` (>= 1) aggregation iterations over the combined region, as
 /// reference::ad_census_cost followed by reference::aggregate_cost(..., other_arms, i,
-/// right_view) for i = 1..iterations, into `out` (whose range is the one searched). C is never
-/// stored: the first walk computes it in fp32; every later walk runs in place on `out`, two
-/// same-axis passes chained in one walk (aggregation_walks of them in all).
+/// right_view) for i = 1..iterations, into `out` (whose range is the one searched): C is never
+/// stored (the first pass of iteration 1 computes it in fp32), the later iterations run in
+/// place on `out` with `scratch` between their two passes. What the matcher runs.
 void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
                                const DeviceImage<std::uint64_t>& left_census,
                                const DeviceImage<std::uint64_t>& right_census, const AdCensusParams& params,
                                bool right_view, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
-                               int iterations, int max_arm, DeviceVolume& out, cudaStream_t stream = nullptr);
-
-/// Walks over the volume that `iterations` (>= 1) iterations take in ad_census_cost_aggregated:
-/// 2 x iterations passes less the chained pairs (4 iterations: 5). Each reads and writes fp16
-/// once per cell, but the first, which only writes.
-int aggregation_walks(int iterations);
+                               int iterations, int max_arm, DeviceVolume& scratch, DeviceVolume& out,
+                               cudaStream_t stream = nullptr);
 
 /// The four path volumes of eq. 4 (left-right, right-left, top-bottom, bottom-top); `paths`
 /// holds four volumes of the cost's size. `edges` holds the other image's tau_SO edge bits

@@ -8,7 +8,6 @@
 #include <cstdint>
 
 #include "cuda/esaw/stages.h"
-#include "cuda/shared/prefetch.cuh"
 
 namespace stereo::cu::esaw::detail {
 
@@ -82,6 +81,7 @@ __device__ __forceinline__ float grey_cost(int left, const std::uint8_t* __restr
 // (aggr_pass.cuh, aggr_hv.cu; NOTES.md "Round 3"). 0 = none.
 constexpr int PREFETCH_AHEAD = 8;
 
-using cu::prefetch_l2;  // cuda/shared/prefetch.cuh
+// Asks the L2 to fetch the line of `p` (no register, no wait); a hint only.
+__device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 
 }  // namespace stereo::cu::esaw::detail
