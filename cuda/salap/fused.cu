@@ -98,7 +98,6 @@ struct Shape {
 struct FusedArgs {
   const std::uint32_t* left;
   const std::uint32_t* right;
-  const uint2* right_pairs;  // half2: (right[x], right[x + 1]); nullptr: two loads
   std::uint64_t* keys;
   int width;
   int height;
@@ -261,35 +260,22 @@ __device__ __forceinline__ std::uint64_t make_key(float cost, int d) {
 
 // Thread-level helpers of the kernel that differ by number type.
 template <class Num, bool LUMA>
-__device__ __forceinline__ typename Num::T tad_levels(std::uint32_t l, std::size_t row, int rx0, int rx1,
-                                                      const FusedArgs& a) {
+__device__ __forceinline__ typename Num::T tad_levels(std::uint32_t l, const std::uint32_t* right_row, int rx0,
+                                                      int rx1, const FusedArgs& a) {
   if constexpr (Num::LANES == 1) {
-    return tad<LUMA>(l, __ldg(a.right + row + rx0), a.sat);
+    return tad<LUMA>(l, __ldg(right_row + rx0), a.sat);
+  } else if constexpr (LUMA) {
+    const float t0 = tad<LUMA>(l, __ldg(right_row + rx0), a.sat) * a.tad_scale;
+    const float t1 = tad<LUMA>(l, __ldg(right_row + rx1), a.sat) * a.tad_scale;
+    return __floats2half2_rn(t0, t1);
   } else {
-    // Levels d, d + 1 read right[rx0] and right[rx1 = rx0 - 1]: one 8-byte pair load, except
-    // where a clamp at the image edge makes them the same pixel.
-    std::uint32_t r0, r1;
-    if (a.right_pairs != nullptr && rx0 == rx1 + 1) {
-      const uint2 p = __ldg(a.right_pairs + row + rx1);
-      r1 = p.x;
-      r0 = p.y;
-    } else {
-      r0 = __ldg(a.right + row + rx0);
-      r1 = __ldg(a.right + row + rx1);
-    }
-    if constexpr (LUMA) {
-      const float t0 = tad<LUMA>(l, r0, a.sat) * a.tad_scale;
-      const float t1 = tad<LUMA>(l, r1, a.sat) * a.tad_scale;
-      return __floats2half2_rn(t0, t1);
-    } else {
-      // Two RGB sums (integers <= 765) straight into half: 0x6400 | n is the half 1024 + n, so
-      // one subtraction gives n exactly for both levels; then the truncation and the scale.
-      // The same values as half(min(n, sat) * tad_scale) (tad_scale is a power of two).
-      const std::uint32_t n0 = __vsadu4(l, r0), n1 = __vsadu4(l, r1);
-      const std::uint32_t bits = __byte_perm(n0, n1, 0x5410) | 0x64006400u;
-      __half2 h = __hsub2(*reinterpret_cast<const __half2*>(&bits), __float2half2_rn(1024.0f));
-      return __hmul2(__hmin2(h, a.sat_h), a.tad_scale_h);
-    }
+    // Two RGB sums (integers <= 765) straight into half: 0x6400 | n is the half 1024 + n, so
+    // one subtraction gives n exactly for both levels; then the truncation and the scale.
+    // The same values as half(min(n, sat) * tad_scale) (tad_scale is a power of two).
+    const std::uint32_t n0 = __vsadu4(l, __ldg(right_row + rx0)), n1 = __vsadu4(l, __ldg(right_row + rx1));
+    const std::uint32_t bits = __byte_perm(n0, n1, 0x5410) | 0x64006400u;
+    __half2 h = __hsub2(*reinterpret_cast<const __half2*>(&bits), __float2half2_rn(1024.0f));
+    return __hmul2(__hmin2(h, a.sat_h), a.tad_scale_h);
   }
 }
 
@@ -382,7 +368,7 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
       for (int i = 0; i < G; ++i) {
         const int y = min(max(ybase + i, 0), a.height - 1);
         const std::size_t row = std::size_t(y) * std::size_t(a.width);
-        ring[i * NT] = tad_levels<Num, LUMA>(__ldg(a.left + row + cx), row, rx0, rx1, a);
+        ring[i * NT] = tad_levels<Num, LUMA>(__ldg(a.left + row + cx), a.right + row, rx0, rx1, a);
       }
     };
 #pragma unroll 1
@@ -626,7 +612,6 @@ void salap_fused(const DevicePair& pair, DisparityRange range, const SalapParams
   const double scale = sat * f1 * f1;  // K: fused C_i = normalised C_i * K
   args.left = pair.left.get();
   args.right = pair.right.get();
-  args.right_pairs = plan.arithmetic == FusedArithmetic::half2 ? pair.right_pairs.get() : nullptr;
   args.keys = d_keys;
   args.width = pair.width;
   args.height = pair.height;

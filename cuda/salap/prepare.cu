@@ -30,15 +30,6 @@ __global__ void pack_kernel(const std::uint8_t* __restrict__ src, std::size_t pi
   dst[i] = word;
 }
 
-// pairs[i] = (packed[i], packed[i + 1]) within a row (the last column pairs with itself).
-__global__ void pairs_kernel(const std::uint32_t* __restrict__ packed, std::size_t pixels, int width,
-                             uint2* __restrict__ pairs) {
-  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= pixels) return;
-  const bool last = (i % std::size_t(width)) == std::size_t(width - 1);
-  pairs[i] = make_uint2(packed[i], packed[last ? i : i + 1]);
-}
-
 }  // namespace
 
 PixelCode pixel_code(const SalapParams& params, int channels) {
@@ -47,8 +38,7 @@ PixelCode pixel_code(const SalapParams& params, int channels) {
 }
 
 void pack_pair(const std::uint8_t* d_left, const std::uint8_t* d_right, int width, int height, int channels,
-               PixelCode code, std::uint32_t* d_left_packed, std::uint32_t* d_right_packed, uint2* d_right_pairs,
-               cudaStream_t stream) {
+               PixelCode code, std::uint32_t* d_left_packed, std::uint32_t* d_right_packed, cudaStream_t stream) {
   require(channels == 1 || channels == 3 || channels == 4,
           "salap/cuda: images must have 1, 3 or 4 channels, got " + std::to_string(channels));
   require(channels == 1 ? code == PixelCode::grey : code != PixelCode::grey,
@@ -59,10 +49,6 @@ void pack_pair(const std::uint8_t* d_left, const std::uint8_t* d_right, int widt
   CUDA_CHECK_LAUNCH();
   pack_kernel<<<grid, PACK_THREADS, 0, stream>>>(d_right, pixels, channels, code, d_right_packed);
   CUDA_CHECK_LAUNCH();
-  if (d_right_pairs != nullptr) {
-    pairs_kernel<<<grid, PACK_THREADS, 0, stream>>>(d_right_packed, pixels, width, d_right_pairs);
-    CUDA_CHECK_LAUNCH();
-  }
 }
 
 DevicePair upload_pair(const ImageU8& left, const ImageU8& right, const SalapParams& params) {
@@ -75,13 +61,12 @@ DevicePair upload_pair(const ImageU8& left, const ImageU8& right, const SalapPar
   const std::size_t pixels = left.pixel_count();
   pair.left = make_device_buffer<std::uint32_t>(pixels, "salap/cuda", "the packed left image");
   pair.right = make_device_buffer<std::uint32_t>(pixels, "salap/cuda", "the packed right image");
-  pair.right_pairs = make_device_buffer<uint2>(pixels, "salap/cuda", "the right image's pixel pairs");
   auto raw_left = make_device_buffer<std::uint8_t>(left.data.size(), "salap/cuda", "the left image");
   auto raw_right = make_device_buffer<std::uint8_t>(right.data.size(), "salap/cuda", "the right image");
   CUDA_CHECK(cudaMemcpy(raw_left.get(), left.data.data(), left.data.size(), cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(raw_right.get(), right.data.data(), right.data.size(), cudaMemcpyHostToDevice));
   pack_pair(raw_left.get(), raw_right.get(), pair.width, pair.height, left.channels, pair.code, pair.left.get(),
-            pair.right.get(), pair.right_pairs.get(), nullptr);
+            pair.right.get(), nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
   return pair;
 }

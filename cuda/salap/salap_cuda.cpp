@@ -291,7 +291,7 @@ class SalapCudaMatcher final : public Matcher {
                       slot.h_staging.get(), s, &copy_pool());
     CUDA_CHECK(cudaEventRecord(slot.events[UPLOADED].get(), s));
     cu::salap::pack_pair(slot.raw_left.get(), slot.raw_right.get(), slot.width, slot.height, slot.channels,
-                         slot.pair.code, slot.pair.left.get(), slot.pair.right.get(), slot.pair.right_pairs.get(), s);
+                         slot.pair.code, slot.pair.left.get(), slot.pair.right.get(), s);
     CUDA_CHECK(cudaEventRecord(slot.events[PACKED].get(), s));
     if (fused_) {
       cu::salap::salap_fused(slot.pair, range, params_, slot.plan, slot.keys.get(), s);
@@ -425,11 +425,7 @@ class SalapCudaMatcher final : public Matcher {
     }
     std::size_t bytes = 0;
     // raw images, packed words, 16-bit indices
-    // (+ the right pixel pairs of the half2 kernel)
-    const bool pairs = fused_ && arithmetic_ == cs::FusedArithmetic::half2;
-    if (need_frame)
-      bytes += 2 * image_bytes + pixels * (2 * sizeof(std::uint32_t) + sizeof(std::uint16_t)) +
-               (pairs ? pixels * sizeof(uint2) : 0);
+    if (need_frame) bytes += 2 * image_bytes + pixels * (2 * sizeof(std::uint32_t) + sizeof(std::uint16_t));
     if (need_keys) bytes += keys_needed * sizeof(std::uint64_t);
     if (need_stages) bytes += 10 * pixels * sizeof(float);  // StageBuffers (9 float images) + the float map
     if (bytes > 0)
@@ -450,7 +446,6 @@ class SalapCudaMatcher final : public Matcher {
       fresh.pair.height = height;
       fresh.pair.left = cu::make_device_buffer<std::uint32_t>(pixels, COMPONENT, "the packed left image");
       fresh.pair.right = cu::make_device_buffer<std::uint32_t>(pixels, COMPONENT, "the packed right image");
-      if (pairs) fresh.pair.right_pairs = cu::make_device_buffer<uint2>(pixels, COMPONENT, "the right pixel pairs");
       fresh.d_index = cu::make_device_buffer<std::uint8_t>(pixels * sizeof(std::uint16_t), COMPONENT,
                                                            "the disparity level indices");
     }

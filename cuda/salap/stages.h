@@ -43,19 +43,14 @@ struct DevicePair {
   PixelCode code = PixelCode::rgb;
   DeviceBuffer<std::uint32_t> left;
   DeviceBuffer<std::uint32_t> right;
-  /// (right[x], right[x + 1]) of every pixel (the last column pairs with itself): the half2
-  /// kernel's two levels d, d + 1 read right[x - 1] and right[x] as one 8-byte load.
-  DeviceBuffer<uint2> right_pairs;
 };
 
 /// The code the params and channel count call for.
 PixelCode pixel_code(const SalapParams& params, int channels);
 
-/// Packs interleaved 8-bit images (1, 3 or 4 channels; alpha dropped) already on the device,
-/// and the right image's pixel pairs when `d_right_pairs` is given.
+/// Packs interleaved 8-bit images (1, 3 or 4 channels; alpha dropped) already on the device.
 void pack_pair(const std::uint8_t* d_left, const std::uint8_t* d_right, int width, int height, int channels,
-               PixelCode code, std::uint32_t* d_left_packed, std::uint32_t* d_right_packed, uint2* d_right_pairs,
-               cudaStream_t stream);
+               PixelCode code, std::uint32_t* d_left_packed, std::uint32_t* d_right_packed, cudaStream_t stream);
 
 /// Uploads and packs a host pair (synchronous; for tests and set-up).
 DevicePair upload_pair(const ImageU8& left, const ImageU8& right, const SalapParams& params);
