@@ -568,15 +568,35 @@ FusedPlan plan_fused(int width, int height, int levels, const SalapParams& param
   if (requested_chunk > 0) {
     plan.chunk = std::min({requested_chunk, levels, 256});
   } else {
-    // Enough blocks for ~4 waves at the launch bounds' resident blocks per SM; a block's
-    // cost per level does not depend on the chunk, so splitting d only adds a key plane.
+    // A block's time is about proportional to its levels, so a launch takes about (waves,
+    // rounded up) x (levels per chunk), a wave being the blocks resident at the launch bounds.
+    // Among 1x to 2x the chunk count that gives ~4 waves (more chunks cost a key plane each:
+    // 8 bytes a pixel written and merged), take the one that minimises it (the last wave's idle
+    // SMs are the difference), the fewer chunks on a tie. 1920x1080 x 256 on 132 SMs: 6 chunks
+    // of 44 levels (6.95 waves) instead of 4 of 64 (4.64). Measured on the H100 (half2): 44
+    // levels 2.12 ms, 64 2.24, 32 2.17, 22 2.17.
     const TileDims dims = tile_dims(tile);
-    const int blocks_per_chunk = div_up(width, dims.columns - 2 * params.radius()) * div_up(height, dims.rows);
-    const int target = 4 * (MIN_THREADS_PER_SM / dims.columns) * sm_count();
-    const int chunks = std::clamp(div_up(target, blocks_per_chunk), 1, levels);
-    plan.chunk = std::min(div_up(levels, chunks), 256);
-    if (arithmetic == FusedArithmetic::half2 && plan.chunk % 2 == 1 && plan.chunk < levels)
-      plan.chunk = std::min(plan.chunk + 1, 256);  // no idle half lane in every chunk
+    const long long blocks_per_chunk =
+        static_cast<long long>(div_up(width, dims.columns - 2 * params.radius())) * div_up(height, dims.rows);
+    const long long wave = static_cast<long long>(MIN_THREADS_PER_SM / dims.columns) * sm_count();
+    const int first =
+        static_cast<int>(std::clamp<long long>((4 * wave + blocks_per_chunk - 1) / blocks_per_chunk, 1, levels));
+    const auto chunk_for = [&](int chunks) {
+      int chunk = std::min(div_up(levels, chunks), 256);
+      if (arithmetic == FusedArithmetic::half2 && chunk % 2 == 1 && chunk < levels)
+        chunk = std::min(chunk + 1, 256);  // no idle half lane in every chunk
+      return chunk;
+    };
+    long long best_cost = -1;
+    for (int chunks = first; chunks <= std::min(2 * first, levels); ++chunks) {
+      const int chunk = chunk_for(chunks);
+      const long long launched = blocks_per_chunk * div_up(levels, chunk);
+      const long long cost = (launched + wave - 1) / wave * chunk;
+      if (best_cost < 0 || cost < best_cost) {
+        best_cost = cost;
+        plan.chunk = chunk;
+      }
+    }
   }
   plan.chunks = div_up(levels, plan.chunk);
   return plan;
