@@ -99,6 +99,23 @@ TEST(CudaSalapStream, SixteenBitIndicesAbove256Levels) {
   expect_stream_equals_compute({}, DisparityRange{0, 300}, 420, 24, DisparityMap::Form::index_u16);
 }
 
+// Frames of at least 8 bands go through compute() in row slabs (band launches on two lanes,
+// merged and read back per slab), the stream's frames whole: the maps must be the same bits.
+// Odd heights leave a partial last band; 300 levels read back 16-bit indices; half2 too.
+TEST(CudaSalapStream, SlabbedComputeEqualsWholeFrames) {
+  STEREO_REQUIRE_CUDA();
+  expect_stream_equals_compute({}, DisparityRange{0, 48}, 333, 301, DisparityMap::Form::index_u8);
+  expect_stream_equals_compute({}, DisparityRange{-7, 300}, 420, 270, DisparityMap::Form::index_u16);
+  expect_stream_equals_compute({{"arithmetic", "half"}}, DisparityRange{0, 64}, 257, 259, DisparityMap::Form::index_u8);
+  auto m = create_matcher("salap", "cuda", {});
+  const Pairs pairs = make_pairs(1, 333, 301);
+  const Timing t = m->compute(pairs.left[0], pairs.right[0], DisparityRange{0, 48}).timing;
+  EXPECT_NE(t.clock.find("row slabs"), std::string::npos) << t.clock;
+  EXPECT_GT(t.upload_ms, 0.0);
+  EXPECT_GT(t.algorithm_ms, 0.0);
+  EXPECT_GT(t.readback_ms, 0.0);
+}
+
 TEST(CudaSalapStream, StagePathEqualsCompute) {
   STEREO_REQUIRE_CUDA();
   expect_stream_equals_compute({{"path", "stages"}, {"window", "9"}}, DisparityRange{0, 12}, 97, 41,

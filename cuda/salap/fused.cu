@@ -104,6 +104,7 @@ struct FusedArgs {
   int levels;
   int d_min;  // disparity of level index 0 (the range's minimum)
   int chunk;
+  int first_band;  // blockIdx.y 0 is this band
   float w[MAX_FUSED_W + 1];  // exp(-k/gamma), k = 0..W, not divided by F1
   float r;                   // exp(-1/gamma)
   float neg_r_tail;          // -exp(-(W+1)/gamma): the tap that leaves the window
@@ -330,7 +331,7 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
 
   const int tid = threadIdx.x;
   const int x0 = blockIdx.x * S::TX;
-  const int y0 = blockIdx.y * BH;
+  const int y0 = (a.first_band + int(blockIdx.y)) * BH;
   const int d_begin = blockIdx.z * a.chunk;
   const int d_end = min(d_begin + a.chunk, a.levels);
 
@@ -467,7 +468,7 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
 }
 
 template <int W, FusedTile T, bool LUMA, bool NINE>
-void launch(const FusedArgs& args, const FusedPlan& plan, cudaStream_t stream) {
+void launch(const FusedArgs& args, const FusedPlan& plan, int bands, cudaStream_t stream) {
   using S = Shape<W, T>;
   auto kernel = plan.arithmetic == FusedArithmetic::half2 ? fused_kernel<W, T, LUMA, NINE, FusedArithmetic::half2>
                                                           : fused_kernel<W, T, LUMA, NINE, FusedArithmetic::float32>;
@@ -479,26 +480,28 @@ void launch(const FusedArgs& args, const FusedPlan& plan, cudaStream_t stream) {
                                         std::to_string(W) + ", this GPU allows " + std::to_string(limit) +
                                         " B (choose the tile with fused_tile_for)");
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(S::SHARED_BYTES)));
-  const dim3 grid(unsigned(div_up(args.width, S::TX)), unsigned(div_up(args.height, S::BH)), unsigned(plan.chunks));
+  const dim3 grid(unsigned(div_up(args.width, S::TX)), unsigned(bands), unsigned(plan.chunks));
   kernel<<<grid, S::NT, S::SHARED_BYTES, stream>>>(args);
   CUDA_CHECK_LAUNCH();
 }
 
 template <int W, FusedTile T>
-void launch_for_tile(const FusedArgs& args, bool luma, bool nine, const FusedPlan& plan, cudaStream_t stream) {
+void launch_for_tile(const FusedArgs& args, bool luma, bool nine, const FusedPlan& plan, int bands,
+                     cudaStream_t stream) {
   if (luma) {
-    nine ? launch<W, T, true, true>(args, plan, stream) : launch<W, T, true, false>(args, plan, stream);
+    nine ? launch<W, T, true, true>(args, plan, bands, stream) : launch<W, T, true, false>(args, plan, bands, stream);
   } else {
-    nine ? launch<W, T, false, true>(args, plan, stream) : launch<W, T, false, false>(args, plan, stream);
+    nine ? launch<W, T, false, true>(args, plan, bands, stream) : launch<W, T, false, false>(args, plan, bands, stream);
   }
 }
 
 template <int W>
-void launch_for_window(const FusedArgs& args, bool luma, bool nine, const FusedPlan& plan, cudaStream_t stream) {
+void launch_for_window(const FusedArgs& args, bool luma, bool nine, const FusedPlan& plan, int bands,
+                       cudaStream_t stream) {
   if (plan.tile == FusedTile::wide) {
-    launch_for_tile<W, FusedTile::wide>(args, luma, nine, plan, stream);
+    launch_for_tile<W, FusedTile::wide>(args, luma, nine, plan, bands, stream);
   } else {
-    launch_for_tile<W, FusedTile::narrow>(args, luma, nine, plan, stream);
+    launch_for_tile<W, FusedTile::narrow>(args, luma, nine, plan, bands, stream);
   }
 }
 
@@ -602,8 +605,15 @@ FusedPlan plan_fused(int width, int height, int levels, const SalapParams& param
   return plan;
 }
 
+int fused_band_rows(FusedTile tile) { return tile_dims(tile).rows; }
+
 void salap_fused(const DevicePair& pair, DisparityRange range, const SalapParams& params, const FusedPlan& plan,
                  std::uint64_t* d_keys, cudaStream_t stream) {
+  salap_fused_bands(pair, range, params, plan, 0, div_up(pair.height, fused_band_rows(plan.tile)), d_keys, stream);
+}
+
+void salap_fused_bands(const DevicePair& pair, DisparityRange range, const SalapParams& params, const FusedPlan& plan,
+                       int first_band, int bands, std::uint64_t* d_keys, cudaStream_t stream) {
   const int levels = range.count;
   require(range.min > -pair.width && range.max() < pair.width,
           "salap/cuda: disparity range " + std::to_string(range.min) + ".." + std::to_string(range.max()) +
@@ -619,6 +629,9 @@ void salap_fused(const DevicePair& pair, DisparityRange range, const SalapParams
                                                 " exceeds the fused grid's " + std::to_string(65535 * dims.rows));
   require(plan.chunks <= 65535, "salap/cuda: " + std::to_string(plan.chunks) +
                                     " disparity chunks exceed the grid's 65535; use a larger d_chunk");
+  require(first_band >= 0 && bands >= 1 && first_band + bands <= div_up(pair.height, dims.rows),
+          "salap/cuda: bands " + std::to_string(first_band) + " + " + std::to_string(bands) + " outside the " +
+              std::to_string(div_up(pair.height, dims.rows)) + " bands of the image");
 
   const int radius = params.radius();
   double f1 = 0.0;
@@ -638,6 +651,7 @@ void salap_fused(const DevicePair& pair, DisparityRange range, const SalapParams
   args.levels = levels;
   args.d_min = range.min;
   args.chunk = plan.chunk;
+  args.first_band = first_band;
   args.r = float(std::exp(-1.0 / double(params.gamma)));
   args.neg_r_tail = float(-std::exp(-double(radius + 1) / double(params.gamma)));
   args.sat = float(sat);
@@ -660,10 +674,10 @@ void salap_fused(const DevicePair& pair, DisparityRange range, const SalapParams
   const bool luma = pair.code == PixelCode::luma;
   const bool nine = params.windows == "9";
   switch (radius) {
-    case 8: launch_for_window<8>(args, luma, nine, plan, stream); break;
-    case 16: launch_for_window<16>(args, luma, nine, plan, stream); break;
-    case 24: launch_for_window<24>(args, luma, nine, plan, stream); break;
-    case 32: launch_for_window<32>(args, luma, nine, plan, stream); break;
+    case 8: launch_for_window<8>(args, luma, nine, plan, bands, stream); break;
+    case 16: launch_for_window<16>(args, luma, nine, plan, bands, stream); break;
+    case 24: launch_for_window<24>(args, luma, nine, plan, bands, stream); break;
+    case 32: launch_for_window<32>(args, luma, nine, plan, bands, stream); break;
     default: throw Error("salap/cuda: no fused kernel for W = " + std::to_string(radius));
   }
 }

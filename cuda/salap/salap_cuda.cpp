@@ -74,7 +74,7 @@ class SalapCudaMatcher final : public Matcher {
     check_input(left, right, range);
     Slot& slot = slot_at(0);
     prepare_slot(slot, left.width, left.height, left.channels, range.count);
-    submit(slot, left, right, range);
+    submit(slot, left, right, range, /*slabs=*/true);
     // The float map is allocated (and zero-filled, 8 MB at 1080p: ~0.5 ms of one core) while
     // the device works, so only the widening below waits for the device.
     StereoResult result;
@@ -101,7 +101,7 @@ class SalapCudaMatcher final : public Matcher {
     check_input(left, right, range);
     Slot& slot = slot_at(0);
     prepare_slot(slot, left.width, left.height, left.channels, range.count);
-    submit(slot, left, right, range);
+    submit(slot, left, right, range, /*slabs=*/true);
     DisparityMap map = DisparityMap::allocate(DisparityMap::index_form(range.count), left.width, left.height, range);
     wait(slot, timing);
     const auto t0 = std::chrono::steady_clock::now();
@@ -169,7 +169,8 @@ class SalapCudaMatcher final : public Matcher {
             prepare_slot(slot_at(i), pair.left.width, pair.left.height, pair.left.channels, range.count);
         }
         const std::size_t slot = frame % STREAM_SLOTS;
-        submit(*slots_[slot], pair.left, pair.right, range);
+        // Whole frames: the stream overlaps one frame's upload with another's matching already.
+        submit(*slots_[slot], pair.left, pair.right, range, /*slabs=*/false);
         in_flight.push_back({slot, frame++});
       }
       while (!in_flight.empty()) deliver_oldest();
@@ -193,6 +194,9 @@ class SalapCudaMatcher final : public Matcher {
   static constexpr int MAX_HEIGHT = 65535 * 8;
   /// Frames in flight in match_stream: one uploading, one matching, one reading back.
   static constexpr std::size_t STREAM_SLOTS = 3;
+  /// Row slabs of a single frame (submit with slabs): the first slab's upload is all the
+  /// upload that nothing overlaps.
+  static constexpr int SLABS = 4;
   enum EventIndex { START, UPLOADED, PACKED, MATCHED, DONE, READ, EVENT_COUNT };
   /// A frame's step boundaries in ms after epoch_ (match_stream).
   struct StepTimes {
@@ -203,6 +207,11 @@ class SalapCudaMatcher final : public Matcher {
   struct Slot {
     cu::Stream stream;
     std::array<cu::Event, EVENT_COUNT> events;
+    // The slab pipeline (submit with slabs): two streams that take turns with the band
+    // launches, and per slab the events "packed", "matched" and "read back".
+    std::array<cu::Stream, 2> lanes;
+    std::array<cu::Event, 3 * SLABS> slab_events;
+    bool slabbed = false;  // how the slot's last frame was submitted
     int width = 0, height = 0, channels = 0;  // of the buffers below; 0 = none
     cu::HostBuffer<std::uint8_t> h_staging;   // pinned: left image, then right image
     cu::HostBuffer<std::uint8_t> h_index;     // pinned: the read-back level indices
@@ -270,14 +279,24 @@ class SalapCudaMatcher final : public Matcher {
       auto slot = std::make_unique<Slot>();
       slot->stream = cu::make_stream();
       for (auto& e : slot->events) e = cu::make_event();
+      for (auto& l : slot->lanes) l = cu::make_stream();
+      for (auto& e : slot->slab_events) e = cu::make_event();
       slots_.push_back(std::move(slot));
     }
     return *slots_[i];
   }
 
   /// Queues frame (left, right) on the slot's stream: staged upload, pack, match, indices,
-  /// read-back into the slot's pinned buffer. Returns without waiting for the device.
-  void submit(Slot& slot, const ImageU8& left, const ImageU8& right, DisparityRange range) {
+  /// read-back into the slot's pinned buffer. Returns without waiting for the device. With
+  /// `slabs` (and the fused path on a frame of at least 2 SLABS bands) the frame goes in
+  /// SLABS row slabs, see submit_slabs.
+  void submit(Slot& slot, const ImageU8& left, const ImageU8& right, DisparityRange range, bool slabs) {
+    slot.slabbed = slabs && fused_ &&
+                   cu::div_up(slot.height, cu::salap::fused_band_rows(slot.plan.tile)) >= 2 * SLABS;
+    if (slot.slabbed) {
+      submit_slabs(slot, left, right, range);
+      return;
+    }
     cudaStream_t s = slot.stream.get();
     const std::size_t image_bytes = left.data.size();
     const std::size_t pixels = left.pixel_count();
@@ -315,6 +334,76 @@ class SalapCudaMatcher final : public Matcher {
     CUDA_CHECK(cudaEventRecord(slot.events[READ].get(), s));
   }
 
+  /// One frame in SLABS row slabs, so that the matching starts while the rest still uploads:
+  /// slab k's rows are staged, copied and packed on the slot's stream; then the bands whose
+  /// rows and the W rows below them are on the device (all remaining ones after the last slab)
+  /// run on one of two lane streams, which take turns so that one launch's last wave shares
+  /// the SMs with the next one's first; the same lane merges those bands' key planes and reads
+  /// their indices back. Band launches give the same keys as the whole launch (every block
+  /// computes its own rows), so the map is bit-identical to submit without slabs (tested
+  /// against the stream, which submits whole frames). Timing (wait): upload = the first
+  /// slab; algorithm = from there to the last band's keys (the other slabs' upload and the
+  /// earlier bands' read-back overlap it); read-back = the last merge and copy.
+  void submit_slabs(Slot& slot, const ImageU8& left, const ImageU8& right, DisparityRange range) {
+    namespace cs = cu::salap;
+    cudaStream_t s = slot.stream.get();
+    const int width = slot.width, height = slot.height;
+    const std::size_t row_bytes = static_cast<std::size_t>(width) * static_cast<std::size_t>(slot.channels);
+    const std::size_t pixels = left.pixel_count();
+    const bool wide_index = DisparityMap::index_form(range.count) == DisparityMap::Form::index_u16;
+    const std::size_t index_bytes = wide_index ? 2 : 1;
+    const int band_rows = cs::fused_band_rows(slot.plan.tile);
+    const int bands = cu::div_up(height, band_rows);
+    const int radius = params_.radius();
+    slot.range = range;
+    CUDA_CHECK(cudaEventRecord(slot.events[START].get(), s));
+    std::size_t staged = 0;
+    int launched = 0, groups = 0;
+    for (int k = 0; k < SLABS; ++k) {
+      // Slab k: band-aligned rows r0 .. r1 - 1.
+      const int r0 = std::min(height, band_rows * (bands * k / SLABS));
+      const int r1 = k + 1 == SLABS ? height : std::min(height, band_rows * (bands * (k + 1) / SLABS));
+      if (r1 <= r0) continue;
+      const std::size_t offset = static_cast<std::size_t>(r0) * row_bytes;
+      const std::size_t bytes = static_cast<std::size_t>(r1 - r0) * row_bytes;
+      cu::staged_upload({{slot.raw_left.get() + offset, left.data.data() + offset, bytes},
+                         {slot.raw_right.get() + offset, right.data.data() + offset, bytes}},
+                        slot.h_staging.get() + staged, s, &copy_pool());
+      staged += 2 * bytes;
+      if (k == 0) CUDA_CHECK(cudaEventRecord(slot.events[UPLOADED].get(), s));
+      const std::size_t first_pixel = static_cast<std::size_t>(r0) * static_cast<std::size_t>(width);
+      cs::pack_pair(slot.raw_left.get() + offset, slot.raw_right.get() + offset, width, r1 - r0, slot.channels,
+                    slot.pair.code, slot.pair.left.get() + first_pixel, slot.pair.right.get() + first_pixel, s);
+      const cudaEvent_t packed = slot.slab_events[static_cast<std::size_t>(3 * k)].get();
+      CUDA_CHECK(cudaEventRecord(packed, s));
+      // Bands whose rows and the W rows below them are packed.
+      const int ready = r1 == height ? bands : std::max(0, (r1 - radius) / band_rows);
+      if (ready <= launched) continue;
+      cudaStream_t lane = slot.lanes[static_cast<std::size_t>(groups % 2)].get();
+      CUDA_CHECK(cudaStreamWaitEvent(lane, packed, 0));
+      cs::salap_fused_bands(slot.pair, range, params_, slot.plan, launched, ready - launched, slot.keys.get(), lane);
+      CUDA_CHECK(cudaEventRecord(slot.slab_events[static_cast<std::size_t>(3 * groups + 1)].get(), lane));
+      const std::size_t p0 = static_cast<std::size_t>(launched) * static_cast<std::size_t>(band_rows * width);
+      const std::size_t p1 = std::min(static_cast<std::size_t>(ready) * static_cast<std::size_t>(band_rows * width), pixels);
+      if (wide_index)
+        cs::merge_chunks_index(slot.keys.get(), slot.plan.chunks, pixels, p0, p1 - p0,
+                               reinterpret_cast<std::uint16_t*>(slot.d_index.get()), lane);
+      else
+        cs::merge_chunks_index(slot.keys.get(), slot.plan.chunks, pixels, p0, p1 - p0, slot.d_index.get(), lane);
+      CUDA_CHECK(cudaMemcpyAsync(slot.h_index.get() + p0 * index_bytes, slot.d_index.get() + p0 * index_bytes,
+                                 (p1 - p0) * index_bytes, cudaMemcpyDeviceToHost, lane));
+      CUDA_CHECK(cudaEventRecord(slot.slab_events[static_cast<std::size_t>(3 * groups + 2)].get(), lane));
+      ++groups;
+      launched = ready;
+    }
+    CUDA_CHECK(cudaEventRecord(slot.events[PACKED].get(), s));  // every slab on the device and packed
+    for (int g = 0; g < groups; ++g) CUDA_CHECK(cudaStreamWaitEvent(s, slot.slab_events[static_cast<std::size_t>(3 * g + 1)].get(), 0));
+    CUDA_CHECK(cudaEventRecord(slot.events[MATCHED].get(), s));  // every band's keys
+    for (int g = 0; g < groups; ++g) CUDA_CHECK(cudaStreamWaitEvent(s, slot.slab_events[static_cast<std::size_t>(3 * g + 2)].get(), 0));
+    CUDA_CHECK(cudaEventRecord(slot.events[DONE].get(), s));
+    CUDA_CHECK(cudaEventRecord(slot.events[READ].get(), s));
+  }
+
   /// Copies the slot's read-back indices into `map` (allocated by the caller in the index
   /// form of the slot's range), after wait().
   void copy_out(Slot& slot, DisparityMap& map) {
@@ -340,6 +429,17 @@ class SalapCudaMatcher final : public Matcher {
     timing.upload_ms = cu::elapsed_ms(ev[START], ev[UPLOADED]);
     timing.algorithm_ms = cu::elapsed_ms(ev[UPLOADED], ev[DONE]);
     timing.readback_ms = cu::elapsed_ms(ev[DONE], ev[READ]);
+    if (slot.slabbed) {
+      timing.clock = "cuda events; upload = the first of " + std::to_string(SLABS) +
+                     " row slabs (the others upload while the matching runs: in algorithm), read-back = the "
+                     "last slab's merge and copy (the others' overlap the matching)";
+      timing.algorithm_ms = cu::elapsed_ms(ev[UPLOADED], ev[MATCHED]);
+      timing.readback_ms = cu::elapsed_ms(ev[MATCHED], ev[READ]);
+      timing.stages.emplace_back("upload + pack of the other slabs (beside the matching)",
+                                 cu::elapsed_ms(ev[UPLOADED], ev[PACKED]));
+      timing.stages.emplace_back("fused tad+aggregate+wta, band launches", cu::elapsed_ms(ev[UPLOADED], ev[MATCHED]));
+      return;
+    }
     timing.stages.emplace_back("pack", cu::elapsed_ms(ev[UPLOADED], ev[PACKED]));
     if (fused_) {
       timing.stages.emplace_back("fused tad+aggregate+wta", cu::elapsed_ms(ev[PACKED], ev[MATCHED]));

@@ -60,13 +60,14 @@ __global__ void merge_kernel(const std::uint64_t* __restrict__ keys, std::size_t
 // The same merge, writing the winning level index itself (8 or 16 bits): the smallest exact
 // form of the map, a quarter or half of the float map's bytes to read back.
 template <class Index>
-__global__ void merge_index_kernel(const std::uint64_t* __restrict__ keys, std::size_t count, int chunks,
-                                   Index* __restrict__ index) {
-  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= count) return;
+__global__ void merge_index_kernel(const std::uint64_t* __restrict__ keys, std::size_t plane, std::size_t first,
+                                   std::size_t count, int chunks, Index* __restrict__ index) {
+  const std::size_t n = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (n >= count) return;
+  const std::size_t i = first + n;
   std::uint64_t best = keys[i];
   for (int c = 1; c < chunks; ++c) {
-    const std::uint64_t k = keys[static_cast<std::size_t>(c) * count + i];
+    const std::uint64_t k = keys[static_cast<std::size_t>(c) * plane + i];
     best = k < best ? k : best;
   }
   index[i] = Index(std::uint32_t(best & 0xFFFFFFFFu));
@@ -126,15 +127,26 @@ void merge_chunks(const std::uint64_t* d_keys, int chunks, int d_min, DeviceImag
 }
 
 template <class Index>
+void merge_chunks_index(const std::uint64_t* d_keys, int chunks, std::size_t plane, std::size_t first,
+                        std::size_t count, Index* d_index, cudaStream_t stream) {
+  require(chunks >= 1, "salap/cuda merge_chunks_index: no chunks");
+  require(first + count <= plane, "salap/cuda merge_chunks_index: pixels beyond the key plane");
+  if (count == 0) return;
+  merge_index_kernel<Index><<<blocks_1d(count, SELECT_THREADS, "salap/cuda merge_chunks_index"), SELECT_THREADS, 0,
+                              stream>>>(d_keys, plane, first, count, chunks, d_index);
+  CUDA_CHECK_LAUNCH();
+}
+template <class Index>
 void merge_chunks_index(const std::uint64_t* d_keys, int chunks, std::size_t count, Index* d_index,
                         cudaStream_t stream) {
-  require(chunks >= 1, "salap/cuda merge_chunks_index: no chunks");
-  merge_index_kernel<Index><<<blocks_1d(count, SELECT_THREADS, "salap/cuda merge_chunks_index"), SELECT_THREADS, 0,
-                              stream>>>(d_keys, count, chunks, d_index);
-  CUDA_CHECK_LAUNCH();
+  merge_chunks_index(d_keys, chunks, count, 0, count, d_index, stream);
 }
 template void merge_chunks_index<std::uint8_t>(const std::uint64_t*, int, std::size_t, std::uint8_t*, cudaStream_t);
 template void merge_chunks_index<std::uint16_t>(const std::uint64_t*, int, std::size_t, std::uint16_t*, cudaStream_t);
+template void merge_chunks_index<std::uint8_t>(const std::uint64_t*, int, std::size_t, std::size_t, std::size_t,
+                                               std::uint8_t*, cudaStream_t);
+template void merge_chunks_index<std::uint16_t>(const std::uint64_t*, int, std::size_t, std::size_t, std::size_t,
+                                                std::uint16_t*, cudaStream_t);
 
 template <class Index>
 void disparity_to_index(const DeviceImage<float>& disparity, int d_min, Index* d_index, cudaStream_t stream) {

@@ -148,6 +148,17 @@ FusedPlan plan_fused(int width, int height, int levels, const SalapParams& param
 /// Level index k searches disparity range.min + k (clamp-to-edge on both sides of I_R).
 void salap_fused(const DevicePair& pair, DisparityRange range, const SalapParams& params, const FusedPlan& plan,
                  std::uint64_t* d_keys, cudaStream_t stream = nullptr);
+
+/// Rows of one band of the fused kernel's tile (its blocks cover bands of this many rows).
+int fused_band_rows(FusedTile tile);
+
+/// salap_fused for bands first_band .. first_band + bands - 1 only (rows 32 b .. 32 b + 31 of
+/// band b): they read packed rows from 32 first_band - W to 32 (first_band + bands) + W - 1
+/// (clamped), and write the keys of their own rows, the same bits as the whole launch. What a
+/// caller uses to start on the top of a frame while its bottom is still uploading.
+void salap_fused_bands(const DevicePair& pair, DisparityRange range, const SalapParams& params, const FusedPlan& plan,
+                       int first_band, int bands, std::uint64_t* d_keys, cudaStream_t stream = nullptr);
+
 inline void salap_fused(const DevicePair& pair, int levels, const SalapParams& params, const FusedPlan& plan,
                         std::uint64_t* d_keys, cudaStream_t stream = nullptr) {
   salap_fused(pair, DisparityRange{0, levels}, params, plan, d_keys, stream);
@@ -167,6 +178,11 @@ inline void merge_chunks(const std::uint64_t* d_keys, int chunks, DeviceImage<fl
 template <class Index>
 void merge_chunks_index(const std::uint64_t* d_keys, int chunks, std::size_t count, Index* d_index,
                         cudaStream_t stream = nullptr);
+/// The same for pixels first .. first + count - 1 of key planes of `plane` pixels each (the
+/// rows a band launch finished).
+template <class Index>
+void merge_chunks_index(const std::uint64_t* d_keys, int chunks, std::size_t plane, std::size_t first,
+                        std::size_t count, Index* d_index, cudaStream_t stream = nullptr);
 
 /// index = disparity - d_min for the stage path's float map (whole levels), as `Index`.
 template <class Index>
