@@ -77,6 +77,27 @@ __device__ int arm_at(const uchar4* __restrict__ arms, const uchar4* __restrict_
   return min(v, max_arm);
 }
 
+// Turns rows 1..rows of `prefix` ([rows + 1][LANES], row 0 zero) into running sums along the
+// rows, each warp scanning its own run and then adding the totals of the runs before it. Every
+// thread of the block must call it (it holds block barriers).
+template <class T>
+__device__ void block_scan(T* prefix, T* totals, int rows, int warp, int lane) {
+  const int run = div_up(rows, WARPS);
+  const int first = 1 + warp * run;
+  const int last = min(rows, (warp + 1) * run);
+  T sum = T(0);
+  for (int r = first; r <= last; ++r) {
+    sum += prefix[static_cast<std::size_t>(r) * LANES + lane];
+    prefix[static_cast<std::size_t>(r) * LANES + lane] = sum;
+  }
+  totals[warp * LANES + lane] = sum;
+  __syncthreads();
+  T offset = T(0);
+  for (int w = 0; w < warp; ++w) offset += totals[w * LANES + lane];
+  for (int r = first; r <= last; ++r) prefix[static_cast<std::size_t>(r) * LANES + lane] += offset;
+  __syncthreads();
+}
+
 __global__ void __launch_bounds__(LANES * WARPS)
     arm_sum_kernel(const __half* __restrict__ in, __half* __restrict__ out, const uchar4* __restrict__ arms,
                    const uchar4* __restrict__ other_arms, int sign, int min_d, const float* __restrict__ divide,
@@ -106,18 +127,9 @@ __global__ void __launch_bounds__(LANES * WARPS)
   const int d = min_d + k;
 
   // Row i + 1 of `prefix` holds position tile_start - max_arm + i; row 0 is the empty sum.
-  // Each warp loads a run of consecutive rows and scans it in registers while it loads (the
-  // loads do not wait for the sums, only the cheap adds do), then adds the totals of the runs
-  // before it: one read-modify-write pass, where a scan in shared memory after the loads had a
-  // store-load round trip per row on its dependent chain.
   if (warp == 0) prefix[lane] = 0u;
   if (count_region && warp == 0) count_prefix[lane] = 0u;
-  const int run = div_up(rows, WARPS);
-  const int first = warp * run;
-  const int last = min(rows, first + run);
-  unsigned sum = 0u, count_sum = 0u;
-#pragma unroll 4
-  for (int i = first; i < last; ++i) {
+  for (int i = warp; i < rows; i += WARPS) {
     const int pos = tile_start - max_arm + i;
     float v = 0.0f;
     unsigned width_here = 0u;
@@ -133,29 +145,12 @@ __global__ void __launch_bounds__(LANES * WARPS)
         width_here = unsigned(1 + arm_at(arms, other_arms, width, x, y, d, sign, !horizontal, true, max_arm) +
                               arm_at(arms, other_arms, width, x, y, d, sign, !horizontal, false, max_arm));
     }
-    sum += __float2uint_rn(v * scale);
-    prefix[static_cast<std::size_t>(i + 1) * LANES + lane] = sum;
-    if (count_region) {
-      count_sum += width_here;
-      count_prefix[static_cast<std::size_t>(i + 1) * LANES + lane] = count_sum;
-    }
-  }
-  totals[warp * LANES + lane] = sum;
-  if (count_region) count_totals[warp * LANES + lane] = count_sum;
-  __syncthreads();
-  if (warp > 0) {
-    unsigned offset = 0u, count_offset = 0u;
-    for (int w = 0; w < warp; ++w) {
-      offset += totals[w * LANES + lane];
-      if (count_region) count_offset += count_totals[w * LANES + lane];
-    }
-    for (int i = first; i < last; ++i) {
-      prefix[static_cast<std::size_t>(i + 1) * LANES + lane] += offset;
-      if (count_region) count_prefix[static_cast<std::size_t>(i + 1) * LANES + lane] += count_offset;
-    }
+    prefix[static_cast<std::size_t>(i + 1) * LANES + lane] = __float2uint_rn(v * scale);
+    if (count_region) count_prefix[static_cast<std::size_t>(i + 1) * LANES + lane] = width_here;
   }
   __syncthreads();
-  const float inv_scale = 1.0f / scale;  // a power of two: exact
+  block_scan(prefix, totals, rows, warp, lane);
+  if (count_region) block_scan(count_prefix, count_totals, rows, warp, lane);
 
   if (!active) return;
   for (int t = warp; t < TILE; t += WARPS) {
@@ -169,9 +164,9 @@ __global__ void __launch_bounds__(LANES * WARPS)
     const std::size_t hi = static_cast<std::size_t>(t + max_arm + after + 1) * LANES + lane;
     const std::size_t lo = static_cast<std::size_t>(t + max_arm - before) * LANES + lane;
     // Exact modulo 2^32, and the window's sum is below 2^32 by the choice of scale.
-    float v = float(prefix[hi] - prefix[lo]) * inv_scale;
+    float v = float(prefix[hi] - prefix[lo]) / scale;
     if (count_region)
-      v = __fdividef(v, float(count_prefix[hi] - count_prefix[lo]));
+      v /= float(count_prefix[hi] - count_prefix[lo]);
     else if (divide != nullptr)
       v /= divide[pixel];
     out[base + static_cast<std::size_t>(pos) * stride] = __float2half_rn(v);
