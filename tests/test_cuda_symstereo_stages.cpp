@@ -30,6 +30,9 @@ template <class T>
 cu::DeviceBuffer<T> to_device(const std::vector<T>& host) {
   auto d = cu::make_device_buffer<T>(host.size(), "test", "a test buffer");
   CUDA_CHECK(cudaMemcpy(d.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  // A copy from pageable memory may return before its DMA has landed, and the stages below run
+  // on non-blocking streams, which do not wait for the legacy default stream.
+  CUDA_CHECK(cudaDeviceSynchronize());
   return d;
 }
 template <class T>
@@ -130,6 +133,9 @@ TEST(CudaSymStereoStages, RowFftFilterInverse) {
     auto d_bank = to_device(bank.data);
     auto d_resp = cu::make_device_buffer<cufftComplex>(filtered.data.size(), "test", "responses");
     CUDA_CHECK(cudaMemset(d_resp.get(), 0xFF, filtered.data.size() * sizeof(cufftComplex)));
+    // The poison goes on the legacy default stream, `stream` is non-blocking: without this the
+    // memset could land after the filter and leave NaNs (seen once on the H100 under ctest -j4).
+    CUDA_CHECK(cudaDeviceSynchronize());
     cs::filter(d_ref_spec.get(), d_bank.get(), width, height, n, d_resp.get(), stream.get());
     CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     const std::vector<ref::Complex> got_filtered = complex_to_host(d_resp, filtered.data.size());
