@@ -30,6 +30,8 @@
 
 #include <cuda_fp16.h>
 
+#include <type_traits>
+
 #include "cuda/adcensus/cost_device.cuh"
 #include "cuda/adcensus/stages.h"
 
@@ -40,10 +42,22 @@ constexpr int LANES = 32;
 constexpr int WARPS = 8;
 constexpr int TILE = 128;  // positions written per block; the halo is re-read (from L2) by neighbours
 
+// The region's pixel count is an unsigned window sum like the cost's, of first-pass arm widths
+// (each <= 2 max_arm + 1): 16 bits hold every count, and wrap-around prefixes subtract exactly,
+// while (2 max_arm + 1)^2 < 2^16, that is up to max_arm = 127 (L1 = 34 gives 33); 32 bits above.
+bool short_counts(int max_arm) { return (2 * max_arm + 1) * (2 * max_arm + 1) < 65536; }
+
+// Shared memory of one block: the cost integral [rows + 1][LANES] and its run totals; with
+// count_region also the count integral and its totals, and the tile's own-axis arms (2 bytes a
+// cell, read back by the output loop instead of gathering both views' arms again).
 std::size_t shared_bytes(int max_arm, bool count_region) {
-  const int rows = TILE + 2 * max_arm;
-  const std::size_t per_lane = sizeof(unsigned) + (count_region ? sizeof(unsigned) : 0);
-  return (static_cast<std::size_t>(rows) + 1 + WARPS) * LANES * per_lane;
+  const std::size_t rows = static_cast<std::size_t>(TILE + 2 * max_arm);
+  std::size_t bytes = (rows + 1 + WARPS) * LANES * sizeof(unsigned);
+  if (count_region) {
+    const std::size_t count_size = short_counts(max_arm) ? sizeof(unsigned short) : sizeof(unsigned);
+    bytes += (rows + 1 + WARPS) * LANES * count_size + static_cast<std::size_t>(TILE) * LANES * sizeof(unsigned short);
+  }
+  return bytes;
 }
 
 // The largest cost eq. 2 gives (AdCensusParams::validate keeps out_of_image_cost within it).
@@ -61,25 +75,24 @@ float fixed_point_scale(int max_arm) {
   return float(scale);
 }
 
-// One arm of pixel (x, y) at level d: p's own, or (with `other`) the shorter of p's and pd's,
-// pd = (x + sign * d, y) where it lies inside the image; clipped to max_arm.
-__device__ int arm_at(const uchar4* __restrict__ arms, const uchar4* __restrict__ other, int width, int x, int y, int d,
-                      int sign, bool horizontal, bool before, int max_arm) {
-  const uchar4 a = arms[static_cast<std::size_t>(y) * width + x];
-  int v = horizontal ? (before ? a.x : a.y) : (before ? a.z : a.w);
-  if (other != nullptr) {
-    const int xd = x + sign * d;
-    if (xd >= 0 && xd < width) {
-      const uchar4 b = other[static_cast<std::size_t>(y) * width + xd];
-      v = min(v, int(horizontal ? (before ? b.x : b.y) : (before ? b.z : b.w)));
-    }
+// The four arms of pixel `pixel` at one level, packed as its uchar4 (left, right, up, down in
+// bytes 0-3): p's own, or (with `other`) each the shorter of p's and pd's where pd, `xd`
+// columns along the row, lies inside the image; every arm clipped to max_arm (`clip`, max_arm
+// in each byte). One byte-wise minimum for all four.
+__device__ __forceinline__ unsigned combined_arms(const uchar4* __restrict__ arms, const uchar4* __restrict__ other,
+                                                  int width, int pixel, int x, int xd, unsigned clip) {
+  const uchar4 a = arms[pixel];
+  unsigned packed = unsigned(a.x) | unsigned(a.y) << 8 | unsigned(a.z) << 16 | unsigned(a.w) << 24;
+  if (other != nullptr && xd >= 0 && xd < width) {
+    const uchar4 b = other[pixel - x + xd];
+    packed = __vminu4(packed, unsigned(b.x) | unsigned(b.y) << 8 | unsigned(b.z) << 16 | unsigned(b.w) << 24);
   }
-  return min(v, max_arm);
+  return __vminu4(packed, clip);
 }
 
 // Turns rows 1..rows of `prefix` ([rows + 1][LANES], row 0 zero) into running sums along the
 // rows, each warp scanning its own run and then adding the totals of the runs before it. Every
-// thread of the block must call it (it holds block barriers).
+// thread of the block must call it (it holds block barriers). Unsigned T wraps around.
 template <class T>
 __device__ void block_scan(T* prefix, T* totals, int rows, int warp, int lane) {
   const int run = div_up(rows, WARPS);
@@ -87,29 +100,36 @@ __device__ void block_scan(T* prefix, T* totals, int rows, int warp, int lane) {
   const int last = min(rows, (warp + 1) * run);
   T sum = T(0);
   for (int r = first; r <= last; ++r) {
-    sum += prefix[static_cast<std::size_t>(r) * LANES + lane];
-    prefix[static_cast<std::size_t>(r) * LANES + lane] = sum;
+    sum = T(sum + prefix[r * LANES + lane]);
+    prefix[r * LANES + lane] = sum;
   }
   totals[warp * LANES + lane] = sum;
   __syncthreads();
   T offset = T(0);
-  for (int w = 0; w < warp; ++w) offset += totals[w * LANES + lane];
-  for (int r = first; r <= last; ++r) prefix[static_cast<std::size_t>(r) * LANES + lane] += offset;
+  for (int w = 0; w < warp; ++w) offset = T(offset + totals[w * LANES + lane]);
+  for (int r = first; r <= last; ++r) prefix[r * LANES + lane] = T(prefix[r * LANES + lane] + offset);
   __syncthreads();
 }
 
+// One 1D arm sum of a tile. CountT is void without the count column (the first pass of an
+// iteration, or the own region's precomputed `divide`), else the count integral's type.
+template <class CountT>
 __global__ void __launch_bounds__(LANES * WARPS)
     arm_sum_kernel(const __half* __restrict__ in, __half* __restrict__ out, const uchar4* __restrict__ arms,
                    const uchar4* __restrict__ other_arms, int sign, int min_d, const float* __restrict__ divide,
-                   bool count_region, int width, int height, int levels, bool horizontal, int max_arm,
-                   float scale, CostInputs cost, bool fused_cost) {
+                   int width, int height, int levels, bool horizontal, int max_arm, float scale, CostInputs cost,
+                   bool fused_cost) {
+  constexpr bool COUNT = !std::is_void_v<CountT>;
+  using Count = std::conditional_t<COUNT, CountT, unsigned>;
   extern __shared__ unsigned shared[];
   const int rows = TILE + 2 * max_arm;
-  unsigned* prefix = shared;                                          // [rows + 1][LANES], mod 2^32
-  unsigned* totals = shared + static_cast<std::size_t>(rows + 1) * LANES;  // [WARPS][LANES]
-  // With count_region: the first pass's arm widths, [rows + 1][LANES] and [WARPS][LANES].
-  unsigned* count_prefix = totals + WARPS * LANES;
-  unsigned* count_totals = count_prefix + static_cast<std::size_t>(rows + 1) * LANES;
+  unsigned* prefix = shared;                 // [rows + 1][LANES], mod 2^32
+  unsigned* totals = shared + (rows + 1) * LANES;  // [WARPS][LANES]
+  // With COUNT: the first pass's arm widths ([rows + 1][LANES] and [WARPS][LANES]), then the
+  // tile's own-axis arms ([TILE][LANES], before | after << 8).
+  Count* count_prefix = reinterpret_cast<Count*>(totals + WARPS * LANES);
+  Count* count_totals = count_prefix + (rows + 1) * LANES;
+  unsigned short* tile_arms = reinterpret_cast<unsigned short*>(count_totals + WARPS * LANES);
 
   const int lane = threadIdx.x % LANES;
   const int warp = threadIdx.x / LANES;
@@ -122,59 +142,74 @@ __global__ void __launch_bounds__(LANES * WARPS)
   const std::size_t base = horizontal ? static_cast<std::size_t>(line) * width * levels + k
                                       : static_cast<std::size_t>(line) * levels + k;
   const std::size_t stride = horizontal ? static_cast<std::size_t>(levels) : static_cast<std::size_t>(width) * levels;
+  const __half* src = in + base;
+  __half* dst = out + base;
   const int tile_start = static_cast<int>(blockIdx.y) * TILE;
-
-  const int d = min_d + k;
+  // Pixel index and pd's column offset along the line: pixel = line_pixel + pos * pos_step.
+  const int line_pixel = horizontal ? line * width : line;
+  const int pos_step = horizontal ? 1 : width;
+  const int offset_d = sign * (min_d + k);
+  const unsigned clip = 0x01010101u * unsigned(max_arm);
+  const int own_shift = horizontal ? 0 : 16;   // this pass's arms in the packed uchar4
+  const int first_shift = horizontal ? 16 : 0;  // the first pass's (the other axis)
 
   // Row i + 1 of `prefix` holds position tile_start - max_arm + i; row 0 is the empty sum.
   if (warp == 0) prefix[lane] = 0u;
-  if (count_region && warp == 0) count_prefix[lane] = 0u;
+  if constexpr (COUNT)
+    if (warp == 0) count_prefix[lane] = Count(0);
   for (int i = warp; i < rows; i += WARPS) {
     const int pos = tile_start - max_arm + i;
     float v = 0.0f;
-    unsigned width_here = 0u;
+    Count width_here = Count(0);
     if (active && pos >= 0 && pos < length) {
       const int x = horizontal ? pos : line;
-      const int y = horizontal ? line : pos;
       if (fused_cost)
-        v = ad_census_cost_at(cost, x, y, k);
+        v = ad_census_cost_at(cost, x, horizontal ? line : pos, k);
       else
-        v = __half2float(in[base + static_cast<std::size_t>(pos) * stride]);
-      // The first pass ran along the other axis: its arm width at this position and level.
-      if (count_region)
-        width_here = unsigned(1 + arm_at(arms, other_arms, width, x, y, d, sign, !horizontal, true, max_arm) +
-                              arm_at(arms, other_arms, width, x, y, d, sign, !horizontal, false, max_arm));
+        v = __half2float(src[static_cast<std::size_t>(pos) * stride]);
+      if constexpr (COUNT) {
+        // The first pass ran along the other axis: its arm width at this position and level;
+        // this pass's own arms are kept for the output loop.
+        const unsigned a = combined_arms(arms, other_arms, width, line_pixel + pos * pos_step, x, x + offset_d, clip);
+        width_here = Count(1u + ((a >> first_shift) & 0xFFu) + ((a >> (first_shift + 8)) & 0xFFu));
+        const int t = i - max_arm;
+        if (t >= 0 && t < TILE) tile_arms[t * LANES + lane] = static_cast<unsigned short>(a >> own_shift);
+      }
     }
-    prefix[static_cast<std::size_t>(i + 1) * LANES + lane] = __float2uint_rn(v * scale);
-    if (count_region) count_prefix[static_cast<std::size_t>(i + 1) * LANES + lane] = width_here;
+    prefix[(i + 1) * LANES + lane] = __float2uint_rn(v * scale);
+    if constexpr (COUNT) count_prefix[(i + 1) * LANES + lane] = width_here;
   }
   __syncthreads();
   block_scan(prefix, totals, rows, warp, lane);
-  if (count_region) block_scan(count_prefix, count_totals, rows, warp, lane);
+  if constexpr (COUNT) block_scan(count_prefix, count_totals, rows, warp, lane);
 
   if (!active) return;
   const float inv_scale = 1.0f / scale;
   for (int t = warp; t < TILE; t += WARPS) {
     const int pos = tile_start + t;
     if (pos >= length) break;
-    const int x = horizontal ? pos : line;
-    const int y = horizontal ? line : pos;
-    const std::size_t pixel = static_cast<std::size_t>(y) * width + x;
-    const int before = arm_at(arms, other_arms, width, x, y, d, sign, horizontal, true, max_arm);
-    const int after = arm_at(arms, other_arms, width, x, y, d, sign, horizontal, false, max_arm);
-    const std::size_t hi = static_cast<std::size_t>(t + max_arm + after + 1) * LANES + lane;
-    const std::size_t lo = static_cast<std::size_t>(t + max_arm - before) * LANES + lane;
+    unsigned own;
+    if constexpr (COUNT) {
+      own = tile_arms[t * LANES + lane];
+    } else {
+      const int x = horizontal ? pos : line;
+      own = combined_arms(arms, other_arms, width, line_pixel + pos * pos_step, x, x + offset_d, clip) >> own_shift;
+    }
+    const int before = int(own & 0xFFu);
+    const int after = int((own >> 8) & 0xFFu);
+    const int hi = (t + max_arm + after + 1) * LANES + lane;
+    const int lo = (t + max_arm - before) * LANES + lane;
     // Exact modulo 2^32, and the window's sum is below 2^32 by the choice of scale. The scale
     // is a power of two, so multiplying by its inverse is exact; the count's division is the
     // fast one (2 ulp), below the fp16 rounding of the stored result. ncu had this kernel
     // issue-bound (85 % of the SM's throughput on a vertical pass at 1080p), and an IEEE
     // division is a ~10-instruction subroutine.
     float v = float(prefix[hi] - prefix[lo]) * inv_scale;
-    if (count_region)
-      v = __fdividef(v, float(count_prefix[hi] - count_prefix[lo]));
+    if constexpr (COUNT)
+      v = __fdividef(v, float(Count(count_prefix[hi] - count_prefix[lo])));
     else if (divide != nullptr)
-      v = __fdividef(v, divide[pixel]);
-    out[base + static_cast<std::size_t>(pos) * stride] = __float2half_rn(v);
+      v = __fdividef(v, divide[line_pixel + pos * pos_step]);
+    dst[static_cast<std::size_t>(pos) * stride] = __float2half_rn(v);
   }
 }
 
@@ -201,16 +236,24 @@ void launch_arm_sum(int width, int height, int levels, const std::uint16_t* in, 
   require(bytes <= static_cast<std::size_t>(optin),
           "adcensus/cuda aggregate_cost: arms up to " + std::to_string(max_arm) + " need " + std::to_string(bytes) +
               " bytes of shared memory per block, the device allows " + std::to_string(optin));
-  if (bytes > 48 * 1024)
-    CUDA_CHECK(cudaFuncSetAttribute(arm_sum_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   const long long lanes = static_cast<long long>(horizontal ? height : width) * levels;
   const long long blocks_x = (lanes + LANES - 1) / LANES;
   const int blocks_y = div_up(horizontal ? width : height, TILE);
   require(blocks_x <= 0x7FFFFFFF && blocks_y <= 65535, "adcensus/cuda aggregate_cost: volume too large for one grid");
-  arm_sum_kernel<<<dim3(unsigned(blocks_x), unsigned(blocks_y)), LANES * WARPS, bytes, stream>>>(
-      reinterpret_cast<const __half*>(in), reinterpret_cast<__half*>(out), arms.get(), region.other_arms, region.sign,
-      region.min_d, region.divide, region.count_region, width, height, levels, horizontal, max_arm,
-      fixed_point_scale(max_arm), cost != nullptr ? *cost : CostInputs{}, cost != nullptr);
+  const auto launch = [&](auto kernel) {
+    if (bytes > 48 * 1024)
+      CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+    kernel<<<dim3(unsigned(blocks_x), unsigned(blocks_y)), LANES * WARPS, bytes, stream>>>(
+        reinterpret_cast<const __half*>(in), reinterpret_cast<__half*>(out), arms.get(), region.other_arms,
+        region.sign, region.min_d, region.divide, width, height, levels, horizontal, max_arm,
+        fixed_point_scale(max_arm), cost != nullptr ? *cost : CostInputs{}, cost != nullptr);
+  };
+  if (!region.count_region)
+    launch(arm_sum_kernel<void>);
+  else if (short_counts(max_arm))
+    launch(arm_sum_kernel<unsigned short>);
+  else
+    launch(arm_sum_kernel<unsigned>);
   CUDA_CHECK_LAUNCH();
 }
 
