@@ -40,7 +40,10 @@ namespace {
 
 constexpr int LANES = 32;
 constexpr int WARPS = 8;
-constexpr int TILE = 128;  // positions written per block; the halo is re-read (from L2) by neighbours
+// Positions written per block; the halo is re-read (from L2) by neighbours. 120 divides 1920
+// and 1080, and keeps the count pass's block (44 KB at L1 = 34) to five per SM on an H100 (128:
+// 46 KB, four).
+constexpr int TILE = 120;
 
 // The region's pixel count is an unsigned window sum like the cost's, of first-pass arm widths
 // (each <= 2 max_arm + 1): 16 bits hold every count, and wrap-around prefixes subtract exactly,
@@ -90,6 +93,21 @@ __device__ __forceinline__ unsigned combined_arms(const uchar4* __restrict__ arm
   return __vminu4(packed, clip);
 }
 
+// This axis's two arms only (bytes `shift` and `shift` + 8 of combined_arms), as
+// before | after << 8: what the passes without a count column read.
+__device__ __forceinline__ unsigned own_arms(const uchar4* __restrict__ arms, const uchar4* __restrict__ other,
+                                             int width, int pixel, int x, int xd, int shift, int max_arm) {
+  const unsigned a = reinterpret_cast<const unsigned*>(arms)[pixel] >> shift;
+  int before = min(int(a & 0xFFu), max_arm);
+  int after = min(int((a >> 8) & 0xFFu), max_arm);
+  if (other != nullptr && xd >= 0 && xd < width) {
+    const unsigned b = reinterpret_cast<const unsigned*>(other)[pixel - x + xd] >> shift;
+    before = min(before, int(b & 0xFFu));
+    after = min(after, int((b >> 8) & 0xFFu));
+  }
+  return unsigned(before) | unsigned(after) << 8;
+}
+
 // Turns rows 1..rows of `prefix` ([rows + 1][LANES], row 0 zero) into running sums along the
 // rows, each warp scanning its own run and then adding the totals of the runs before it. Every
 // thread of the block must call it (it holds block barriers). Unsigned T wraps around.
@@ -133,11 +151,11 @@ __global__ void __launch_bounds__(LANES * WARPS)
 
   const int lane = threadIdx.x % LANES;
   const int warp = threadIdx.x / LANES;
-  const long long lane_index = static_cast<long long>(blockIdx.x) * LANES + lane;
-  const long long lane_count = static_cast<long long>(horizontal ? height : width) * levels;
-  const bool active = lane_index < lane_count;
-  const int line = static_cast<int>(lane_index / levels);  // y of a row sum, x of a column sum
-  const int k = static_cast<int>(lane_index - static_cast<long long>(line) * levels);
+  // Lines x levels is below 2^31 (launch_arm_sum checks the grid): 32-bit division.
+  const int lane_index = static_cast<int>(blockIdx.x) * LANES + lane;
+  const bool active = lane_index < (horizontal ? height : width) * levels;
+  const int line = lane_index / levels;  // y of a row sum, x of a column sum
+  const int k = lane_index - line * levels;
   const int length = horizontal ? width : height;
   const std::size_t base = horizontal ? static_cast<std::size_t>(line) * width * levels + k
                                       : static_cast<std::size_t>(line) * levels + k;
@@ -193,10 +211,10 @@ __global__ void __launch_bounds__(LANES * WARPS)
       own = tile_arms[t * LANES + lane];
     } else {
       const int x = horizontal ? pos : line;
-      own = combined_arms(arms, other_arms, width, line_pixel + pos * pos_step, x, x + offset_d, clip) >> own_shift;
+      own = own_arms(arms, other_arms, width, line_pixel + pos * pos_step, x, x + offset_d, own_shift, max_arm);
     }
     const int before = int(own & 0xFFu);
-    const int after = int((own >> 8) & 0xFFu);
+    const int after = int(own >> 8);
     const int hi = (t + max_arm + after + 1) * LANES + lane;
     const int lo = (t + max_arm - before) * LANES + lane;
     // Exact modulo 2^32, and the window's sum is below 2^32 by the choice of scale. The scale
@@ -239,7 +257,7 @@ void launch_arm_sum(int width, int height, int levels, const std::uint16_t* in, 
   const long long lanes = static_cast<long long>(horizontal ? height : width) * levels;
   const long long blocks_x = (lanes + LANES - 1) / LANES;
   const int blocks_y = div_up(horizontal ? width : height, TILE);
-  require(blocks_x <= 0x7FFFFFFF && blocks_y <= 65535, "adcensus/cuda aggregate_cost: volume too large for one grid");
+  require(lanes <= 0x7FFFFFFF && blocks_y <= 65535, "adcensus/cuda aggregate_cost: volume too large for one grid");
   const auto launch = [&](auto kernel) {
     if (bytes > 48 * 1024)
       CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
