@@ -81,14 +81,15 @@ float fixed_point_scale(int max_arm) {
 // The four arms of pixel `pixel` at one level, packed as its uchar4 (left, right, up, down in
 // bytes 0-3): p's own, or (with `other`) each the shorter of p's and pd's where pd, `xd`
 // columns along the row, lies inside the image; every arm clipped to max_arm (`clip`, max_arm
-// in each byte). One byte-wise minimum for all four.
+// in each byte). One byte-wise minimum for all four. pd's arms are read at the clamped column
+// and then discarded when pd is outside: no branch around the load, so that the callers'
+// unrolled loops can issue several loads before the first one returns.
 __device__ __forceinline__ unsigned combined_arms(const uchar4* __restrict__ arms, const uchar4* __restrict__ other,
                                                   int width, int pixel, int x, int xd, unsigned clip) {
-  const uchar4 a = arms[pixel];
-  unsigned packed = unsigned(a.x) | unsigned(a.y) << 8 | unsigned(a.z) << 16 | unsigned(a.w) << 24;
-  if (other != nullptr && xd >= 0 && xd < width) {
-    const uchar4 b = other[pixel - x + xd];
-    packed = __vminu4(packed, unsigned(b.x) | unsigned(b.y) << 8 | unsigned(b.z) << 16 | unsigned(b.w) << 24);
+  unsigned packed = reinterpret_cast<const unsigned*>(arms)[pixel];
+  if (other != nullptr) {
+    const unsigned b = reinterpret_cast<const unsigned*>(other)[pixel - x + min(max(xd, 0), width - 1)];
+    packed = (xd >= 0 && xd < width) ? __vminu4(packed, b) : packed;
   }
   return __vminu4(packed, clip);
 }
@@ -100,10 +101,11 @@ __device__ __forceinline__ unsigned own_arms(const uchar4* __restrict__ arms, co
   const unsigned a = reinterpret_cast<const unsigned*>(arms)[pixel] >> shift;
   int before = min(int(a & 0xFFu), max_arm);
   int after = min(int((a >> 8) & 0xFFu), max_arm);
-  if (other != nullptr && xd >= 0 && xd < width) {
-    const unsigned b = reinterpret_cast<const unsigned*>(other)[pixel - x + xd] >> shift;
-    before = min(before, int(b & 0xFFu));
-    after = min(after, int((b >> 8) & 0xFFu));
+  if (other != nullptr) {
+    const unsigned b = reinterpret_cast<const unsigned*>(other)[pixel - x + min(max(xd, 0), width - 1)] >> shift;
+    const bool inside = xd >= 0 && xd < width;
+    before = inside ? min(before, int(b & 0xFFu)) : before;
+    after = inside ? min(after, int((b >> 8) & 0xFFu)) : after;
   }
   return unsigned(before) | unsigned(after) << 8;
 }
@@ -131,12 +133,12 @@ __device__ void block_scan(T* prefix, T* totals, int rows, int warp, int lane) {
 
 // One 1D arm sum of a tile. CountT is void without the count column (the first pass of an
 // iteration, or the own region's precomputed `divide`), else the count integral's type.
-template <class CountT>
+// FUSED computes the cost (eq. 1-3) instead of reading `in`.
+template <class CountT, bool FUSED>
 __global__ void __launch_bounds__(LANES * WARPS)
     arm_sum_kernel(const __half* __restrict__ in, __half* __restrict__ out, const uchar4* __restrict__ arms,
                    const uchar4* __restrict__ other_arms, int sign, int min_d, const float* __restrict__ divide,
-                   int width, int height, int levels, bool horizontal, int max_arm, float scale, CostInputs cost,
-                   bool fused_cost) {
+                   int width, int height, int levels, bool horizontal, int max_arm, float scale, CostInputs cost) {
   constexpr bool COUNT = !std::is_void_v<CountT>;
   using Count = std::conditional_t<COUNT, CountT, unsigned>;
   extern __shared__ unsigned shared[];
@@ -151,11 +153,14 @@ __global__ void __launch_bounds__(LANES * WARPS)
 
   const int lane = threadIdx.x % LANES;
   const int warp = threadIdx.x / LANES;
-  // Lines x levels is below 2^31 (launch_arm_sum checks the grid): 32-bit division.
+  // Lines x levels is below 2^31 (launch_arm_sum checks the grid): 32-bit division. A lane
+  // past the last line reads the last one's cells (every load stays inside the arrays) and
+  // writes nothing.
+  const int lane_count = (horizontal ? height : width) * levels;
   const int lane_index = static_cast<int>(blockIdx.x) * LANES + lane;
-  const bool active = lane_index < (horizontal ? height : width) * levels;
-  const int line = lane_index / levels;  // y of a row sum, x of a column sum
-  const int k = lane_index - line * levels;
+  const bool active = lane_index < lane_count;
+  const int line = min(lane_index, lane_count - 1) / levels;  // y of a row sum, x of a column sum
+  const int k = min(lane_index, lane_count - 1) - line * levels;
   const int length = horizontal ? width : height;
   const std::size_t base = horizontal ? static_cast<std::size_t>(line) * width * levels + k
                                       : static_cast<std::size_t>(line) * levels + k;
@@ -175,27 +180,31 @@ __global__ void __launch_bounds__(LANES * WARPS)
   if (warp == 0) prefix[lane] = 0u;
   if constexpr (COUNT)
     if (warp == 0) count_prefix[lane] = Count(0);
+  // Branch-free body (positions outside the line read the clamped one and store 0), unrolled:
+  // ncu had the branchy loop stalled on each load in turn (a third of the samples on the
+  // conversion right after the fp16 load).
+#pragma unroll 4
   for (int i = warp; i < rows; i += WARPS) {
     const int pos = tile_start - max_arm + i;
-    float v = 0.0f;
-    Count width_here = Count(0);
-    if (active && pos >= 0 && pos < length) {
-      const int x = horizontal ? pos : line;
-      if (fused_cost)
-        v = ad_census_cost_at(cost, x, horizontal ? line : pos, k);
-      else
-        v = __half2float(src[static_cast<std::size_t>(pos) * stride]);
-      if constexpr (COUNT) {
-        // The first pass ran along the other axis: its arm width at this position and level;
-        // this pass's own arms are kept for the output loop.
-        const unsigned a = combined_arms(arms, other_arms, width, line_pixel + pos * pos_step, x, x + offset_d, clip);
-        width_here = Count(1u + ((a >> first_shift) & 0xFFu) + ((a >> (first_shift + 8)) & 0xFFu));
-        const int t = i - max_arm;
-        if (t >= 0 && t < TILE) tile_arms[t * LANES + lane] = static_cast<unsigned short>(a >> own_shift);
-      }
+    const bool inside = active && pos >= 0 && pos < length;
+    const int at = min(max(pos, 0), length - 1);
+    const int x = horizontal ? at : line;
+    float v;
+    if constexpr (FUSED)
+      v = ad_census_cost_at(cost, x, horizontal ? line : at, k);
+    else
+      v = __half2float(src[static_cast<std::size_t>(at) * stride]);
+    prefix[(i + 1) * LANES + lane] = inside ? __float2uint_rn(v * scale) : 0u;
+    if constexpr (COUNT) {
+      // The first pass ran along the other axis: its arm width at this position and level;
+      // this pass's own arms are kept for the output loop (at the clamped position too, so
+      // that every row the output loop reads is defined).
+      const unsigned a = combined_arms(arms, other_arms, width, line_pixel + at * pos_step, x, x + offset_d, clip);
+      const unsigned width_here = 1u + ((a >> first_shift) & 0xFFu) + ((a >> (first_shift + 8)) & 0xFFu);
+      count_prefix[(i + 1) * LANES + lane] = inside ? Count(width_here) : Count(0);
+      const int t = i - max_arm;
+      if (t >= 0 && t < TILE) tile_arms[t * LANES + lane] = static_cast<unsigned short>(a >> own_shift);
     }
-    prefix[(i + 1) * LANES + lane] = __float2uint_rn(v * scale);
-    if constexpr (COUNT) count_prefix[(i + 1) * LANES + lane] = width_here;
   }
   __syncthreads();
   block_scan(prefix, totals, rows, warp, lane);
@@ -203,15 +212,16 @@ __global__ void __launch_bounds__(LANES * WARPS)
 
   if (!active) return;
   const float inv_scale = 1.0f / scale;
+#pragma unroll 3
   for (int t = warp; t < TILE; t += WARPS) {
     const int pos = tile_start + t;
-    if (pos >= length) break;
+    const int at = min(pos, length - 1);  // past the line's end: computed, not stored
     unsigned own;
     if constexpr (COUNT) {
       own = tile_arms[t * LANES + lane];
     } else {
-      const int x = horizontal ? pos : line;
-      own = own_arms(arms, other_arms, width, line_pixel + pos * pos_step, x, x + offset_d, own_shift, max_arm);
+      const int x = horizontal ? at : line;
+      own = own_arms(arms, other_arms, width, line_pixel + at * pos_step, x, x + offset_d, own_shift, max_arm);
     }
     const int before = int(own & 0xFFu);
     const int after = int(own >> 8);
@@ -226,8 +236,8 @@ __global__ void __launch_bounds__(LANES * WARPS)
     if constexpr (COUNT)
       v = __fdividef(v, float(Count(count_prefix[hi] - count_prefix[lo])));
     else if (divide != nullptr)
-      v = __fdividef(v, divide[line_pixel + pos * pos_step]);
-    dst[static_cast<std::size_t>(pos) * stride] = __float2half_rn(v);
+      v = __fdividef(v, divide[line_pixel + at * pos_step]);
+    if (pos < length) dst[static_cast<std::size_t>(pos) * stride] = __float2half_rn(v);
   }
 }
 
@@ -264,14 +274,20 @@ void launch_arm_sum(int width, int height, int levels, const std::uint16_t* in, 
     kernel<<<dim3(unsigned(blocks_x), unsigned(blocks_y)), LANES * WARPS, bytes, stream>>>(
         reinterpret_cast<const __half*>(in), reinterpret_cast<__half*>(out), arms.get(), region.other_arms,
         region.sign, region.min_d, region.divide, width, height, levels, horizontal, max_arm,
-        fixed_point_scale(max_arm), cost != nullptr ? *cost : CostInputs{}, cost != nullptr);
+        fixed_point_scale(max_arm), cost != nullptr ? *cost : CostInputs{});
   };
-  if (!region.count_region)
-    launch(arm_sum_kernel<void>);
-  else if (short_counts(max_arm))
-    launch(arm_sum_kernel<unsigned short>);
-  else
-    launch(arm_sum_kernel<unsigned>);
+  require(!region.count_region || region.other_arms != nullptr,
+          "adcensus/cuda aggregate_cost: the count pass needs the other view's arms");
+  if (cost != nullptr) {
+    require(!region.count_region, "adcensus/cuda aggregate_cost: the cost is fused into a first pass only");
+    launch(arm_sum_kernel<void, true>);
+  } else if (!region.count_region) {
+    launch(arm_sum_kernel<void, false>);
+  } else if (short_counts(max_arm)) {
+    launch(arm_sum_kernel<unsigned short, false>);
+  } else {
+    launch(arm_sum_kernel<unsigned, false>);
+  }
   CUDA_CHECK_LAUNCH();
 }
 
