@@ -26,6 +26,7 @@
 
 #include <cfloat>
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/adcensus/stages.h"
 #include "cuda/adcensus/warp_argmin.cuh"
@@ -80,14 +81,6 @@ __global__ void edge_bits_kernel(const uchar4* __restrict__ image, int width, in
   edges[static_cast<std::size_t>(height) * static_cast<std::size_t>(words) + at] = v;
 }
 
-// Bits lo .. lo + 31 of one edge row (0 outside it): bit i is pixel lo + i.
-__device__ __forceinline__ std::uint32_t edge_window(const std::uint32_t* __restrict__ row, int words, int lo) {
-  const int w0 = lo >> 5;  // floor, also for lo < 0
-  const std::uint32_t a = (w0 >= 0 && w0 < words) ? __ldg(row + w0) : 0u;
-  const std::uint32_t b = (w0 + 1 >= 0 && w0 + 1 < words) ? __ldg(row + w0 + 1) : 0u;
-  return __funnelshift_r(a, b, static_cast<unsigned>(lo & 31));
-}
-
 template <int V>
 __global__ void __launch_bounds__(WARP * PATH_WARPS)
     path_kernel(const __half* __restrict__ cost, const uchar4* __restrict__ ref, const std::uint32_t* __restrict__ edges,
@@ -129,32 +122,66 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
     const int y = horizontal ? line : i;
     return static_cast<std::size_t>(y) * width + x;
   };
-  const auto load = [&](std::size_t pixel, float (&dst)[V]) {
+  // Everything a step reads from memory, loaded AHEAD steps before the step runs and kept as
+  // loaded (fp16, packed RGBA, edge words): the pixel's costs, the two reference pixels of D1
+  // and the two words of edge bits around D2's window. Nothing is converted at load time, so no
+  // instruction waits on a load until the step that needs it; ncu had the kernel stalled on
+  // the fp16-to-fp32 conversion right behind each load (a third of the samples on Teddy, where
+  // one view's 1,650 warps leave most of the GPU idle and every step's latency shows).
+  // V > 4 (more than 128 levels) keeps the costs converted at load time: at 1080p x 256 the
+  // kernel is issue-bound with 24 warps per SM, and the fp16 ring measured 35 % slower there.
+  constexpr bool RAW = V <= 4;
+  using Stored = std::conditional_t<RAW, __half, float>;
+  struct Inputs {
+    Stored c[V];
+    std::uint32_t here, before;  // ref at p and at p - r (packed RGBA)
+    std::uint32_t word0, word1;  // edge words w0 and w0 + 1 of D2's window
+  };
+  const auto window_low = [&](int step) {  // lowest column of the lane's D2 window
+    const int i = forward ? step : length - 1 - step;
+    const int x = horizontal ? i : line;
+    const int first = x + lane_offset + column_shift;  // level lane * V
+    return sign < 0 ? first - (V - 1) : first;
+  };
+  const auto load = [&](int step, Inputs& in) {
+    const std::size_t pixel = pixel_at(step);
 #pragma unroll
     for (int j = 0; j < V; ++j) {
       const int k = lane * V + j;
-      dst[j] = k < levels ? __half2float(cost[pixel * levels + k]) : FLT_MAX;
+      if constexpr (RAW)
+        in.c[j] = k < levels ? cost[pixel * levels + k] : __half();
+      else
+        in.c[j] = k < levels ? __half2float(cost[pixel * levels + k]) : FLT_MAX;
     }
-  };
-
-  // One step of eq. 4 at `step` with that pixel's costs c.
-  const auto advance = [&](int step, const float (&c)[V]) {
-    const std::size_t pixel = pixel_at(step);
+    in.here = in.before = in.word0 = in.word1 = 0u;
+    if (step == 0) return;  // a path starts with C1: no D1, no D2
     const int i = forward ? step : length - 1 - step;
     const int x = horizontal ? i : line;
     const int y = horizontal ? line : i;
+    const std::uint32_t* ref32 = reinterpret_cast<const std::uint32_t*>(ref);
+    in.here = __ldg(ref32 + pixel);
+    in.before = __ldg(ref32 + static_cast<std::size_t>(y - ry) * width + (x - rx));
+    const std::uint32_t* row = bits + static_cast<std::size_t>(y + row_shift) * static_cast<std::size_t>(words);
+    const int w0 = window_low(step) >> 5;  // floor, also for negative columns
+    in.word0 = (w0 >= 0 && w0 < words) ? __ldg(row + w0) : 0u;
+    in.word1 = (w0 + 1 >= 0 && w0 + 1 < words) ? __ldg(row + w0 + 1) : 0u;
+  };
+
+  // One step of eq. 4 at `step` with its inputs.
+  const auto advance = [&](int step, const Inputs& in) {
+    const std::size_t pixel = pixel_at(step);
     if (step == 0) {
 #pragma unroll
-      for (int j = 0; j < V; ++j) cur[j] = c[j];  // a path starts with C1
+      for (int j = 0; j < V; ++j) cur[j] = lane * V + j < levels ? float(in.c[j]) : FLT_MAX;  // C1
     } else {
-      const int d1 = colour_difference(ref[pixel], ref[static_cast<std::size_t>(y - ry) * width + (x - rx)]);
+      const uchar4 p = *reinterpret_cast<const uchar4*>(&in.here);
+      const uchar4 q = *reinterpret_cast<const uchar4*>(&in.before);
+      const int d1 = colour_difference(p, q);
       const float below = __shfl_up_sync(FULL_MASK, prev[V - 1], 1);  // level lane * V - 1
       const float above = __shfl_down_sync(FULL_MASK, prev[0], 1);    // level lane * V + V
-      // D2 of the lane's levels: V consecutive bits from the lowest column they match.
-      const int first = x + lane_offset + column_shift;  // level lane * V
-      const int lo = sign < 0 ? first - (V - 1) : first;
-      const std::uint32_t window =
-          edge_window(bits + static_cast<std::size_t>(y + row_shift) * static_cast<std::size_t>(words), words, lo);
+      // D2 of the lane's levels: V consecutive bits from the lowest column they match (bits
+      // lo .. lo + 31 of the row, 0 outside it).
+      const std::uint32_t window = __funnelshift_r(in.word0, in.word1, static_cast<unsigned>(window_low(step) & 31));
       // Cases 1-4 of Sec. 2.3 by edge count (case 4 read as Pi2 / 10 for P2, as the reference
       // reads it); D1's share is fixed for the step, D2 picks between two pairs per level.
       const bool e1 = d1 >= tau_so;
@@ -173,7 +200,7 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
         float best = fminf(prev[j], prev_min + p2);
         if (k > 0) best = fminf(best, (j > 0 ? prev[j - 1] : below) + p1);
         if (k + 1 < levels) best = fminf(best, (j + 1 < V ? prev[j + 1] : above) + p1);
-        cur[j] = c[j] + best - prev_min;  // eq. 4
+        cur[j] = float(in.c[j]) + best - prev_min;  // eq. 4
       }
     }
     float m = FLT_MAX;
@@ -187,24 +214,22 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
     prev_min = warp_min(m);
   };
 
-  // The costs of the next AHEAD pixels are in flight while a step computes: one step (~100s of
-  // cycles) does not cover a DRAM load, a few do. The ring is indexed by compile-time u only
+  // The inputs of the next AHEAD pixels are in flight while a step computes: one step (~100s
+  // of cycles) does not cover a DRAM load, a few do. The ring is indexed by compile-time u only
   // (the inner loop unrolls), so it stays in registers.
   constexpr int AHEAD = V <= 4 ? 4 : (V <= 8 ? 2 : 1);
-  float ring[AHEAD][V];
+  Inputs ring[AHEAD];
 #pragma unroll
   for (int u = 0; u < AHEAD; ++u)
-    if (u < length) load(pixel_at(u), ring[u]);
+    if (u < length) load(u, ring[u]);
   for (int base = 0; base < length; base += AHEAD) {
 #pragma unroll
     for (int u = 0; u < AHEAD; ++u) {
       const int step = base + u;
       if (step >= length) break;
-      float c[V];
-#pragma unroll
-      for (int j = 0; j < V; ++j) c[j] = ring[u][j];
-      if (step + AHEAD < length) load(pixel_at(step + AHEAD), ring[u]);
-      advance(step, c);
+      const Inputs in = ring[u];
+      if (step + AHEAD < length) load(step + AHEAD, ring[u]);
+      advance(step, in);
     }
   }
 }
