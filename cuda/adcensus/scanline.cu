@@ -116,20 +116,37 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
 #pragma unroll
   for (int j = 0; j < V; ++j) prev[j] = cur[j] = FLT_MAX;  // set by step 0 before any read
   float prev_min = 0.0f;
-  const auto pixel_at = [&](int step) {
-    const int i = forward ? step : length - 1 - step;
-    const int x = horizontal ? i : line;
-    const int y = horizontal ? line : i;
-    return static_cast<std::size_t>(y) * width + x;
-  };
+
+  // Where step s reads and writes, as a start plus s times a per-step increment (ncu had the
+  // recomputed 64-bit addresses as a large share of the ~170 instructions a step on Teddy,
+  // where the schedulers issued on 62 % of the cycles): the path's pixel, the lane's first
+  // level of it in the volumes, and D2's window (row and lowest column of the edge bits).
+  const int first_i = forward ? 0 : length - 1;
+  const long long pixel_step = (forward ? 1 : -1) * (horizontal ? 1LL : static_cast<long long>(width));
+  const long long first_pixel =
+      horizontal ? static_cast<long long>(line) * width + first_i : static_cast<long long>(first_i) * width + line;
+  const int lane_level = lane * V;
+  const long long cell_step = pixel_step * levels;
+  const long long first_cell = first_pixel * levels + lane_level;
+  const int first_x = horizontal ? first_i : line;
+  const int first_y = horizontal ? line : first_i;
+  // The lane's lowest matched column at step 0 and its change per step (V consecutive bits
+  // from there are the lane's levels, lowest column first).
+  const int first_low = first_x + lane_offset + column_shift - (sign < 0 ? V - 1 : 0);
+  const int low_step = horizontal ? (forward ? 1 : -1) : 0;
+  const long long first_row = static_cast<long long>(first_y + row_shift) * words;
+  const long long row_step = horizontal ? 0 : (forward ? words : -static_cast<long long>(words));
+  const std::uint32_t* ref32 = reinterpret_cast<const std::uint32_t*>(ref);
+
   // Everything a step reads from memory, loaded AHEAD steps before the step runs and kept as
-  // loaded (fp16, packed RGBA, edge words): the pixel's costs, the two reference pixels of D1
-  // and the two words of edge bits around D2's window. Nothing is converted at load time, so no
-  // instruction waits on a load until the step that needs it; ncu had the kernel stalled on
-  // the fp16-to-fp32 conversion right behind each load (a third of the samples on Teddy, where
-  // one view's 1,650 warps leave most of the GPU idle and every step's latency shows).
-  // V > 4 (more than 128 levels) keeps the costs converted at load time: at 1080p x 256 the
-  // kernel is issue-bound with 24 warps per SM, and the fp16 ring measured 35 % slower there.
+  // loaded (packed RGBA, edge words; fp16 costs up to 128 levels): the pixel's costs, the two
+  // reference pixels of D1 (p and p - r, the path's previous pixel) and the two words of edge
+  // bits around D2's window. Nothing waits on a load until the step that needs it; ncu had the
+  // kernel stalled on the fp16-to-fp32 conversion right behind each load (a third of the
+  // samples on Teddy, where one view's 1,650 warps leave most of the GPU idle and every step's
+  // latency shows).
+  // V > 4 (more than 128 levels) converts the costs at load time: at 1080p x 256 the kernel
+  // is issue-bound with 24 warps per SM, and the fp16 ring measured 35 % slower there.
   constexpr bool RAW = V <= 4;
   using Stored = std::conditional_t<RAW, __half, float>;
   struct Inputs {
@@ -137,42 +154,42 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
     std::uint32_t here, before;  // ref at p and at p - r (packed RGBA)
     std::uint32_t word0, word1;  // edge words w0 and w0 + 1 of D2's window
   };
-  const auto window_low = [&](int step) {  // lowest column of the lane's D2 window
-    const int i = forward ? step : length - 1 - step;
-    const int x = horizontal ? i : line;
-    const int first = x + lane_offset + column_shift;  // level lane * V
-    return sign < 0 ? first - (V - 1) : first;
-  };
-  const auto load = [&](int step, Inputs& in) {
-    const std::size_t pixel = pixel_at(step);
+  // The load cursor: step `load_step`'s first cell, pixel, edge row and lowest column.
+  long long load_cell = first_cell, load_pixel = first_pixel, load_row = first_row;
+  int load_low = first_low, load_step = 0;
+  const auto load = [&](Inputs& in) {
+    const __half* c = cost + load_cell;
 #pragma unroll
     for (int j = 0; j < V; ++j) {
-      const int k = lane * V + j;
       if constexpr (RAW)
-        in.c[j] = k < levels ? cost[pixel * levels + k] : __half();
+        in.c[j] = lane_level + j < levels ? c[j] : __half();
       else
-        in.c[j] = k < levels ? __half2float(cost[pixel * levels + k]) : FLT_MAX;
+        in.c[j] = lane_level + j < levels ? __half2float(c[j]) : FLT_MAX;
     }
     in.here = in.before = in.word0 = in.word1 = 0u;
-    if (step == 0) return;  // a path starts with C1: no D1, no D2
-    const int i = forward ? step : length - 1 - step;
-    const int x = horizontal ? i : line;
-    const int y = horizontal ? line : i;
-    const std::uint32_t* ref32 = reinterpret_cast<const std::uint32_t*>(ref);
-    in.here = __ldg(ref32 + pixel);
-    in.before = __ldg(ref32 + static_cast<std::size_t>(y - ry) * width + (x - rx));
-    const std::uint32_t* row = bits + static_cast<std::size_t>(y + row_shift) * static_cast<std::size_t>(words);
-    const int w0 = window_low(step) >> 5;  // floor, also for negative columns
-    in.word0 = (w0 >= 0 && w0 < words) ? __ldg(row + w0) : 0u;
-    in.word1 = (w0 + 1 >= 0 && w0 + 1 < words) ? __ldg(row + w0 + 1) : 0u;
+    if (load_step > 0) {  // a path starts with C1: no D1, no D2
+      in.here = __ldg(ref32 + load_pixel);
+      in.before = __ldg(ref32 + (load_pixel - pixel_step));
+      const std::uint32_t* row = bits + load_row;
+      const int w0 = load_low >> 5;  // floor, also for negative columns
+      in.word0 = (w0 >= 0 && w0 < words) ? __ldg(row + w0) : 0u;
+      in.word1 = (w0 + 1 >= 0 && w0 + 1 < words) ? __ldg(row + w0 + 1) : 0u;
+    }
+    load_cell += cell_step;
+    load_pixel += pixel_step;
+    load_row += row_step;
+    load_low += low_step;
+    ++load_step;
   };
+  // The step cursor: where `advance` writes, and D2's window position.
+  long long step_cell = first_cell;
+  int step_low = first_low;
 
   // One step of eq. 4 at `step` with its inputs.
   const auto advance = [&](int step, const Inputs& in) {
-    const std::size_t pixel = pixel_at(step);
     if (step == 0) {
 #pragma unroll
-      for (int j = 0; j < V; ++j) cur[j] = lane * V + j < levels ? float(in.c[j]) : FLT_MAX;  // C1
+      for (int j = 0; j < V; ++j) cur[j] = lane_level + j < levels ? float(in.c[j]) : FLT_MAX;  // C1
     } else {
       const uchar4 p = *reinterpret_cast<const uchar4*>(&in.here);
       const uchar4 q = *reinterpret_cast<const uchar4*>(&in.before);
@@ -181,7 +198,8 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
       const float above = __shfl_down_sync(FULL_MASK, prev[0], 1);    // level lane * V + V
       // D2 of the lane's levels: V consecutive bits from the lowest column they match (bits
       // lo .. lo + 31 of the row, 0 outside it).
-      const std::uint32_t window = __funnelshift_r(in.word0, in.word1, static_cast<unsigned>(window_low(step) & 31));
+      const unsigned shift = static_cast<unsigned>(step_low & 31);
+      const std::uint32_t window = __funnelshift_r(in.word0, in.word1, shift);
       // Cases 1-4 of Sec. 2.3 by edge count (case 4 read as Pi2 / 10 for P2, as the reference
       // reads it); D1's share is fixed for the step, D2 picks between two pairs per level.
       const bool e1 = d1 >= tau_so;
@@ -189,7 +207,7 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
       const float p2_no = e1 ? pen.p2[1] : pen.p2[0], p2_edge = e1 ? pen.p2[2] : pen.p2[1];
 #pragma unroll
       for (int j = 0; j < V; ++j) {
-        const int k = lane * V + j;
+        const int k = lane_level + j;
         if (k >= levels) {
           cur[j] = FLT_MAX;
           continue;
@@ -203,11 +221,13 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
         cur[j] = float(in.c[j]) + best - prev_min;  // eq. 4
       }
     }
+    __half* o = out + step_cell;
+    step_cell += cell_step;
+    step_low += low_step;
     float m = FLT_MAX;
 #pragma unroll
     for (int j = 0; j < V; ++j) {
-      const int k = lane * V + j;
-      if (k < levels) out[pixel * levels + k] = __float2half_rn(cur[j]);
+      if (lane_level + j < levels) o[j] = __float2half_rn(cur[j]);
       m = fminf(m, cur[j]);
       prev[j] = cur[j];
     }
@@ -221,14 +241,14 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
   Inputs ring[AHEAD];
 #pragma unroll
   for (int u = 0; u < AHEAD; ++u)
-    if (u < length) load(u, ring[u]);
+    if (u < length) load(ring[u]);
   for (int base = 0; base < length; base += AHEAD) {
 #pragma unroll
     for (int u = 0; u < AHEAD; ++u) {
       const int step = base + u;
       if (step >= length) break;
       const Inputs in = ring[u];
-      if (step + AHEAD < length) load(step + AHEAD, ring[u]);
+      if (step + AHEAD < length) load(ring[u]);
       advance(step, in);
     }
   }
