@@ -124,6 +124,30 @@ TEST(CudaAdCensusMatcher, ReusedBuffersAndTiming) {
   EXPECT_EQ(matcher->params()["lambda_census"], 30.0);
 }
 
+// The views on two streams (the default at these sizes) or one after the other: the same
+// kernels on the same inputs, so the same maps bit for bit, at every refinement stop and on a
+// real scene (where the right view's region and paths matter for the LR check).
+TEST(CudaAdCensusMatcher, ConcurrentAndSerialViewsGiveTheSameMaps) {
+  STEREO_REQUIRE_CUDA();
+  const auto [left, right] = layered_pair(131, 77, 61);
+  for (const std::string stop : {"none", "lrc", "full"}) {
+    auto both = create_matcher("adcensus", "cuda", {{"refine", stop}, {"views", "concurrent"}});
+    auto serial = create_matcher("adcensus", "cuda", {{"refine", stop}, {"views", "serial"}});
+    EXPECT_EQ(both->params()["views"], "concurrent");
+    for (int repeat = 0; repeat < 3; ++repeat)  // a missing wait would show as a run-to-run change
+      EXPECT_EQ(both->compute(left, right, 20).disparity.data, serial->compute(left, right, 20).disparity.data)
+          << "refine " << stop << " run " << repeat;
+  }
+  const std::filesystem::path teddy = data_root() / "middlebury-v2" / "teddy";
+  if (!std::filesystem::is_directory(teddy)) GTEST_SKIP() << "no Middlebury v2 Teddy at " << teddy;
+  const Scene scene = load_scene(teddy);
+  auto both = create_matcher("adcensus", "cuda", {{"views", "concurrent"}});
+  auto serial = create_matcher("adcensus", "cuda", {{"views", "serial"}});
+  EXPECT_EQ(both->compute(scene.left, scene.right, scene.range()).disparity.data,
+            serial->compute(scene.left, scene.right, scene.range()).disparity.data);
+  EXPECT_THROW(create_matcher("adcensus", "cuda", {{"views", "parallel"}}), Error);
+}
+
 TEST(CudaAdCensusMatcher, TooLargeAProblemIsAClearError) {
   STEREO_REQUIRE_CUDA();
   // 4000 x 4000 x 1024 levels: six fp16 volumes of 16.4 G cells, ~196 GB, more than any GPU.

@@ -2,6 +2,9 @@
 // buffers (sized from the problem, checked against free GPU memory before allocating, reused
 // while the size stays the same) and runs the stages of cuda/adcensus/stages.h in the order
 // of the reference matcher, stage by stage across both views, timing each with CUDA events.
+// Up to CONCURRENT_CELLS, the right view's aggregation and scanline run on a second stream
+// beside the left view's, stage by stage: on small problems a single view's launches leave
+// most of the GPU idle (Teddy: one view's scanline is 1,650 warps, a latency-bound walk).
 
 #include <algorithm>
 #include <array>
@@ -28,6 +31,14 @@ namespace ca = cu::adcensus;
 constexpr int VOLUMES = 6;  // C of each view (C -> C1 -> C2 in place) and the four scanline paths
 constexpr std::size_t ALLOCATION_SLACK = std::size_t(2) << 20;  // cudaMalloc rounds each buffer up
 
+// Up to this many cells a volume (2^26: 512 MB for a second set of four fp16 path volumes) the
+// views run concurrently, and the matcher holds a second path set for the right view's
+// scanline. Beyond it one view's launches already fill the GPU (1080p: 2 x (1920 + 1080) path
+// warps a view against 3,168 resident on an H100 at the kernel's 24 warps per SM; measured
+// there, the concurrent aggregation was 1 % slower) and the set would cost GBs. A choice of
+// this suite, measured on Teddy (README); the maps are the same either way.
+constexpr std::size_t CONCURRENT_CELLS = std::size_t(1) << 26;
+
 /// Every device buffer of one problem size. Built whole into a local and moved into the
 /// matcher, so the matcher never holds a half-allocated set.
 struct Workspace {
@@ -40,14 +51,29 @@ struct Workspace {
   cu::DeviceImage<std::uint8_t> grey_left, grey_right;
   cu::DeviceImage<std::uint64_t> census_left, census_right;
   ca::DeviceVolume cost_left, cost_right;
-  ca::PathVolumes paths;  // paths.lr doubles as the aggregation scratch
+  ca::PathVolumes paths;  // paths.lr and paths.rl double as the two views' aggregation scratch
+  ca::PathVolumes paths_right;  // the right view's scanline paths, when `concurrent`
+  bool concurrent = false;
   cu::DeviceImage<float> disparity_left, disparity_right, map_a, map_b;
   cu::DeviceImage<std::uint8_t> outliers_a, outliers_b;
 
   static constexpr int BUFFERS = 2 + 4 + 2 + 2 + VOLUMES + 1 + 4 + 2;
 
-  /// Bytes of every buffer above, each rounded up by the allocator's slack.
-  static std::size_t bytes_needed(int width, int height, int channels, int levels) {
+  /// Bytes of every buffer above, each rounded up by the allocator's slack; with
+  /// `concurrent` also the second path set.
+  static std::size_t bytes_needed(int width, int height, int channels, int levels, bool concurrent) {
+    const std::size_t second = concurrent ? path_set_bytes(width, height, levels) : 0;
+    return single_bytes(width, height, channels, levels) + second;
+  }
+
+  static std::size_t path_set_bytes(int width, int height, int levels) {
+    return 4 * ca::DeviceVolume::cells(width, height, levels) * sizeof(std::uint16_t) +
+           2 * static_cast<std::size_t>(ca::edge_words_per_row(width)) * static_cast<std::size_t>(height) *
+               sizeof(std::uint32_t) +
+           5 * ALLOCATION_SLACK;
+  }
+
+  static std::size_t single_bytes(int width, int height, int channels, int levels) {
     const std::size_t px = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
     const std::size_t exact = 2 * px * static_cast<std::size_t>(channels)        // raw uploads
                               + 4 * px * sizeof(uchar4)  // RGB and arms of both views
@@ -62,8 +88,8 @@ struct Workspace {
     return exact + BUFFERS * ALLOCATION_SLACK;
   }
 
-  Workspace(int w, int h, int c, DisparityRange range)
-      : width(w), height(h), channels(c), levels(range.count) {
+  Workspace(int w, int h, int c, DisparityRange range, bool both_at_once)
+      : width(w), height(h), channels(c), levels(range.count), concurrent(both_at_once) {
     const std::size_t px = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
     raw_left = cu::make_device_buffer<std::uint8_t>(px * static_cast<std::size_t>(c), COMPONENT, "the left image");
     raw_right = cu::make_device_buffer<std::uint8_t>(px * static_cast<std::size_t>(c), COMPONENT, "the right image");
@@ -82,6 +108,13 @@ struct Workspace {
     paths.tb = {w, h, range, COMPONENT, "a scanline path volume"};
     paths.bt = {w, h, range, COMPONENT, "a scanline path volume"};
     paths.edges = {ca::edge_words_per_row(w), 2 * h, COMPONENT, "the scanline edge bits"};
+    if (concurrent) {
+      paths_right.lr = {w, h, range, COMPONENT, "a right-view scanline path volume"};
+      paths_right.rl = {w, h, range, COMPONENT, "a right-view scanline path volume"};
+      paths_right.tb = {w, h, range, COMPONENT, "a right-view scanline path volume"};
+      paths_right.bt = {w, h, range, COMPONENT, "a right-view scanline path volume"};
+      paths_right.edges = {ca::edge_words_per_row(w), 2 * h, COMPONENT, "the right view's scanline edge bits"};
+    }
     disparity_left = {w, h, COMPONENT, "the left disparity map"};
     disparity_right = {w, h, COMPONENT, "the right disparity map"};
     map_a = {w, h, COMPONENT, "a refinement map"};
@@ -91,7 +124,22 @@ struct Workspace {
   }
 
   void set_range(DisparityRange range) {
-    for (ca::DeviceVolume* v : {&cost_left, &cost_right, &paths.lr, &paths.rl, &paths.tb, &paths.bt}) v->range = range;
+    for (ca::DeviceVolume* v : {&cost_left, &cost_right, &paths.lr, &paths.rl, &paths.tb, &paths.bt, &paths_right.lr,
+                                &paths_right.rl, &paths_right.tb, &paths_right.bt})
+      v->range = range;
+  }
+};
+
+/// Options of this backend only (bound beside AdCensusParams).
+struct AdCensusCudaOptions {
+  std::string views = "auto";  // the right view beside the left within a stage (see CONCURRENT_CELLS)
+
+  template <class B>
+  void describe(B& b) {
+    b.choice("views", views, {"auto", "concurrent", "serial"},
+             "the two views' aggregation and scanline: on two streams at once (needs a second set of four path "
+             "volumes), one after the other, or auto (at once up to 2^26 cells a volume, when it fits); the maps "
+             "are the same");
   }
 };
 
@@ -105,14 +153,17 @@ std::string mib(std::size_t bytes) {
 class AdCensusCudaMatcher final : public Matcher {
  public:
   explicit AdCensusCudaMatcher(const Overrides& overrides) {
-    json_ = bind_params(COMPONENT, overrides, params_);
+    json_ = bind_params(COMPONENT, overrides, params_, options_);
     params_.validate(COMPONENT);
     json_["cost_storage"] = "fp16";  // what the volumes hold (cuda/adcensus/NOTES.md)
     ordinal_ = cu::select_device(COMPONENT);  // --device / STEREO_DEVICE, current from here on
     device_info_ = cu::device_info_json(ordinal_);
     device_ = device_info_.at("name").get<std::string>();
     stream_ = cu::make_stream();
+    side_ = cu::make_stream();
     for (auto& e : events_) e = cu::make_event();
+    fork_ = cu::make_event();
+    join_ = cu::make_event();
   }
 
   StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
@@ -151,30 +202,45 @@ class AdCensusCudaMatcher final : public Matcher {
     mark("cross");
 
     // The cost is computed inside the first pass of iteration 1 (never stored) unless there is
-    // no aggregation at all; the later iterations run in place.
+    // no aggregation at all; the later iterations run in place. With `concurrent` the right view
+    // runs on the side stream beside the left one; their scratch volumes are paths.rl and paths.lr.
     const int max_arm = params_.arm_l1 - 1;
-    const auto cost_and_aggregate = [&](bool right_view) {
+    const auto cost_and_aggregate = [&](bool right_view, cudaStream_t on) {
       ca::DeviceVolume& c = right_view ? w.cost_right : w.cost_left;
       const cu::DeviceImage<uchar4>& arms = right_view ? w.arms_right : w.arms_left;
       const cu::DeviceImage<uchar4>& other_arms = right_view ? w.arms_left : w.arms_right;
       if (params_.aggregation_iterations == 0) {
-        ca::ad_census_cost(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, right_view, c, s);
+        ca::ad_census_cost(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, right_view, c, on);
         return;
       }
       ca::ad_census_cost_aggregated(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, right_view, arms,
-                                    other_arms, params_.aggregation_iterations, max_arm, w.paths.lr, c, s);
+                                    other_arms, params_.aggregation_iterations, max_arm,
+                                    right_view ? w.paths.rl : w.paths.lr, c, on);
     };
-    cost_and_aggregate(false);
-    if (both_views) cost_and_aggregate(true);
+    if (both_views && w.concurrent) {
+      fork(s);
+      cost_and_aggregate(true, side_.get());
+      cost_and_aggregate(false, s);
+      join(s);
+    } else {
+      if (both_views) cost_and_aggregate(true, s);
+      cost_and_aggregate(false, s);
+    }
     mark("cost+aggregate");
 
     // C2 overwrites C1 in place (the paths are complete before the mean is written); the WTA
     // is fused into the mean. The left C2 stays for the adjustment and sub-pixel steps; the
     // right view's is never stored.
-    if (both_views)
+    if (both_views && w.concurrent) {
+      fork(s);
+      ca::scanline_disparity(w.cost_right, w.rgb_left, w.rgb_right, params_, true, w.paths_right, w.disparity_right,
+                             side_.get());
+    } else if (both_views) {
       ca::scanline_disparity(w.cost_right, w.rgb_left, w.rgb_right, params_, true, w.paths, w.disparity_right, s);
+    }
     ca::scanline_optimize(w.cost_left, w.rgb_left, w.rgb_right, params_, false, w.paths, w.cost_left,
                           &w.disparity_left, s);
+    if (both_views && w.concurrent) join(s);
     mark("scanline+wta");
 
     const cu::DeviceImage<float>* result = refine(range, s);
@@ -226,6 +292,17 @@ class AdCensusCudaMatcher final : public Matcher {
   }
 
  private:
+  // The side stream starts after everything queued on `s` so far; `s` waits for the side
+  // stream's work (join).
+  void fork(cudaStream_t s) {
+    CUDA_CHECK(cudaEventRecord(fork_.get(), s));
+    CUDA_CHECK(cudaStreamWaitEvent(side_.get(), fork_.get(), 0));
+  }
+  void join(cudaStream_t s) {
+    CUDA_CHECK(cudaEventRecord(join_.get(), side_.get()));
+    CUDA_CHECK(cudaStreamWaitEvent(s, join_.get(), 0));
+  }
+
   // Marks the end of a stage: event i + 1 closes the stage named marks_[i] (event 0 is the
   // start; after the last mark come the end of the algorithm and the end of the read-back).
   void mark(const std::string& name) {
@@ -273,28 +350,41 @@ class AdCensusCudaMatcher final : public Matcher {
       work_->set_range(range);  // the same buffers serve any range.min
       return;
     }
-    const std::size_t needed = Workspace::bytes_needed(width, height, channels, range.count);
+    // The second path set only where it is small and fits; without it the same maps come from
+    // one path set used by the views in turn.
+    const bool small = ca::DeviceVolume::cells(width, height, range.count) <= CONCURRENT_CELLS;
+    const bool wanted = options_.views == "concurrent" || (options_.views == "auto" && small);
+    const std::size_t needed = Workspace::bytes_needed(width, height, channels, range.count, false);
+    const std::size_t with_second = Workspace::bytes_needed(width, height, channels, range.count, true);
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const std::size_t held = work_ ? Workspace::bytes_needed(work_->width, work_->height, work_->channels,
-                                                             work_->levels)
+                                                             work_->levels, work_->concurrent)
                                    : 0;
     if (needed > free_bytes + held)
       throw Error(std::string(COMPONENT) + ": " + std::to_string(width) + "x" + std::to_string(height) + " with " +
                   std::to_string(range.count) + " levels needs " + mib(needed) + " MiB of GPU memory, " +
                   mib(free_bytes + held) + " MiB free");
+    if (options_.views == "concurrent" && with_second > free_bytes + held)
+      throw Error(std::string(COMPONENT) + ": views=concurrent at " + std::to_string(width) + "x" +
+                  std::to_string(height) + " with " + std::to_string(range.count) + " levels needs " +
+                  mib(with_second) + " MiB of GPU memory, " + mib(free_bytes + held) + " MiB free");
+    const bool concurrent = wanted && with_second <= free_bytes + held;
     work_.reset();  // release the old size first, so the new one can use its memory
-    auto fresh = std::make_unique<Workspace>(width, height, channels, range);
+    auto fresh = std::make_unique<Workspace>(width, height, channels, range, concurrent);
     work_ = std::move(fresh);
   }
 
   AdCensusParams params_;
+  AdCensusCudaOptions options_;
   nlohmann::json json_;
   int ordinal_ = 0;
   nlohmann::json device_info_;
   std::string device_;
   cu::Stream stream_;
+  cu::Stream side_;  // the right view's stream within a stage
   std::array<cu::Event, 16> events_;
+  cu::Event fork_, join_;
   std::vector<std::string> marks_;
   std::unique_ptr<Workspace> work_;
 };
