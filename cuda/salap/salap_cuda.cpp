@@ -166,7 +166,8 @@ class SalapCudaMatcher final : public Matcher {
           // Every slot for this size before the first submit: the sequence then allocates
           // nothing (match_sequence guarantees one size), so its memory stays where it is.
           for (std::size_t i = 0; i < STREAM_SLOTS; ++i)
-            prepare_slot(slot_at(i), pair.left.width, pair.left.height, pair.left.channels, range.count);
+            prepare_slot(slot_at(i), pair.left.width, pair.left.height, pair.left.channels, range.count,
+                         /*streaming=*/true);
         }
         const std::size_t slot = frame % STREAM_SLOTS;
         // Whole frames: the stream overlaps one frame's upload with another's matching already.
@@ -494,10 +495,11 @@ class SalapCudaMatcher final : public Matcher {
   /// the slot's recorded size changes only after every allocation succeeded, so an
   /// out-of-memory error leaves either its previous set or an empty one, never a size
   /// without its buffers.
-  void prepare_slot(Slot& slot, int width, int height, int channels, int levels) {
+  void prepare_slot(Slot& slot, int width, int height, int channels, int levels, bool streaming = false) {
     namespace cs = cu::salap;
     const cs::FusedPlan plan =
-        fused_ ? cs::plan_fused(width, height, levels, params_, options_.d_chunk, tile_, arithmetic_) : cs::FusedPlan{};
+        fused_ ? cs::plan_fused(width, height, levels, params_, options_.d_chunk, tile_, arithmetic_, streaming)
+               : cs::FusedPlan{};
     const std::size_t pixels = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
     const std::size_t image_bytes = pixels * static_cast<std::size_t>(channels);
     const std::size_t keys_needed = fused_ ? plan.key_count(width, height) : 0;

@@ -139,8 +139,11 @@ struct FusedPlan {
 
 /// `requested_chunk` 0 picks a chunk that gives every SM several blocks of `tile`.
 /// With half2, an automatic chunk is rounded up to an even count (each thread takes two levels).
+/// `frames_overlap` (a stream, whose next frame's blocks fill this launch's last wave): the
+/// chunk count for ~4 waves as it is, without trading more chunks for a fuller last wave.
 FusedPlan plan_fused(int width, int height, int levels, const SalapParams& params, int requested_chunk,
-                     FusedTile tile = FusedTile::wide, FusedArithmetic arithmetic = FusedArithmetic::float32);
+                     FusedTile tile = FusedTile::wide, FusedArithmetic arithmetic = FusedArithmetic::float32,
+                     bool frames_overlap = false);
 
 /// TAD + both horizontal and both vertical one-sided filters + eq. 3-4 + a running WTA for
 /// d in each chunk, without materialising any cost volume. Writes the per-chunk best
