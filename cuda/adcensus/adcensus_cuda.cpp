@@ -187,18 +187,28 @@ class AdCensusCudaMatcher final : public Matcher {
     CUDA_CHECK(cudaMemcpyAsync(w.raw_right.get(), right.data.data(), right.data.size(), cudaMemcpyHostToDevice, s));
     mark("upload");
 
-    ca::pack_rgb(w.raw_left.get(), w.width, w.height, w.channels, w.rgb_left, s);
-    ca::pack_rgb(w.raw_right.get(), w.width, w.height, w.channels, w.rgb_right, s);
-    ca::grey_image(w.rgb_left, w.grey_left, s);
-    ca::grey_image(w.rgb_right, w.grey_right, s);
-    ca::census_transform(w.grey_left, w.census_left, s);
-    ca::census_transform(w.grey_right, w.census_right, s);
+    // Per view: pack, grey, census, then the arms; with `concurrent` the right view's on the
+    // side stream (each stage joined before its timing mark).
+    const bool side = both_views_concurrent();
+    const auto census_of = [&](bool right_view, cudaStream_t on) {
+      cu::DeviceImage<uchar4>& rgb = right_view ? w.rgb_right : w.rgb_left;
+      cu::DeviceImage<std::uint8_t>& grey = right_view ? w.grey_right : w.grey_left;
+      ca::pack_rgb((right_view ? w.raw_right : w.raw_left).get(), w.width, w.height, w.channels, rgb, on);
+      ca::grey_image(rgb, grey, on);
+      ca::census_transform(grey, right_view ? w.census_right : w.census_left, on);
+    };
+    if (side) fork(s);
+    census_of(true, side ? side_.get() : s);
+    census_of(false, s);
+    if (side) join(s);
     mark("census");
 
     // Both views' arms: each view's region at d combines p's cross with pd's (Zhang et al.),
     // whose pixel count the aggregation counts per (p, d).
+    if (side) fork(s);
+    ca::cross_arms(w.rgb_right, params_, w.arms_right, side ? side_.get() : s);
     ca::cross_arms(w.rgb_left, params_, w.arms_left, s);
-    ca::cross_arms(w.rgb_right, params_, w.arms_right, s);
+    if (side) join(s);
     mark("cross");
 
     // The cost is computed inside the first pass of iteration 1 (never stored) unless there is
@@ -217,7 +227,7 @@ class AdCensusCudaMatcher final : public Matcher {
                                     other_arms, params_.aggregation_iterations, max_arm,
                                     right_view ? w.paths.rl : w.paths.lr, c, on);
     };
-    if (both_views && w.concurrent) {
+    if (side && both_views) {
       fork(s);
       cost_and_aggregate(true, side_.get());
       cost_and_aggregate(false, s);
@@ -231,7 +241,7 @@ class AdCensusCudaMatcher final : public Matcher {
     // C2 overwrites C1 in place (the paths are complete before the mean is written); the WTA
     // is fused into the mean. The left C2 stays for the adjustment and sub-pixel steps; the
     // right view's is never stored.
-    if (both_views && w.concurrent) {
+    if (side && both_views) {
       fork(s);
       ca::scanline_disparity(w.cost_right, w.rgb_left, w.rgb_right, params_, true, w.paths_right, w.disparity_right,
                              side_.get());
@@ -240,7 +250,7 @@ class AdCensusCudaMatcher final : public Matcher {
     }
     ca::scanline_optimize(w.cost_left, w.rgb_left, w.rgb_right, params_, false, w.paths, w.cost_left,
                           &w.disparity_left, s);
-    if (both_views && w.concurrent) join(s);
+    if (side && both_views) join(s);
     mark("scanline+wta");
 
     const cu::DeviceImage<float>* result = refine(range, s);
@@ -292,6 +302,8 @@ class AdCensusCudaMatcher final : public Matcher {
   }
 
  private:
+  bool both_views_concurrent() const { return work_ && work_->concurrent; }
+
   // The side stream starts after everything queued on `s` so far; `s` waits for the side
   // stream's work (join).
   void fork(cudaStream_t s) {
