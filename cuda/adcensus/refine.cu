@@ -72,69 +72,81 @@ __global__ void inf_kernel(const float* __restrict__ disparity, const std::uint8
   out[i] = outliers[i] == RELIABLE ? disparity[i] : __int_as_float(0x7F800000);
 }
 
+// A block takes VOTE_PIXELS consecutive pixels: every thread copies its pixel to the outputs
+// and puts it on the block's list if it is an outlier; then each warp votes for the listed
+// pixels in turn (the region's histogram in its own slice of shared memory). One warp per
+// pixel of the image, as before, launched 2 M warps at 1080p for the 5-14 % of pixels that
+// vote; the list keeps every warp busy.
+constexpr int VOTE_PIXELS = WARP * VOTE_WARPS;
+
 __global__ void __launch_bounds__(WARP * VOTE_WARPS)
     vote_kernel(const float* __restrict__ disparity, const std::uint8_t* __restrict__ outliers,
                 const uchar4* __restrict__ arms, int width, int height, int min_d, int levels, int tau_s,
                 double tau_h, float* __restrict__ out_disparity, std::uint8_t* __restrict__ out_outliers) {
   extern __shared__ int histograms[];  // [VOTE_WARPS][levels]
+  __shared__ int listed;
+  __shared__ int list[VOTE_PIXELS];
   const int warp = static_cast<int>(threadIdx.x) / WARP;
   const int lane = static_cast<int>(threadIdx.x) % WARP;
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * VOTE_WARPS + warp;
-  if (i >= static_cast<std::size_t>(width) * height) return;  // warp-uniform; no block barrier follows
-  const int y = static_cast<int>(i / static_cast<std::size_t>(width));
-  const int x = static_cast<int>(i - static_cast<std::size_t>(y) * width);
-  const float d_in = disparity[i];
-  const std::uint8_t kind = outliers[i];
-  if (kind == RELIABLE) {
-    if (lane == 0) {
-      out_disparity[i] = d_in;
+  const std::size_t pixels = static_cast<std::size_t>(width) * height;
+  const std::size_t first = static_cast<std::size_t>(blockIdx.x) * VOTE_PIXELS;
+  if (threadIdx.x == 0) listed = 0;
+  __syncthreads();
+  {
+    const std::size_t i = first + threadIdx.x;
+    if (i < pixels) {
+      const std::uint8_t kind = outliers[i];
+      out_disparity[i] = disparity[i];  // the result unless the vote below replaces it
       out_outliers[i] = kind;
+      if (kind != RELIABLE) list[atomicAdd(&listed, 1)] = static_cast<int>(threadIdx.x);
     }
-    return;
   }
+  __syncthreads();
   int* histogram = histograms + static_cast<std::size_t>(warp) * levels;
-  for (int k = lane; k < levels; k += WARP) histogram[k] = 0;
-  __syncwarp();
-  // The support region of Fig. 2: the horizontal arms of the pixels on p's vertical arm.
-  const uchar4 a = arms[i];
-  int total = 0;
-  for (int qy = y - a.z; qy <= y + a.w; ++qy) {
-    const std::size_t row = static_cast<std::size_t>(qy) * width;
-    const uchar4 q = arms[row + x];
-    for (int qx = x - q.x + lane; qx <= x + q.y; qx += WARP) {
-      if (outliers[row + qx] != RELIABLE) continue;
-      const int k = level_index(disparity[row + qx], min_d, levels);
-      if (k < 0) continue;
-      atomicAdd(&histogram[k], 1);
-      ++total;
+  for (int entry = warp; entry < listed; entry += VOTE_WARPS) {
+    const std::size_t i = first + static_cast<std::size_t>(list[entry]);
+    const int y = static_cast<int>(i / static_cast<std::size_t>(width));
+    const int x = static_cast<int>(i - static_cast<std::size_t>(y) * width);
+    for (int k = lane; k < levels; k += WARP) histogram[k] = 0;
+    __syncwarp();
+    // The support region of Fig. 2: the horizontal arms of the pixels on p's vertical arm.
+    const uchar4 a = arms[i];
+    int total = 0;
+    for (int qy = y - a.z; qy <= y + a.w; ++qy) {
+      const std::size_t row = static_cast<std::size_t>(qy) * width;
+      const uchar4 q = arms[row + x];
+      for (int qx = x - q.x + lane; qx <= x + q.y; qx += WARP) {
+        if (outliers[row + qx] != RELIABLE) continue;
+        const int k = level_index(disparity[row + qx], min_d, levels);
+        if (k < 0) continue;
+        atomicAdd(&histogram[k], 1);
+        ++total;
+      }
     }
-  }
-  __syncwarp();
-  for (int offset = WARP / 2; offset > 0; offset /= 2) total += __shfl_xor_sync(FULL_MASK, total, offset);
-  // The fullest bin, the smallest k on a tie.
-  int best_count = -1;
-  int best_k = levels;
-  for (int k = lane; k < levels; k += WARP)
-    if (histogram[k] > best_count) {
-      best_count = histogram[k];
-      best_k = k;
+    __syncwarp();
+    for (int offset = WARP / 2; offset > 0; offset /= 2) total += __shfl_xor_sync(FULL_MASK, total, offset);
+    // The fullest bin, the smallest k on a tie.
+    int best_count = -1;
+    int best_k = levels;
+    for (int k = lane; k < levels; k += WARP)
+      if (histogram[k] > best_count) {
+        best_count = histogram[k];
+        best_k = k;
+      }
+    for (int offset = WARP / 2; offset > 0; offset /= 2) {
+      const int c = __shfl_xor_sync(FULL_MASK, best_count, offset);
+      const int k = __shfl_xor_sync(FULL_MASK, best_k, offset);
+      if (c > best_count || (c == best_count && k < best_k)) {
+        best_count = c;
+        best_k = k;
+      }
     }
-  for (int offset = WARP / 2; offset > 0; offset /= 2) {
-    const int c = __shfl_xor_sync(FULL_MASK, best_count, offset);
-    const int k = __shfl_xor_sync(FULL_MASK, best_k, offset);
-    if (c > best_count || (c == best_count && k < best_k)) {
-      best_count = c;
-      best_k = k;
+    // Eq. 6 as the reference writes it: S_p > tau_S and H_p(d*) > tau_H S_p, in double.
+    if (lane == 0 && total > tau_s && double(best_count) > tau_h * double(total)) {
+      out_disparity[i] = float(min_d + best_k);
+      out_outliers[i] = RELIABLE;
     }
-  }
-  if (lane != 0) return;
-  // Eq. 6 as the reference writes it: S_p > tau_S and H_p(d*) > tau_H S_p, in double.
-  if (total > tau_s && double(best_count) > tau_h * double(total)) {
-    out_disparity[i] = float(min_d + best_k);
-    out_outliers[i] = RELIABLE;
-  } else {
-    out_disparity[i] = d_in;
-    out_outliers[i] = kind;
+    __syncwarp();  // the histogram is read before the next entry clears it
   }
 }
 
@@ -313,7 +325,7 @@ void region_voting_iteration(const DeviceImage<float>& disparity, const DeviceIm
           "adcensus/cuda region_voting: " + std::to_string(range.count) + " levels; histograms hold 1.." +
               std::to_string(MAX_LEVELS));
   const std::size_t pixels = disparity.count();
-  const std::size_t blocks = (pixels + VOTE_WARPS - 1) / VOTE_WARPS;
+  const std::size_t blocks = (pixels + VOTE_PIXELS - 1) / VOTE_PIXELS;
   const std::size_t bytes = static_cast<std::size_t>(VOTE_WARPS) * static_cast<std::size_t>(range.count) * sizeof(int);
   vote_kernel<<<static_cast<unsigned>(blocks), WARP * VOTE_WARPS, bytes, stream>>>(
       disparity.get(), outliers.get(), arms.get(), disparity.width, disparity.height, range.min, range.count,
