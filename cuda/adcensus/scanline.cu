@@ -254,27 +254,43 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
   }
 }
 
+// VEC consecutive levels a lane (one 2 VEC-byte load per path; VEC divides the level count, so
+// every load is aligned): a warp covers 32 VEC levels a round, and each lane's levels ascend,
+// so its strict `<` keeps the smallest level on a tie, as warp_argmin does across lanes.
+template <int VEC>
 __global__ void __launch_bounds__(WARP * COMBINE_WARPS)
     combine_kernel(Paths paths, std::size_t pixels, int levels, int min_d, __half* __restrict__ out,  // may be null
                    float* __restrict__ disparity) {
+  using Word = std::conditional_t<
+      VEC == 8, uint4, std::conditional_t<VEC == 4, uint2, std::conditional_t<VEC == 2, unsigned, unsigned short>>>;
+  static_assert(sizeof(Word) == VEC * sizeof(__half), "one word a lane's levels");
   const std::size_t pixel = static_cast<std::size_t>(blockIdx.x) * COMBINE_WARPS + threadIdx.x / WARP;
   if (pixel >= pixels) return;
   const int lane = static_cast<int>(threadIdx.x) % WARP;
   float best = FLT_MAX;
   int best_k = levels;
-  for (int k = lane; k < levels; k += WARP) {
-    const std::size_t cell = pixel * levels + k;
-    // The reference's order: 0 + lr + rl + tb + bt, then x 0.25 (eq. 5).
-    float s = __half2float(paths.direction[0][cell]);
-    s += __half2float(paths.direction[1][cell]);
-    s += __half2float(paths.direction[2][cell]);
-    s += __half2float(paths.direction[3][cell]);
-    s *= 0.25f;
-    if (out != nullptr) out[cell] = __float2half_rn(s);
-    if (s < best) {
-      best = s;
-      best_k = k;
+  for (int k0 = lane * VEC; k0 < levels; k0 += WARP * VEC) {
+    const std::size_t word = (pixel * levels + k0) / VEC;
+    alignas(sizeof(Word)) __half lr[VEC], rl[VEC], tb[VEC], bt[VEC], mean[VEC];
+    *reinterpret_cast<Word*>(lr) = reinterpret_cast<const Word*>(paths.direction[0])[word];
+    *reinterpret_cast<Word*>(rl) = reinterpret_cast<const Word*>(paths.direction[1])[word];
+    *reinterpret_cast<Word*>(tb) = reinterpret_cast<const Word*>(paths.direction[2])[word];
+    *reinterpret_cast<Word*>(bt) = reinterpret_cast<const Word*>(paths.direction[3])[word];
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) {
+      // The reference's order: 0 + lr + rl + tb + bt, then x 0.25 (eq. 5).
+      float s = __half2float(lr[j]);
+      s += __half2float(rl[j]);
+      s += __half2float(tb[j]);
+      s += __half2float(bt[j]);
+      s *= 0.25f;
+      mean[j] = __float2half_rn(s);
+      if (s < best) {
+        best = s;
+        best_k = k0 + j;
+      }
     }
+    if (out != nullptr) reinterpret_cast<Word*>(out)[word] = *reinterpret_cast<const Word*>(mean);
   }
   if (disparity == nullptr) return;
   const int k = warp_argmin(best, best_k);
@@ -350,9 +366,16 @@ void paths_and_mean(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rg
 
   const std::size_t pixels = static_cast<std::size_t>(cost.width) * static_cast<std::size_t>(cost.height);
   const std::size_t blocks = (pixels + COMBINE_WARPS - 1) / COMBINE_WARPS;
-  combine_kernel<<<static_cast<unsigned>(blocks), WARP * COMBINE_WARPS, 0, stream>>>(
-      p, pixels, levels, cost.range.min, out != nullptr ? reinterpret_cast<__half*>(out->get()) : nullptr,
-      disparity != nullptr ? disparity->get() : nullptr);
+  __half* const mean = out != nullptr ? reinterpret_cast<__half*>(out->get()) : nullptr;
+  float* const winner = disparity != nullptr ? disparity->get() : nullptr;
+  const auto combine = [&](auto kernel) {
+    kernel<<<static_cast<unsigned>(blocks), WARP * COMBINE_WARPS, 0, stream>>>(p, pixels, levels, cost.range.min,
+                                                                               mean, winner);
+  };
+  if (levels % 8 == 0) combine(combine_kernel<8>);
+  else if (levels % 4 == 0) combine(combine_kernel<4>);
+  else if (levels % 2 == 0) combine(combine_kernel<2>);
+  else combine(combine_kernel<1>);
   CUDA_CHECK_LAUNCH();
 }
 
