@@ -407,9 +407,11 @@ TEST(CudaAdCensusStages, ScanlineMatchesReference) {
   const auto d_left = ca::upload_rgb(p.left), d_right = ca::upload_rgb(p.right);
   // 16 levels: one per lane; 40: two per lane with the last lane partly empty; 66: four per
   // lane, most lanes empty at the top; 130: eight per lane (the 1080p x 256 kernel), most
-  // matches outside the 67-wide image, where D2 counts as no edge.
-  for (const DisparityRange range :
-       {DisparityRange{0, 16}, DisparityRange{-4, 40}, DisparityRange{0, 66}, DisparityRange{-5, 130}})
+  // matches outside the 67-wide image, where D2 counts as no edge. 16, 40, 128 and 136 are
+  // multiples of the levels a lane holds (the kernels' vector loads and stores), 66 and 130
+  // are not (level by level).
+  for (const DisparityRange range : {DisparityRange{0, 16}, DisparityRange{-4, 40}, DisparityRange{0, 66},
+                                     DisparityRange{0, 128}, DisparityRange{-5, 130}, DisparityRange{-5, 136}})
     for (const bool right_view : {false, true}) {
       const ref::CostVolume c1 = ca::round_to_half(reference_c1(p, range, params, right_view));
       const ca::DeviceVolume d_c1 = ca::upload_volume(c1);
