@@ -2,9 +2,10 @@
 // buffers (sized from the problem, checked against free GPU memory before allocating, reused
 // while the size stays the same) and runs the stages of cuda/adcensus/stages.h in the order
 // of the reference matcher, stage by stage across both views, timing each with CUDA events.
-// Up to CONCURRENT_CELLS, the right view's aggregation and scanline run on a second stream
-// beside the left view's, stage by stage: on small problems a single view's launches leave
-// most of the GPU idle (Teddy: one view's scanline is 1,650 warps, a latency-bound walk).
+// Up to CONCURRENT_CELLS, the right view's stages from census to scanline run on a second
+// stream beside the left view's, joined at each stage's timing mark: on small problems a single
+// view's launches leave most of the GPU idle (Teddy: one view's scanline is 1,650 warps, a
+// latency-bound walk).
 
 #include <algorithm>
 #include <array>
