@@ -198,25 +198,21 @@ class AdCensusCudaMatcher final : public Matcher {
       ca::grey_image(rgb, grey, on);
       ca::census_transform(grey, right_view ? w.census_right : w.census_left, on);
     };
-    if (side) fork(s);
-    census_of(true, side ? side_.get() : s);
-    census_of(false, s);
-    if (side) join(s);
+    for_views(s, side, true, [&](bool right_view, cudaStream_t on) { census_of(right_view, on); });
     mark("census");
 
     // Both views' arms: each view's region at d combines p's cross with pd's (Zhang et al.),
     // whose pixel count the aggregation counts per (p, d).
-    if (side) fork(s);
-    ca::cross_arms(w.rgb_right, params_, w.arms_right, side ? side_.get() : s);
-    ca::cross_arms(w.rgb_left, params_, w.arms_left, s);
-    if (side) join(s);
+    for_views(s, side, true, [&](bool right_view, cudaStream_t on) {
+      ca::cross_arms(right_view ? w.rgb_right : w.rgb_left, params_, right_view ? w.arms_right : w.arms_left, on);
+    });
     mark("cross");
 
     // The cost is computed inside the first pass of iteration 1 (never stored) unless there is
-    // no aggregation at all; the later iterations run in place. With `concurrent` the right view
-    // runs on the side stream beside the left one; their scratch volumes are paths.rl and paths.lr.
+    // no aggregation at all; the later iterations run in place. The two views' scratch volumes
+    // are paths.rl and paths.lr.
     const int max_arm = params_.arm_l1 - 1;
-    const auto cost_and_aggregate = [&](bool right_view, cudaStream_t on) {
+    for_views(s, side, both_views, [&](bool right_view, cudaStream_t on) {
       ca::DeviceVolume& c = right_view ? w.cost_right : w.cost_left;
       const cu::DeviceImage<uchar4>& arms = right_view ? w.arms_right : w.arms_left;
       const cu::DeviceImage<uchar4>& other_arms = right_view ? w.arms_left : w.arms_right;
@@ -227,31 +223,21 @@ class AdCensusCudaMatcher final : public Matcher {
       ca::ad_census_cost_aggregated(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, right_view, arms,
                                     other_arms, params_.aggregation_iterations, max_arm,
                                     right_view ? w.paths.rl : w.paths.lr, c, on);
-    };
-    if (side && both_views) {
-      fork(s);
-      cost_and_aggregate(true, side_.get());
-      cost_and_aggregate(false, s);
-      join(s);
-    } else {
-      if (both_views) cost_and_aggregate(true, s);
-      cost_and_aggregate(false, s);
-    }
+    });
     mark("cost+aggregate");
 
     // C2 overwrites C1 in place (the paths are complete before the mean is written); the WTA
     // is fused into the mean. The left C2 stays for the adjustment and sub-pixel steps; the
-    // right view's is never stored.
-    if (side && both_views) {
-      fork(s);
-      ca::scanline_disparity(w.cost_right, w.rgb_left, w.rgb_right, params_, true, w.paths_right, w.disparity_right,
-                             side_.get());
-    } else if (both_views) {
-      ca::scanline_disparity(w.cost_right, w.rgb_left, w.rgb_right, params_, true, w.paths, w.disparity_right, s);
-    }
-    ca::scanline_optimize(w.cost_left, w.rgb_left, w.rgb_right, params_, false, w.paths, w.cost_left,
-                          &w.disparity_left, s);
-    if (side && both_views) join(s);
+    // right view's is never stored (and its paths are the second set when the views run at
+    // once).
+    for_views(s, side, both_views, [&](bool right_view, cudaStream_t on) {
+      if (right_view)
+        ca::scanline_disparity(w.cost_right, w.rgb_left, w.rgb_right, params_, true, side ? w.paths_right : w.paths,
+                               w.disparity_right, on);
+      else
+        ca::scanline_optimize(w.cost_left, w.rgb_left, w.rgb_right, params_, false, w.paths, w.cost_left,
+                              &w.disparity_left, on);
+    });
     mark("scanline+wta");
 
     const cu::DeviceImage<float>* result = refine(range, s);
@@ -305,15 +291,22 @@ class AdCensusCudaMatcher final : public Matcher {
  private:
   bool both_views_concurrent() const { return work_ && work_->concurrent; }
 
-  // The side stream starts after everything queued on `s` so far; `s` waits for the side
-  // stream's work (join).
-  void fork(cudaStream_t s) {
-    CUDA_CHECK(cudaEventRecord(fork_.get(), s));
-    CUDA_CHECK(cudaStreamWaitEvent(side_.get(), fork_.get(), 0));
-  }
-  void join(cudaStream_t s) {
-    CUDA_CHECK(cudaEventRecord(join_.get(), side_.get()));
-    CUDA_CHECK(cudaStreamWaitEvent(s, join_.get(), 0));
+  // One stage for the views: `stage(right_view, stream)` for the right view (when `right`),
+  // then the left, on `s`; with `side` the right view's on the side stream, which starts after
+  // everything queued on `s` so far, and `s` waits for it before the next stage.
+  template <class Stage>
+  void for_views(cudaStream_t s, bool side, bool right, Stage&& stage) {
+    side = side && right;
+    if (side) {
+      CUDA_CHECK(cudaEventRecord(fork_.get(), s));
+      CUDA_CHECK(cudaStreamWaitEvent(side_.get(), fork_.get(), 0));
+    }
+    if (right) stage(true, side ? side_.get() : s);
+    stage(false, s);
+    if (side) {
+      CUDA_CHECK(cudaEventRecord(join_.get(), side_.get()));
+      CUDA_CHECK(cudaStreamWaitEvent(s, join_.get(), 0));
+    }
   }
 
   // Marks the end of a stage: event i + 1 closes the stage named marks_[i] (event 0 is the
