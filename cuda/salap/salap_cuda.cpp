@@ -438,7 +438,6 @@ class SalapCudaMatcher final : public Matcher {
       timing.readback_ms = cu::elapsed_ms(ev[MATCHED], ev[READ]);
       timing.stages.emplace_back("upload + pack of the other slabs (beside the matching)",
                                  cu::elapsed_ms(ev[UPLOADED], ev[PACKED]));
-      timing.stages.emplace_back("fused tad+aggregate+wta, band launches", cu::elapsed_ms(ev[UPLOADED], ev[MATCHED]));
       return;
     }
     timing.stages.emplace_back("pack", cu::elapsed_ms(ev[UPLOADED], ev[PACKED]));
