@@ -20,10 +20,11 @@
 //    beyond the 8 + 2W values in registers. Restarting every 8 outputs also bounds the
 //    rounding error to a few ulps (no error accumulates along a row or a column).
 //  * The vertical results of 8 rows (V_down D and V_up D) go to shared memory, one barrier,
-//    then thread (g, c) filters row g horizontally for 8 consecutive columns from registers
-//    (LDS.128, bank-conflict-free, see load_row), forms eq. 3-4 and updates its running best (cost, d) kept
-//    in shared memory for its own pixels. Double-buffering those rows leaves one barrier per
-//    8 rows.
+//    then thread (g, c) = (tid % 8, tid / 8) filters row g horizontally for 8 consecutive
+//    columns from registers (LDS.128, bank-conflict-free through padded row strides, see the
+//    item mapping in the kernel), forms eq. 3-4 and updates its running best (cost, d) kept in
+//    shared memory for its own pixels. Double-buffering those rows leaves one barrier per 8
+//    rows. At the end the block writes its keys row by row, coalesced.
 //  * Units: the fused path never divides. D stays min(|dI|, s tau) (an exact small integer for
 //    8-bit input), the filters use w[k] = exp(-k/gamma) without /F1, so every C_i is the
 //    normalised one times K = s tau F1^2, and alpha, beta are multiplied by K instead. The
@@ -86,9 +87,14 @@ struct Shape {
   static constexpr int V = G + 2 * W;           // values one recursion block reads
   static constexpr int ITEMS_PER_ROW = TX / P;
   static constexpr int ITEMS = ITEMS_PER_ROW * G;
+  // Row strides of the row buffers and of the running best: one 16-byte quad past a whole
+  // number of 32-byte items, so the 8 rows one LDS.128 phase reads start in 8 different bank
+  // quads (see the item mapping in the kernel).
+  static constexpr int ROW_STRIDE = NT + 4;
+  static constexpr int BEST_STRIDE = TX + 4;
   static constexpr std::size_t RING_FLOATS = std::size_t(RING_GROUPS) * G * NT;
-  static constexpr std::size_t ROWS_FLOATS = std::size_t(2) * 2 * G * NT;  // (down, up) x double buffer
-  static constexpr std::size_t BEST_FLOATS = std::size_t(BH) * TX;
+  static constexpr std::size_t ROWS_FLOATS = std::size_t(2) * 2 * G * ROW_STRIDE;  // (down, up) x double buffer
+  static constexpr std::size_t BEST_FLOATS = std::size_t(BH) * BEST_STRIDE;
   static constexpr std::size_t SHARED_BYTES =
       (RING_FLOATS + ROWS_FLOATS + BEST_FLOATS) * sizeof(float) + std::size_t(BH) * TX;  // + u8 best d
   static_assert(TX > 0 && TX % P == 0 && ITEMS <= NT, "fused SA-LAP: horizontal items must fit the block");
@@ -219,36 +225,24 @@ __device__ __forceinline__ void one_sided(const typename Num::T (&v)[std::size_t
   }
 }
 
-// Thread hc reads 16-byte chunks at 32 hc + 16 q bytes. A quarter warp (the 8 threads one
-// LDS.128 wavefront serves) would hit each 16-byte bank quad twice; threads with bit 2 of hc
-// set fetch each pair of chunks in the other order, which spreads the eight over all quads.
-// The selects cost ALU slots, which this kernel has to spare; shared bandwidth it has not.
+// N consecutive floats of a row buffer (16-byte aligned) as float4 loads, and back.
 template <int N>
-__device__ __forceinline__ void load_row(const float* src, bool swap, float (&v)[std::size_t{N}]) {
-  static_assert(N % 8 == 0, "load_row reads pairs of float4");
+__device__ __forceinline__ void load_row(const float* src, float (&v)[std::size_t{N}]) {
+  static_assert(N % 4 == 0, "load_row reads float4s");
   const float4* p = reinterpret_cast<const float4*>(src);
 #pragma unroll
-  for (int m = 0; m < N / 8; ++m) {
-    const float4 first = p[2 * m + (swap ? 1 : 0)];
-    const float4 second = p[2 * m + (swap ? 0 : 1)];
-    const float4 lo = swap ? second : first;
-    const float4 hi = swap ? first : second;
-    v[8 * m + 0] = lo.x, v[8 * m + 1] = lo.y, v[8 * m + 2] = lo.z, v[8 * m + 3] = lo.w;
-    v[8 * m + 4] = hi.x, v[8 * m + 5] = hi.y, v[8 * m + 6] = hi.z, v[8 * m + 7] = hi.w;
+  for (int m = 0; m < N / 4; ++m) {
+    const float4 q = p[m];
+    v[4 * m + 0] = q.x, v[4 * m + 1] = q.y, v[4 * m + 2] = q.z, v[4 * m + 3] = q.w;
   }
 }
 
 template <int N>
-__device__ __forceinline__ void store_row(float* dst, bool swap, const float (&v)[std::size_t{N}]) {
-  static_assert(N % 8 == 0, "store_row writes pairs of float4");
+__device__ __forceinline__ void store_row(float* dst, const float (&v)[std::size_t{N}]) {
+  static_assert(N % 4 == 0, "store_row writes float4s");
   float4* p = reinterpret_cast<float4*>(dst);
 #pragma unroll
-  for (int m = 0; m < N / 8; ++m) {
-    const float4 lo = make_float4(v[8 * m + 0], v[8 * m + 1], v[8 * m + 2], v[8 * m + 3]);
-    const float4 hi = make_float4(v[8 * m + 4], v[8 * m + 5], v[8 * m + 6], v[8 * m + 7]);
-    p[2 * m + (swap ? 1 : 0)] = swap ? hi : lo;
-    p[2 * m + (swap ? 0 : 1)] = swap ? lo : hi;
-  }
+  for (int m = 0; m < N / 4; ++m) p[m] = make_float4(v[4 * m + 0], v[4 * m + 1], v[4 * m + 2], v[4 * m + 3]);
 }
 
 // Unsigned order of the key == (cost, d) order: flip negatives entirely, set the sign bit
@@ -326,8 +320,8 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
   extern __shared__ float4 shared_raw[];
   V* s_ring = reinterpret_cast<V*>(shared_raw);  // [RING_GROUPS*G][NT], column tid is thread tid's
   float* s_rows = reinterpret_cast<float*>(s_ring + S::RING_FLOATS);  // [2 buffers][down, up][G][NT], V bits
-  float* s_best = s_rows + S::ROWS_FLOATS;                             // [BH][TX]
-  auto* s_best_d = reinterpret_cast<std::uint8_t*>(s_best + S::BEST_FLOATS);  // [BH][TX], d - d_begin
+  float* s_best = s_rows + S::ROWS_FLOATS;                             // [BH][BEST_STRIDE]
+  auto* s_best_d = reinterpret_cast<std::uint8_t*>(s_best + S::BEST_FLOATS);  // [BH][TX], d - d_begin (Float1)
 
   const int tid = threadIdx.x;
   const int x0 = blockIdx.x * S::TX;
@@ -337,16 +331,18 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
 
   // Vertical role: region column tid <-> image column x0 - W + tid, clamped.
   const int cx = min(max(x0 - W + tid, 0), a.width - 1);
-  // Horizontal role: item (hg, hc) = row hg of a group, output columns hc*P .. hc*P+7.
+  // Horizontal role: item (hg, hc) = row hg of a group, output columns hc*P .. hc*P+7. The
+  // row is the fast index: the 8 threads of one LDS.128 phase read the same columns of the 8
+  // rows, which the strides (ROW_STRIDE, BEST_STRIDE: 16 bytes past a multiple of 32) put in 8
+  // different bank quads, so every 16-byte load and store is conflict-free as it stands.
   const bool h_active = tid < S::ITEMS;
-  const int hg = tid / S::ITEMS_PER_ROW;
-  const int hc = tid - hg * S::ITEMS_PER_ROW;
-  const bool swap = (hc & 4) != 0;  // see load_row
+  const int hg = tid % G;
+  const int hc = tid / G;
 
   if (h_active) {
 #pragma unroll
     for (int j = 0; j < BH / G; ++j) {
-      float4* b = reinterpret_cast<float4*>(s_best + (j * G + hg) * S::TX + hc * P);
+      float4* b = reinterpret_cast<float4*>(s_best + (j * G + hg) * S::BEST_STRIDE + hc * P);
       // Float1: +inf; Half2: the largest key.
       const float inf = Num::LANES == 1 ? __int_as_float(0x7f800000) : __uint_as_float(0xFFFFFFFFu);
       b[0] = make_float4(inf, inf, inf, inf);
@@ -380,7 +376,7 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
       tad_group(jo + 2 * S::HG);
 
       // Vertical: rows y-W .. y+7+W of this column -> V_up D and V_down D for rows y .. y+7.
-      float* rows = s_rows + buffer * (2 * G * NT);
+      float* rows = s_rows + buffer * (2 * G * S::ROW_STRIDE);
       {
         V v[S::V];
 #pragma unroll
@@ -393,8 +389,8 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
         one_sided<Num, W, G>(v, a, up, down);
 #pragma unroll
         for (int i = 0; i < G; ++i) {
-          rows[i * NT + tid] = Num::to_bits(down[i]);
-          rows[(G + i) * NT + tid] = Num::to_bits(up[i]);
+          rows[i * S::ROW_STRIDE + tid] = Num::to_bits(down[i]);
+          rows[(G + i) * S::ROW_STRIDE + tid] = Num::to_bits(up[i]);
         }
       }
       __syncthreads();  // rows complete; the other buffer is free again (see header)
@@ -405,7 +401,7 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
         V c0[P], c1[P], c2[P], c3[P];
         {
           float bits[S::V];
-          load_row<S::V>(rows + hg * NT + hc * P, swap, bits);
+          load_row<S::V>(rows + hg * S::ROW_STRIDE + hc * P, bits);
           V v[S::V];
 #pragma unroll
           for (int i = 0; i < S::V; ++i) v[i] = Num::from_bits(bits[i]);
@@ -413,17 +409,17 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
         }
         {
           float bits[S::V];
-          load_row<S::V>(rows + (G + hg) * NT + hc * P, swap, bits);
+          load_row<S::V>(rows + (G + hg) * S::ROW_STRIDE + hc * P, bits);
           V v[S::V];
 #pragma unroll
           for (int i = 0; i < S::V; ++i) v[i] = Num::from_bits(bits[i]);
           one_sided<Num, W, P>(v, a, c1, c3);
         }
 
-        const int pixel = (jo * G + hg) * S::TX + hc * P;
-        auto* best_d = reinterpret_cast<unsigned long long*>(s_best_d + pixel);
+        const int pixel = (jo * G + hg) * S::BEST_STRIDE + hc * P;
+        auto* best_d = reinterpret_cast<unsigned long long*>(s_best_d + (jo * G + hg) * S::TX + hc * P);
         float best[P];
-        load_row<P>(s_best + pixel, swap, best);
+        load_row<P>(s_best + pixel, best);
         unsigned long long bd = 0;
         if constexpr (Num::LANES == 1) bd = *best_d;
         const unsigned long long dd = static_cast<unsigned long long>(d - d_begin);
@@ -442,28 +438,23 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
           }
           keep_best<Num>(cost, best[k], bd, k, dd, second);
         }
-        store_row<P>(s_best + pixel, swap, best);
+        store_row<P>(s_best + pixel, best);
         if constexpr (Num::LANES == 1) *best_d = bd;
       }
       buffer ^= 1;
     }
   }
 
-  if (h_active) {
-    const std::size_t plane = std::size_t(a.width) * std::size_t(a.height);
-    std::uint64_t* keys = a.keys + std::size_t(blockIdx.z) * plane;
-#pragma unroll
-    for (int j = 0; j < BH / G; ++j) {
-      const int y = y0 + j * G + hg;
-      if (y >= a.height) continue;
-      const int pixel = (j * G + hg) * S::TX + hc * P;
-#pragma unroll
-      for (int k = 0; k < P; ++k) {
-        const int x = x0 + hc * P + k;
-        if (x < a.width)
-          keys[std::size_t(y) * a.width + x] = chunk_key<Num>(s_best[pixel + k], s_best_d[pixel + k], d_begin);
-      }
-    }
+  // The chunk's keys, written row by row (consecutive threads, consecutive pixels).
+  __syncthreads();
+  const std::size_t plane = std::size_t(a.width) * std::size_t(a.height);
+  std::uint64_t* keys = a.keys + std::size_t(blockIdx.z) * plane;
+  for (int i = tid; i < BH * S::TX; i += NT) {
+    const int row = i / S::TX, col = i - row * S::TX;
+    const int y = y0 + row, x = x0 + col;
+    if (y < a.height && x < a.width)
+      keys[std::size_t(y) * a.width + x] =
+          chunk_key<Num>(s_best[row * S::BEST_STRIDE + col], s_best_d[row * S::TX + col], d_begin);
   }
 }
 
