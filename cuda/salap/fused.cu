@@ -253,47 +253,70 @@ __device__ __forceinline__ std::uint64_t make_key(float cost, int d) {
   return (std::uint64_t(u) << 32) | std::uint32_t(d);
 }
 
-// Thread-level helpers of the kernel that differ by number type.
+// Thread-level helpers of the kernel that differ by number type. right0 and right1 point at
+// the clamped columns of the two levels in row 0; `row` is the row's offset y * width.
 template <class Num, bool LUMA>
-__device__ __forceinline__ typename Num::T tad_levels(std::uint32_t l, const std::uint32_t* right_row, int rx0,
-                                                      int rx1, const FusedArgs& a) {
+__device__ __forceinline__ typename Num::T tad_levels(std::uint32_t l, const std::uint32_t* right0,
+                                                      const std::uint32_t* right1, int row, const FusedArgs& a) {
   if constexpr (Num::LANES == 1) {
-    return tad<LUMA>(l, __ldg(right_row + rx0), a.sat);
+    return tad<LUMA>(l, __ldg(right0 + row), a.sat);
   } else if constexpr (LUMA) {
-    const float t0 = tad<LUMA>(l, __ldg(right_row + rx0), a.sat) * a.tad_scale;
-    const float t1 = tad<LUMA>(l, __ldg(right_row + rx1), a.sat) * a.tad_scale;
+    const float t0 = tad<LUMA>(l, __ldg(right0 + row), a.sat) * a.tad_scale;
+    const float t1 = tad<LUMA>(l, __ldg(right1 + row), a.sat) * a.tad_scale;
     return __floats2half2_rn(t0, t1);
   } else {
     // Two RGB sums (integers <= 765) straight into half: 0x6400 | n is the half 1024 + n, so
     // one subtraction gives n exactly for both levels; then the truncation and the scale.
     // The same values as half(min(n, sat) * tad_scale) (tad_scale is a power of two).
-    const std::uint32_t n0 = __vsadu4(l, __ldg(right_row + rx0)), n1 = __vsadu4(l, __ldg(right_row + rx1));
+    const std::uint32_t n0 = __vsadu4(l, __ldg(right0 + row)), n1 = __vsadu4(l, __ldg(right1 + row));
     const std::uint32_t bits = __byte_perm(n0, n1, 0x5410) | 0x64006400u;
     __half2 h = __hsub2(*reinterpret_cast<const __half2*>(&bits), __float2half2_rn(1024.0f));
     return __hmul2(__hmin2(h, a.sat_h), a.tad_scale_h);
   }
 }
 
+// The levels one step of the d loop ranks, as keep_best needs them: Float1 the level's index
+// in the chunk; Half2 the index of lane 0's level (lane 1 is index + 1), and for lane 1 the
+// mask and low bits of its key, which make that key all ones (never the minimum) when the
+// step has one level only (an odd chunk's last step).
+struct StepLevels {
+  unsigned long long dd;
+  std::uint32_t lane1_mask;
+  std::uint32_t lane1_low;
+};
+
+__device__ __forceinline__ StepLevels step_levels(int d, int d_begin, bool second) {
+  const unsigned dd = unsigned(d - d_begin);
+  return {dd, second ? 0xFFFF0000u : 0xFFFFFFFFu, second ? dd + 1 : 0xFFFFFFFFu};
+}
+
+// Per 16-bit lane, all ones where the half is negative: PRMT's sign-replicating selectors
+// (nibble 8 | byte) copy the sign of byte 1 over bytes 0-1 and of byte 3 over bytes 2-3.
+__device__ __forceinline__ std::uint32_t half_sign_mask(std::uint32_t h2) {
+  std::uint32_t m;
+  asm("prmt.b32 %0, %1, 0, 0xBB99;" : "=r"(m) : "r"(h2));
+  return m;
+}
+
 // The running winner of one pixel. Float1: best cost (float) and its level in byte k of bd;
 // strict <, so on a tie the smaller d, which comes first, stays. Half2: `best` holds the bits
 // of a 32-bit key, the order-preserving bits of a half cost above the level index: a
 // half has 16 bits, so the key needs no float compare and no byte insert, and the unsigned
-// minimum picks the smallest cost, then the smallest d. Level dd is in lane 0, dd + 1 in
-// lane 1 when `second` (an odd chunk's last step has one level).
+// minimum picks the smallest cost, then the smallest d.
 template <class Num>
 __device__ __forceinline__ void keep_best(typename Num::T cost, float& best, unsigned long long& bd, int k,
-                                          unsigned long long dd, bool second) {
+                                          const StepLevels& step) {
   if constexpr (Num::LANES == 1) {
     if (cost < best) {
       best = cost;
-      bd = (bd & ~(0xFFull << (8 * k))) | (dd << (8 * k));
+      bd = (bd & ~(0xFFull << (8 * k))) | (step.dd << (8 * k));
     }
   } else {
     std::uint32_t c = *reinterpret_cast<const std::uint32_t*>(&cost);
     // Per 16-bit lane: a negative half (a rounding residue near 0) -> ~h, else h | 0x8000.
-    c ^= ((c >> 15) & 0x00010001u) * 0x7FFFu | 0x80008000u;
-    const std::uint32_t k0 = __byte_perm(c, std::uint32_t(dd), 0x1054);  // lane 0's cost : dd
-    const std::uint32_t k1 = second ? (c & 0xFFFF0000u) | std::uint32_t(dd + 1) : 0xFFFFFFFFu;
+    c ^= half_sign_mask(c) | 0x80008000u;
+    const std::uint32_t k0 = __byte_perm(c, std::uint32_t(step.dd), 0x1054);  // lane 0's cost : dd
+    const std::uint32_t k1 = (c & step.lane1_mask) | step.lane1_low;         // lane 1's cost : dd + 1
     best = __uint_as_float(min(__float_as_uint(best), min(k0, k1)));
   }
 }
@@ -318,7 +341,11 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
   constexpr int NT = S::NT;
   constexpr int BH = S::BH;
   extern __shared__ float4 shared_raw[];
-  V* s_ring = reinterpret_cast<V*>(shared_raw);  // [RING_GROUPS*G][NT], column tid is thread tid's
+  // [RING_GROUPS][NT][G]: thread tid's 8 rows of a group are two 16-byte quads of its own. Threads
+  // with bit 2 of tid set keep rows 0-3 in the second quad and rows 4-7 in the first, so the 8
+  // threads of one LDS.128/STS.128 phase (32 bytes apart) meet 8 different bank quads. Only the
+  // thread itself reads its ring, so the order costs no select, only the two fixed offsets.
+  V* s_ring = reinterpret_cast<V*>(shared_raw);
   float* s_rows = reinterpret_cast<float*>(s_ring + S::RING_FLOATS);  // [2 buffers][down, up][G][NT], V bits
   float* s_best = s_rows + S::ROWS_FLOATS;                             // [BH][BEST_STRIDE]
   auto* s_best_d = reinterpret_cast<std::uint8_t*>(s_best + S::BEST_FLOATS);  // [BH][TX], d - d_begin (Float1)
@@ -331,6 +358,7 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
 
   // Vertical role: region column tid <-> image column x0 - W + tid, clamped.
   const int cx = min(max(x0 - W + tid, 0), a.width - 1);
+  const std::uint32_t* left = a.left + cx;  // + y * width (32 bits: the host checks width x height)
   // Horizontal role: item (hg, hc) = row hg of a group, output columns hc*P .. hc*P+7. The
   // row is the fast index: the 8 threads of one LDS.128 phase read the same columns of the 8
   // rows, which the strides (ROW_STRIDE, BEST_STRIDE: 16 bytes past a multiple of 32) put in 8
@@ -351,22 +379,32 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
     }
   }
 
+  // Group k of the band (k < BH/G + 2 HG < 2 RING_GROUPS) sits in ring slot k mod RING_GROUPS,
+  // here one compare instead of a division.
+  static_assert(BH / G + 2 * S::HG <= 2 * S::RING_GROUPS, "fused SA-LAP: ring slot by one subtraction");
+  auto ring_group = [s_ring](int k) {
+    return reinterpret_cast<float4*>(s_ring + (k < S::RING_GROUPS ? k : k - S::RING_GROUPS) * G * NT);
+  };
+  const int ring_quad = (tid >> 2) & 1;
+  const int ring_lo = 2 * tid + ring_quad, ring_hi = 2 * tid + 1 - ring_quad;  // float4 offsets in a group
   int buffer = 0;
   for (int d = d_begin; d < d_end; d += Num::LANES) {
     // Clamp-to-edge on both sides: a negative disparity reads past the right edge.
-    const int rx0 = min(max(cx - (a.d_min + d), 0), a.width - 1);
-    const int rx1 = min(max(cx - (a.d_min + d + 1), 0), a.width - 1);  // Half2's second level
+    const std::uint32_t* right0 = a.right + min(max(cx - (a.d_min + d), 0), a.width - 1);
+    const std::uint32_t* right1 = a.right + min(max(cx - (a.d_min + d + 1), 0), a.width - 1);  // Half2's 2nd level
     const bool second = d + 1 < d_end;
     // Group k holds D of rows y0 - W + 8k .. +7 (clamped) for this thread's column.
     auto tad_group = [&](int k) {
-      V* ring = s_ring + (k % S::RING_GROUPS) * G * NT + tid;
+      float4* ring = ring_group(k);
+      float t[G];
       const int ybase = y0 - W + k * G;
 #pragma unroll
       for (int i = 0; i < G; ++i) {
-        const int y = min(max(ybase + i, 0), a.height - 1);
-        const std::size_t row = std::size_t(y) * std::size_t(a.width);
-        ring[i * NT] = tad_levels<Num, LUMA>(__ldg(a.left + row + cx), a.right + row, rx0, rx1, a);
+        const int row = min(max(ybase + i, 0), a.height - 1) * a.width;
+        t[i] = Num::to_bits(tad_levels<Num, LUMA>(__ldg(left + row), right0, right1, row, a));
       }
+      ring[ring_lo] = make_float4(t[0], t[1], t[2], t[3]);
+      ring[ring_hi] = make_float4(t[4], t[5], t[6], t[7]);
     };
 #pragma unroll 1
     for (int k = 0; k < 2 * S::HG; ++k) tad_group(k);
@@ -381,9 +419,11 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
         V v[S::V];
 #pragma unroll
         for (int q = 0; q < S::RING_GROUPS; ++q) {
-          const V* ring = s_ring + ((jo + q) % S::RING_GROUPS) * G * NT + tid;
+          const float4* ring = ring_group(jo + q);
+          const float4 lo = ring[ring_lo], hi = ring[ring_hi];
+          const float t[G] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
 #pragma unroll
-          for (int i = 0; i < G; ++i) v[q * G + i] = ring[i * NT];
+          for (int i = 0; i < G; ++i) v[q * G + i] = Num::from_bits(t[i]);
         }
         V up[G], down[G];
         one_sided<Num, W, G>(v, a, up, down);
@@ -422,7 +462,7 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
         load_row<P>(s_best + pixel, best);
         unsigned long long bd = 0;
         if constexpr (Num::LANES == 1) bd = *best_d;
-        const unsigned long long dd = static_cast<unsigned long long>(d - d_begin);
+        const StepLevels step = step_levels(d, d_begin, second);
         const V quarter = Num::splat(0.25f), half = Num::splat(0.5f);
 #pragma unroll
         for (int k = 0; k < P; ++k) {
@@ -436,7 +476,7 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
                                   Num::alpha(a));
             cost = Num::min(cost, Num::min(ca, cb));
           }
-          keep_best<Num>(cost, best[k], bd, k, dd, second);
+          keep_best<Num>(cost, best[k], bd, k, step);
         }
         store_row<P>(s_best + pixel, best);
         if constexpr (Num::LANES == 1) *best_d = bd;
@@ -622,6 +662,9 @@ void salap_fused_bands(const DevicePair& pair, DisparityRange range, const Salap
   const TileDims dims = tile_dims(plan.tile);
   require(pair.height <= 65535 * dims.rows, "salap/cuda: image height " + std::to_string(pair.height) +
                                                 " exceeds the fused grid's " + std::to_string(65535 * dims.rows));
+  require(std::size_t(pair.width) * std::size_t(pair.height) <= std::size_t(std::numeric_limits<int>::max()),
+          "salap/cuda: " + std::to_string(pair.width) + "x" + std::to_string(pair.height) +
+              " pixels exceed the fused kernel's 32-bit pixel offsets (2^31 - 1 pixels)");
   require(plan.chunks <= 65535, "salap/cuda: " + std::to_string(plan.chunks) +
                                     " disparity chunks exceed the grid's 65535; use a larger d_chunk");
   require(first_band >= 0 && bands >= 1 && first_band + bands <= div_up(pair.height, dims.rows),
