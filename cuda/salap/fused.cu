@@ -124,8 +124,9 @@ struct FusedArgs {
   __half2 neg_r_tail_h;
   __half2 alpha_h;
   __half2 beta_h;
-  __half2 sat_h;        // sat rounded to half
-  __half2 tad_scale_h;  // tad_scale (exact)
+  __half2 sat_scaled_h;  // sat * tad_scale rounded to half
+  __half2 tad_scale_h;   // tad_scale (exact)
+  __half2 tad_bias_h;    // -1024 * tad_scale (exact)
   float tad_scale;
 };
 
@@ -253,6 +254,13 @@ __device__ __forceinline__ std::uint64_t make_key(float cost, int d) {
   return (std::uint64_t(u) << 32) | std::uint32_t(d);
 }
 
+// |dR| + |dG| + |dB| + c (bytes 0-2; byte 3 is 0 in both words): __vsadu4 with its accumulator.
+__device__ __forceinline__ std::uint32_t sad_plus(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+  std::uint32_t d;
+  asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+
 // Thread-level helpers of the kernel that differ by number type. right0 and right1 point at
 // the clamped columns of the two levels in row 0; `row` is the row's offset y * width.
 template <class Num, bool LUMA>
@@ -265,13 +273,15 @@ __device__ __forceinline__ typename Num::T tad_levels(std::uint32_t l, const std
     const float t1 = tad<LUMA>(l, __ldg(right1 + row), a.sat) * a.tad_scale;
     return __floats2half2_rn(t0, t1);
   } else {
-    // Two RGB sums (integers <= 765) straight into half: 0x6400 | n is the half 1024 + n, so
-    // one subtraction gives n exactly for both levels; then the truncation and the scale.
-    // The same values as half(min(n, sat) * tad_scale) (tad_scale is a power of two).
-    const std::uint32_t n0 = __vsadu4(l, __ldg(right0 + row)), n1 = __vsadu4(l, __ldg(right1 + row));
-    const std::uint32_t bits = __byte_perm(n0, n1, 0x5410) | 0x64006400u;
-    __half2 h = __hsub2(*reinterpret_cast<const __half2*>(&bits), __float2half2_rn(1024.0f));
-    return __hmul2(__hmin2(h, a.sat_h), a.tad_scale_h);
+    // Two RGB sums (integers <= 765) straight into half: 0x6400 + n is the half 1024 + n (the
+    // sum's accumulator adds the 0x6400), so (1024 + n) s - 1024 s gives n s exactly for both
+    // levels in one HFMA2, then the truncation at sat s. The same values as
+    // half(min(n, sat) * tad_scale): tad_scale = s is a power of two and every product exact.
+    const std::uint32_t n0 = sad_plus(l, __ldg(right0 + row), 0x6400u);
+    const std::uint32_t n1 = sad_plus(l, __ldg(right1 + row), 0x6400u);
+    const std::uint32_t bits = __byte_perm(n0, n1, 0x5410);
+    const __half2 h = __hfma2(*reinterpret_cast<const __half2*>(&bits), a.tad_scale_h, a.tad_bias_h);
+    return __hmin2(h, a.sat_scaled_h);
   }
 }
 
@@ -296,6 +306,14 @@ __device__ __forceinline__ std::uint32_t half_sign_mask(std::uint32_t h2) {
   std::uint32_t m;
   asm("prmt.b32 %0, %1, 0, 0xBB99;" : "=r"(m) : "r"(h2));
   return m;
+}
+
+// p itself, but opaque to the compiler: p + 32-bit offset then stays one IMAD.WIDE per load,
+// instead of being re-associated into a 64-bit (column + offset) sum shifted and added to the
+// array base (four instructions and a sign extension per load).
+__device__ __forceinline__ const std::uint32_t* opaque(const std::uint32_t* p) {
+  asm("" : "+l"(p));
+  return p;
 }
 
 // The running winner of one pixel. Float1: best cost (float) and its level in byte k of bd;
@@ -358,7 +376,7 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
 
   // Vertical role: region column tid <-> image column x0 - W + tid, clamped.
   const int cx = min(max(x0 - W + tid, 0), a.width - 1);
-  const std::uint32_t* left = a.left + cx;  // + y * width (32 bits: the host checks width x height)
+  const std::uint32_t* left = opaque(a.left + cx);  // + y * width (32 bits: the host checks width x height)
   // Horizontal role: item (hg, hc) = row hg of a group, output columns hc*P .. hc*P+7. The
   // row is the fast index: the 8 threads of one LDS.128 phase read the same columns of the 8
   // rows, which the strides (ROW_STRIDE, BEST_STRIDE: 16 bytes past a multiple of 32) put in 8
@@ -390,8 +408,8 @@ __global__ void __launch_bounds__(Shape<W, T>::NT, Shape<W, T>::MIN_BLOCKS) fuse
   int buffer = 0;
   for (int d = d_begin; d < d_end; d += Num::LANES) {
     // Clamp-to-edge on both sides: a negative disparity reads past the right edge.
-    const std::uint32_t* right0 = a.right + min(max(cx - (a.d_min + d), 0), a.width - 1);
-    const std::uint32_t* right1 = a.right + min(max(cx - (a.d_min + d + 1), 0), a.width - 1);  // Half2's 2nd level
+    const std::uint32_t* right0 = opaque(a.right + min(max(cx - (a.d_min + d), 0), a.width - 1));
+    const std::uint32_t* right1 = opaque(a.right + min(max(cx - (a.d_min + d + 1), 0), a.width - 1));  // 2nd level
     const bool second = d + 1 < d_end;
     // Group k holds D of rows y0 - W + 8k .. +7 (clamped) for this thread's column.
     auto tad_group = [&](int k) {
@@ -706,7 +724,8 @@ void salap_fused_bands(const DevicePair& pair, DisparityRange range, const Salap
   args.alpha_h = __float2half2_rn(float(double(args.alpha_k) * tad_scale));
   args.beta_h = __float2half2_rn(float(double(args.beta_k) * tad_scale));
   args.tad_scale = float(tad_scale);
-  args.sat_h = __float2half2_rn(args.sat);
+  args.sat_scaled_h = __float2half2_rn(float(double(args.sat) * tad_scale));
+  args.tad_bias_h = __float2half2_rn(float(-1024.0 * tad_scale));
   args.tad_scale_h = __float2half2_rn(args.tad_scale);
 
   const bool luma = pair.code == PixelCode::luma;
