@@ -29,6 +29,9 @@ inline CostInputs make_cost_inputs(const DeviceImage<uchar4>& left_rgb, const De
                                    const DeviceImage<std::uint64_t>& left_census,
                                    const DeviceImage<std::uint64_t>& right_census, const AdCensusParams& params,
                                    bool right_view, int min_d) {
+  require(std::size_t(left_rgb.width) * std::size_t(left_rgb.height) <= 0x7FFFFFFFu,
+          "adcensus/cuda: " + std::to_string(left_rgb.width) + "x" + std::to_string(left_rgb.height) +
+              " pixels exceed the cost's 32-bit pixel indices (2^31 - 1 pixels)");
   CostInputs in;
   in.ref = right_view ? right_rgb.get() : left_rgb.get();
   in.other = right_view ? left_rgb.get() : right_rgb.get();
@@ -47,12 +50,14 @@ inline CostInputs make_cost_inputs(const DeviceImage<uchar4>& left_rgb, const De
 __device__ inline float ad_census_cost_at(const CostInputs& in, int x, int y, int k) {
   const int xm = x + in.sign * (in.min_d + k);
   if (xm < 0 || xm >= in.width) return in.out_of_image;
-  const std::size_t pixel = static_cast<std::size_t>(y) * in.width + x;
-  const std::size_t match = static_cast<std::size_t>(y) * in.width + xm;
+  // 32-bit indices (make_cost_inputs checks the pixel count): one IMAD.WIDE per load.
+  const int pixel = y * in.width + x;
+  const int match = pixel + (xm - x);
   const int hamming = __popcll(in.ref_census[pixel] ^ in.other_census[match]);
-  const uchar4 a = in.ref[pixel];
-  const uchar4 b = in.other[match];
-  const int sad = abs(int(a.x) - int(b.x)) + abs(int(a.y) - int(b.y)) + abs(int(a.z) - int(b.z));
+  // |dR| + |dG| + |dB| in one byte-wise SAD: byte 3 (w) is 0 in both images (census.cu's
+  // pack_kernel writes it so).
+  const int sad = int(__vsadu4(reinterpret_cast<const unsigned*>(in.ref)[pixel],
+                               reinterpret_cast<const unsigned*>(in.other)[match]));
   // rho(c, lambda) = 1 - exp(-c / lambda), eq. 3; C_AD is the mean over the channels, eq. 1.
   // The fast exponential (ex2.approx, a few ulp for these arguments in [-7, 0]) and no IEEE
   // division: the aggregation's fused first pass evaluates this 1.5 times per cell, and both
