@@ -78,20 +78,47 @@ float fixed_point_scale(int max_arm) {
   return float(scale);
 }
 
-// The four arms of pixel `pixel` at one level, packed as its uchar4 (left, right, up, down in
-// bytes 0-3): p's own, or (with `other`) each the shorter of p's and pd's where pd, `xd`
-// columns along the row, lies inside the image; every arm clipped to max_arm (`clip`, max_arm
-// in each byte). One byte-wise minimum for all four. pd's arms are read at the clamped column
-// and then discarded when pd is outside: no branch around the load, so that the callers'
-// unrolled loops can issue several loads before the first one returns.
-__device__ __forceinline__ unsigned combined_arms(const uchar4* __restrict__ arms, const uchar4* __restrict__ other,
-                                                  int width, int pixel, int x, int xd, unsigned clip) {
-  unsigned packed = reinterpret_cast<const unsigned*>(arms)[pixel];
+// PRMT selectors that spread two arms of a packed uchar4 (left, right, up, down in bytes 0-3)
+// into the two 16-bit lanes of a word (byte, zero, byte, zero): the row's arms, the column's.
+constexpr unsigned ROW_ARMS = 0x4140u;
+constexpr unsigned COLUMN_ARMS = 0x4342u;
+
+// The arms of pixel `pixel` at one level along this pass's axis (`own`) and along the other
+// one (`first`), each as before | after << 16: p's own, or (with `other`) each the shorter of
+// p's and pd's where pd, `xd` columns along the row, lies inside the image; every arm clipped
+// to max_arm (`clip2`, max_arm in each 16-bit lane). The minima are per 16-bit lane
+// (__vminu2, one instruction on sm_90, where the byte-wise __vminu4 is emulated in six). pd's
+// arms are read at the clamped column and replaced by p's own when pd is outside: no branch
+// around the load, so that the callers' unrolled loops can issue several loads before the
+// first one returns.
+struct ArmPairs {
+  unsigned own;
+  unsigned first;
+};
+
+__device__ __forceinline__ ArmPairs combined_arm_pairs(const uchar4* __restrict__ arms,
+                                                       const uchar4* __restrict__ other, int width, int pixel,
+                                                       int x, int xd, unsigned own_select, unsigned first_select,
+                                                       unsigned clip2) {
+  const unsigned a = reinterpret_cast<const unsigned*>(arms)[pixel];
+  unsigned own = __byte_perm(a, 0u, own_select);
+  unsigned first = __byte_perm(a, 0u, first_select);
   if (other != nullptr) {
-    const unsigned b = reinterpret_cast<const unsigned*>(other)[pixel - x + min(max(xd, 0), width - 1)];
-    packed = (xd >= 0 && xd < width) ? __vminu4(packed, b) : packed;
+    const unsigned loaded = reinterpret_cast<const unsigned*>(other)[pixel - x + min(max(xd, 0), width - 1)];
+    const unsigned b = (xd >= 0 && xd < width) ? loaded : a;
+    own = __vminu2(own, __byte_perm(b, 0u, own_select));
+    first = __vminu2(first, __byte_perm(b, 0u, first_select));
   }
-  return __vminu4(packed, clip);
+  return {__vminu2(own, clip2), __vminu2(first, clip2)};
+}
+
+// v / c for a count or region size c in [1, 2^126]: what __fdividef gives there (the
+// approximate reciprocal, then one multiplication), without its guard for divisors outside
+// that range, which costs three instructions a cell.
+__device__ __forceinline__ float divide_by_count(float v, float c) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(c));
+  return __fmul_rn(v, r);
 }
 
 // This axis's two arms only (bytes `shift` and `shift` + 8 of combined_arms), as
@@ -172,9 +199,10 @@ __global__ void __launch_bounds__(LANES * WARPS)
   const int line_pixel = horizontal ? line * width : line;
   const int pos_step = horizontal ? 1 : width;
   const int offset_d = sign * (min_d + k);
-  const unsigned clip = 0x01010101u * unsigned(max_arm);
+  const unsigned clip2 = 0x00010001u * unsigned(max_arm);
   const int own_shift = horizontal ? 0 : 16;   // this pass's arms in the packed uchar4
-  const int first_shift = horizontal ? 16 : 0;  // the first pass's (the other axis)
+  const unsigned own_select = horizontal ? ROW_ARMS : COLUMN_ARMS;
+  const unsigned first_select = horizontal ? COLUMN_ARMS : ROW_ARMS;  // the first pass's (the other axis)
 
   // Row i + 1 of `prefix` holds position tile_start - max_arm + i; row 0 is the empty sum.
   if (warp == 0) prefix[lane] = 0u;
@@ -210,11 +238,13 @@ __global__ void __launch_bounds__(LANES * WARPS)
         // The first pass ran along the other axis: its arm width at this position and level;
         // this pass's own arms are kept for the output loop (at the clamped position too, so
         // that every row the output loop reads is defined).
-        const unsigned a = combined_arms(arms, other_arms, width, line_pixel + at * pos_step, x, x + offset_d, clip);
-        const unsigned width_here = 1u + ((a >> first_shift) & 0xFFu) + ((a >> (first_shift + 8)) & 0xFFu);
+        const ArmPairs a = combined_arm_pairs(arms, other_arms, width, line_pixel + at * pos_step, x, x + offset_d,
+                                              own_select, first_select, clip2);
+        const unsigned width_here = 1u + (a.first & 0xFFFFu) + (a.first >> 16);
         count_prefix[(i + 1) * LANES + lane] = inside ? Count(width_here) : Count(0);
         const int t = i - max_arm;
-        if (t >= 0 && t < TILE) tile_arms[t * LANES + lane] = static_cast<unsigned short>(a >> own_shift);
+        // before | after << 8, as own_arms gives it.
+        if (t >= 0 && t < TILE) tile_arms[t * LANES + lane] = static_cast<unsigned short>(__byte_perm(a.own, 0u, 0x20u));
       }
     }
   };
@@ -228,34 +258,46 @@ __global__ void __launch_bounds__(LANES * WARPS)
 
   if (!active) return;
   const float inv_scale = 1.0f / scale;
-  __half* q = dst + static_cast<std::size_t>(tile_start + warp) * stride;  // position tile_start + t
+  // A tile that ends inside its line (block-uniform) stores every position: no guard, which
+  // the compiler would otherwise turn into a branch around each output's whole computation.
+  const auto write_tile = [&](auto interior_tag) {
+    constexpr bool INTERIOR = decltype(interior_tag)::value;
+    __half* q = dst + static_cast<std::size_t>(tile_start + warp) * stride;  // position tile_start + t
 #pragma unroll 3
-  for (int t = warp; t < TILE; t += WARPS, q += warp_step) {
-    const int pos = tile_start + t;
-    const int at = min(pos, length - 1);  // past the line's end: computed, not stored
-    unsigned own;
-    if constexpr (COUNT) {
-      own = tile_arms[t * LANES + lane];
-    } else {
-      const int x = horizontal ? at : line;
-      own = own_arms(arms, other_arms, width, line_pixel + at * pos_step, x, x + offset_d, own_shift, max_arm);
+    for (int t = warp; t < TILE; t += WARPS, q += warp_step) {
+      const int pos = tile_start + t;
+      const int at = INTERIOR ? pos : min(pos, length - 1);  // past the line's end: computed, not stored
+      unsigned own;
+      if constexpr (COUNT) {
+        own = tile_arms[t * LANES + lane];
+      } else {
+        const int x = horizontal ? at : line;
+        own = own_arms(arms, other_arms, width, line_pixel + at * pos_step, x, x + offset_d, own_shift, max_arm);
+      }
+      const int before = int(own & 0xFFu);
+      const int after = int(own >> 8);
+      const int hi = (t + max_arm + after + 1) * LANES + lane;
+      const int lo = (t + max_arm - before) * LANES + lane;
+      // Exact modulo 2^32, and the window's sum is below 2^32 by the choice of scale. The scale
+      // is a power of two, so multiplying by its inverse is exact; the count's division is the
+      // fast one (2 ulp), below the fp16 rounding of the stored result. ncu had this kernel
+      // issue-bound (85 % of the SM's throughput on a vertical pass at 1080p), and an IEEE
+      // division is a ~10-instruction subroutine.
+      float v = float(prefix[hi] - prefix[lo]) * inv_scale;
+      if constexpr (COUNT) {
+        // The count's window sum, modulo 2^16 like its integral (32-bit subtraction, low half).
+        const unsigned count = (unsigned(count_prefix[hi]) - unsigned(count_prefix[lo])) & unsigned(Count(~0u));
+        v = divide_by_count(v, float(count));
+      } else if (divide != nullptr) {
+        v = divide_by_count(v, divide[line_pixel + at * pos_step]);
+      }
+      if (INTERIOR || pos < length) *q = __float2half_rn(v);
     }
-    const int before = int(own & 0xFFu);
-    const int after = int(own >> 8);
-    const int hi = (t + max_arm + after + 1) * LANES + lane;
-    const int lo = (t + max_arm - before) * LANES + lane;
-    // Exact modulo 2^32, and the window's sum is below 2^32 by the choice of scale. The scale
-    // is a power of two, so multiplying by its inverse is exact; the count's division is the
-    // fast one (2 ulp), below the fp16 rounding of the stored result. ncu had this kernel
-    // issue-bound (85 % of the SM's throughput on a vertical pass at 1080p), and an IEEE
-    // division is a ~10-instruction subroutine.
-    float v = float(prefix[hi] - prefix[lo]) * inv_scale;
-    if constexpr (COUNT)
-      v = __fdividef(v, float(Count(count_prefix[hi] - count_prefix[lo])));
-    else if (divide != nullptr)
-      v = __fdividef(v, divide[line_pixel + at * pos_step]);
-    if (pos < length) *q = __float2half_rn(v);
-  }
+  };
+  if (tile_start + TILE <= length)
+    write_tile(std::true_type{});
+  else
+    write_tile(std::false_type{});
 }
 
 // One 1D arm sum over a W x H x levels volume: from `in`, or from the cost when `cost` is given.
