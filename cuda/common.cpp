@@ -58,6 +58,13 @@ unsigned blocks_1d(std::size_t count, int threads, const std::string& component)
   return static_cast<unsigned>(blocks);
 }
 
+void require_int_pixels(int width, int height, const std::string& component) {
+  require(static_cast<std::size_t>(width) * static_cast<std::size_t>(height) <=
+              static_cast<std::size_t>(std::numeric_limits<int>::max()),
+          component + ": " + std::to_string(width) + "x" + std::to_string(height) +
+              " pixels exceed its 32-bit pixel indices (2^31 - 1 pixels)");
+}
+
 void* device_alloc(std::size_t bytes, const std::string& component, const std::string& what) {
   void* p = nullptr;
   const cudaError_t status = inject_failure() ? cudaErrorMemoryAllocation : cudaMalloc(&p, bytes);

@@ -49,6 +49,10 @@ constexpr int div_up(int a, int b) { return (a + b - 1) / b; }
 /// throws when even the block count exceeds the grid's x limit (2^31 - 1).
 unsigned blocks_1d(std::size_t count, int threads, const std::string& component);
 
+/// Refuses images of more than 2^31 - 1 pixels, for kernels that index pixels with `int`
+/// (one IMAD.WIDE a load instead of 64-bit address arithmetic on their hot paths).
+void require_int_pixels(int width, int height, const std::string& component);
+
 // ---- device memory ---------------------------------------------------------------------
 
 struct DeviceFree {

@@ -29,9 +29,7 @@ inline CostInputs make_cost_inputs(const DeviceImage<uchar4>& left_rgb, const De
                                    const DeviceImage<std::uint64_t>& left_census,
                                    const DeviceImage<std::uint64_t>& right_census, const AdCensusParams& params,
                                    bool right_view, int min_d) {
-  require(std::size_t(left_rgb.width) * std::size_t(left_rgb.height) <= 0x7FFFFFFFu,
-          "adcensus/cuda: " + std::to_string(left_rgb.width) + "x" + std::to_string(left_rgb.height) +
-              " pixels exceed the cost's 32-bit pixel indices (2^31 - 1 pixels)");
+  require_int_pixels(left_rgb.width, left_rgb.height, "adcensus/cuda cost");
   CostInputs in;
   in.ref = right_view ? right_rgb.get() : left_rgb.get();
   in.other = right_view ? left_rgb.get() : right_rgb.get();

@@ -325,9 +325,8 @@ void region_voting_iteration(const DeviceImage<float>& disparity, const DeviceIm
           "adcensus/cuda region_voting: " + std::to_string(range.count) + " levels; histograms hold 1.." +
               std::to_string(MAX_LEVELS));
   const std::size_t pixels = disparity.count();
-  const std::size_t blocks = (pixels + VOTE_PIXELS - 1) / VOTE_PIXELS;
   const std::size_t bytes = static_cast<std::size_t>(VOTE_WARPS) * static_cast<std::size_t>(range.count) * sizeof(int);
-  vote_kernel<<<static_cast<unsigned>(blocks), WARP * VOTE_WARPS, bytes, stream>>>(
+  vote_kernel<<<blocks_1d(pixels, VOTE_PIXELS, "adcensus/cuda region_voting"), WARP * VOTE_WARPS, bytes, stream>>>(
       disparity.get(), outliers.get(), arms.get(), disparity.width, disparity.height, range.min, range.count,
       params.tau_s, double(params.tau_h), out_disparity.get(), out_outliers.get());
   CUDA_CHECK_LAUNCH();
@@ -355,9 +354,8 @@ void proper_interpolation(const DeviceImage<float>& disparity, const DeviceImage
   const int w = disparity.width;
   const int h = disparity.height;
   const std::size_t threads = static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * PIXEL_LANES;
-  const std::size_t blocks = (threads + INTERPOLATION_THREADS - 1) / INTERPOLATION_THREADS;
-  require(blocks <= 0x7FFFFFFFu, "adcensus/cuda proper_interpolation: image too large for one grid");
-  interpolation_kernel<<<static_cast<unsigned>(blocks), INTERPOLATION_THREADS, 0, stream>>>(
+  interpolation_kernel<<<blocks_1d(threads, INTERPOLATION_THREADS, "adcensus/cuda proper_interpolation"),
+                         INTERPOLATION_THREADS, 0, stream>>>(
       disparity.get(), outliers.get(), rgb.get(), w, h, out_disparity.get(), out_outliers.get());
   CUDA_CHECK_LAUNCH();
 }

@@ -341,9 +341,8 @@ template <int VEC>
 __global__ void __launch_bounds__(WARP * COMBINE_WARPS)
     combine_kernel(Paths paths, std::size_t pixels, int levels, int min_d, __half* __restrict__ out,  // may be null
                    float* __restrict__ disparity) {
-  using Word = std::conditional_t<
-      VEC == 8, uint4, std::conditional_t<VEC == 4, uint2, std::conditional_t<VEC == 2, unsigned, unsigned short>>>;
-  static_assert(sizeof(Word) == VEC * sizeof(__half), "one word a lane's levels");
+  using Word = typename LaneWords<VEC>::Word;
+  static_assert(VEC <= 8 && sizeof(Word) == VEC * sizeof(__half), "one word a lane's levels");
   const std::size_t pixel = static_cast<std::size_t>(blockIdx.x) * COMBINE_WARPS + threadIdx.x / WARP;
   if (pixel >= pixels) return;
   const int lane = static_cast<int>(threadIdx.x) % WARP;

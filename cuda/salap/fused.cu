@@ -43,7 +43,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <limits>
 
 namespace stereo::cu::salap {
 namespace {
@@ -680,9 +679,7 @@ void salap_fused_bands(const DevicePair& pair, DisparityRange range, const Salap
   const TileDims dims = tile_dims(plan.tile);
   require(pair.height <= 65535 * dims.rows, "salap/cuda: image height " + std::to_string(pair.height) +
                                                 " exceeds the fused grid's " + std::to_string(65535 * dims.rows));
-  require(std::size_t(pair.width) * std::size_t(pair.height) <= std::size_t(std::numeric_limits<int>::max()),
-          "salap/cuda: " + std::to_string(pair.width) + "x" + std::to_string(pair.height) +
-              " pixels exceed the fused kernel's 32-bit pixel offsets (2^31 - 1 pixels)");
+  require_int_pixels(pair.width, pair.height, "salap/cuda fused kernel");
   require(plan.chunks <= 65535, "salap/cuda: " + std::to_string(plan.chunks) +
                                     " disparity chunks exceed the grid's 65535; use a larger d_chunk");
   require(first_band >= 0 && bands >= 1 && first_band + bands <= div_up(pair.height, dims.rows),
