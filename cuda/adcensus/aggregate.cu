@@ -135,14 +135,16 @@ __device__ __forceinline__ float divide_by_count(float v, float c) {
 // 1080p (45.9 against 45.5 ms).
 __device__ __forceinline__ unsigned own_arms(const uchar4* __restrict__ arms, const uchar4* __restrict__ other,
                                              int width, int pixel, int x, int xd, int shift, int max_arm) {
-  const unsigned a = reinterpret_cast<const unsigned*>(arms)[pixel];
-  const unsigned pa = a >> shift;
-  int before = min(int(pa & 0xFFu), max_arm);
-  int after = min(int((pa >> 8) & 0xFFu), max_arm);
+  // (pd_arms_or_own's select before the minima measured 1.1 ms slower at 1080p than the
+  // selects after them.)
+  const unsigned a = reinterpret_cast<const unsigned*>(arms)[pixel] >> shift;
+  int before = min(int(a & 0xFFu), max_arm);
+  int after = min(int((a >> 8) & 0xFFu), max_arm);
   if (other != nullptr) {
-    const unsigned pb = pd_arms_or_own(a, other, width, pixel, x, xd) >> shift;
-    before = min(before, int(pb & 0xFFu));
-    after = min(after, int((pb >> 8) & 0xFFu));
+    const unsigned b = reinterpret_cast<const unsigned*>(other)[pixel - x + min(max(xd, 0), width - 1)] >> shift;
+    const bool inside = xd >= 0 && xd < width;
+    before = inside ? min(before, int(b & 0xFFu)) : before;
+    after = inside ? min(after, int((b >> 8) & 0xFFu)) : after;
   }
   return unsigned(before) | unsigned(after) << 8;
 }
