@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <string>
@@ -306,11 +307,12 @@ TEST(CudaAdCensusStages, CostFusedIntoFirstAggregationMatchesReference) {
 }
 
 // Zhang et al.'s combined region (what the matcher runs): arms the shorter of p's and pd's per
-// level, the count per (p, d); both views, one iteration of each order, the chained four, and
-// the cost fused into iteration 1, against the reference.
-TEST(CudaAdCensusStages, CombinedAggregationMatchesReference) {
-  STEREO_REQUIRE_CUDA();
-  const Pair p = layered_pair(WIDTH, HEIGHT, 8);
+// level, the count per (p, d); both views, one iteration of each order and the chained four
+// against the reference, and the matcher's call (the cost fused into iteration 1) with the
+// region counts of iterations 1 and 2 kept for 3 and 4 against the same call counting anew.
+// `limits` are the arm limits the single iterations run with (the chain runs Table 1's).
+void check_combined_aggregation(int width, int height, std::initializer_list<int> limits) {
+  const Pair p = layered_pair(width, height, 8);
   const AdCensusParams params;
   const DisparityRange range{-3, 21};
   const auto lc = ref::census_transform(ref::grey_image(p.left));
@@ -329,32 +331,58 @@ TEST(CudaAdCensusStages, CombinedAggregationMatchesReference) {
     const char* view = right_view ? "right" : "left";
     const ref::CostVolume raw = ref::ad_census_cost(p.left, p.right, lc, rc, range, params, right_view);
     const ref::CostVolume c = ca::round_to_half(raw);
-    // A limit of 139 (above every arm of this pair, so the same sums) takes the kernel with
-    // 32-bit count integrals: (2 x 139 + 1)^2 does not fit 16 bits.
-    for (const int limit : {max_arm, 139})
+    for (const int limit : limits)
       for (const int iteration : {1, 2}) {
         const ca::DeviceVolume in = ca::upload_volume(c);
-        auto scratch = poisoned_volume(WIDTH, HEIGHT, range);
-        auto out = poisoned_volume(WIDTH, HEIGHT, range);
+        auto scratch = poisoned_volume(width, height, range);
+        auto out = poisoned_volume(width, height, range);
         ca::aggregate_cost(in, d_arms, d_other, right_view, iteration, limit, scratch, out);
         const VolumeError e =
             compare(ca::download_volume(out), ref::aggregate_cost(c, arms, other, iteration, right_view));
-        std::printf("  combined aggregate %s iteration %d, arm limit %d: relative L2 %.2e, worst cell %.2e\n", view,
-                    iteration, limit, e.l2, e.cell);
+        std::printf("  combined aggregate %dx%d %s iteration %d, arm limit %d: relative L2 %.2e, worst cell %.2e\n",
+                    width, height, view, iteration, limit, e.l2, e.cell);
         EXPECT_LE(e.l2, VOLUME_L2_TOLERANCE) << view << " iteration " << iteration << " limit " << limit;
         EXPECT_LE(e.cell, VOLUME_CELL_TOLERANCE) << view << " iteration " << iteration << " limit " << limit;
       }
     ca::DeviceVolume chain = ca::upload_volume(c);
-    auto scratch = poisoned_volume(WIDTH, HEIGHT, range);
+    auto scratch = poisoned_volume(width, height, range);
     ref::CostVolume want = c;
     for (int i = 1; i <= 4; ++i) {
       ca::aggregate_cost(chain, d_arms, d_other, right_view, i, max_arm, scratch, chain);  // in place
       want = ref::aggregate_cost(want, arms, other, i, right_view);
       const VolumeError e = compare(ca::download_volume(chain), want);
-      std::printf("  combined aggregate %s chained to iteration %d: relative L2 %.2e\n", view, i, e.l2);
+      std::printf("  combined aggregate %dx%d %s chained to iteration %d: relative L2 %.2e\n", width, height, view, i,
+                  e.l2);
       EXPECT_LE(e.l2, double(i) * VOLUME_L2_TOLERANCE) << view << " chained iteration " << i;
     }
+    // A count read back is the count itself (16 bits hold it), so the maps are the same bits.
+    ca::RegionCounts counts(ca::DeviceVolume::cells(width, height, range.count), "test");
+    auto counted = poisoned_volume(width, height, range), kept = poisoned_volume(width, height, range);
+    ca::ad_census_cost_aggregated(d_left, d_right, d_lc, d_rc, params, right_view, d_arms, d_other, 4, max_arm,
+                                  scratch, counted);
+    ca::ad_census_cost_aggregated(d_left, d_right, d_lc, d_rc, params, right_view, d_arms, d_other, 4, max_arm,
+                                  scratch, kept, nullptr, &counts);
+    const ref::CostVolume a = ca::download_volume(counted), b = ca::download_volume(kept);
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < a.data.size(); ++i) differ += a.data[i] == b.data[i] ? 0u : 1u;
+    EXPECT_EQ(differ, 0u) << view << ": cells that differ with the counts kept, of " << a.data.size();
   }
+}
+
+TEST(CudaAdCensusStages, CombinedAggregationMatchesReference) {
+  STEREO_REQUIRE_CUDA();
+  // A limit of 139 (above every arm of this pair, so the same sums) takes the kernel with
+  // 32-bit count integrals: (2 x 139 + 1)^2 does not fit 16 bits.
+  check_combined_aggregation(WIDTH, HEIGHT, {AdCensusParams{}.arm_l1 - 1, 139});
+}
+
+// Lines long enough for several tiles, each with a middle one whose halo lies inside the line
+// (the interior loops), for each tile size: 300 columns take three tiles of 120, 375 rows three
+// of 128, 288 columns three of 96 (tile_for in cuda/adcensus/aggregate.cu).
+TEST(CudaAdCensusStages, CombinedAggregationOverSeveralTilesMatchesReference) {
+  STEREO_REQUIRE_CUDA();
+  check_combined_aggregation(300, 375, {AdCensusParams{}.arm_l1 - 1});
+  check_combined_aggregation(288, HEIGHT, {AdCensusParams{}.arm_l1 - 1});
 }
 
 // The matcher's call: the cost computed in the first pass, then 1 to 4 iterations (ending on
@@ -408,13 +436,16 @@ TEST(CudaAdCensusStages, ScanlineMatchesReference) {
   const Pair p = layered_pair(WIDTH, HEIGHT, 7);
   const AdCensusParams params;
   const auto d_left = ca::upload_rgb(p.left), d_right = ca::upload_rgb(p.right);
-  // 16 levels: one per lane; 40: two per lane with the last lane partly empty; 66: four per
-  // lane, most lanes empty at the top; 130: eight per lane (the 1080p x 256 kernel), most
-  // matches outside the 67-wide image, where D2 counts as no edge. 16, 40, 128 and 136 are
-  // multiples of the levels a lane holds (the kernels' vector loads and stores), 66 and 130
-  // are not (level by level).
-  for (const DisparityRange range : {DisparityRange{0, 16}, DisparityRange{-4, 40}, DisparityRange{0, 66},
-                                     DisparityRange{0, 128}, DisparityRange{-5, 130}, DisparityRange{-5, 136}})
+  // Up to 128 levels four a lane, in groups of 4 (7, 16 levels), 8 (30), 16 (40, 61) or 32
+  // lanes (66, 128) a line, so a warp walks 8, 4, 2 or 1 lines (43 rows and 67 columns leave
+  // the last warp's later groups without a line); 130: eight a lane (the 1080p x 256 kernel),
+  // most matches outside the 67-wide image, where D2 counts as no edge. 16, 40, 128 and 136
+  // are multiples of the levels a lane holds (the kernels' vector loads and stores), 7, 30,
+  // 61, 66 and 130 are not (level by level).
+  for (const DisparityRange range :
+       {DisparityRange{0, 7}, DisparityRange{0, 16}, DisparityRange{2, 30}, DisparityRange{-4, 40},
+        DisparityRange{0, 61}, DisparityRange{0, 66}, DisparityRange{0, 128}, DisparityRange{-5, 130},
+        DisparityRange{-5, 136}})
     for (const bool right_view : {false, true}) {
       const ref::CostVolume c1 = ca::round_to_half(reference_c1(p, range, params, right_view));
       const ca::DeviceVolume d_c1 = ca::upload_volume(c1);

@@ -55,16 +55,26 @@ struct Workspace {
   ca::PathVolumes paths;  // paths.lr and paths.rl double as the two views' aggregation scratch
   ca::PathVolumes paths_right;  // the right view's scanline paths, when `concurrent`
   bool concurrent = false;
+  // The region counts of iterations 1 and 2, read by 3 and 4 (RegionCounts), when they fit:
+  // one set, or one a view when `concurrent`.
+  ca::RegionCounts counts, counts_right;
+  bool keep_counts = false;
   cu::DeviceImage<float> disparity_left, disparity_right, map_a, map_b;
   cu::DeviceImage<std::uint8_t> outliers_a, outliers_b;
 
   static constexpr int BUFFERS = 2 + 4 + 2 + 2 + VOLUMES + 1 + 4 + 2;
 
   /// Bytes of every buffer above, each rounded up by the allocator's slack; with
-  /// `concurrent` also the second path set.
-  static std::size_t bytes_needed(int width, int height, int channels, int levels, bool concurrent) {
+  /// `concurrent` also the second path set, with `keep_counts` the region counts.
+  static std::size_t bytes_needed(int width, int height, int channels, int levels, bool concurrent,
+                                  bool keep_counts) {
     const std::size_t second = concurrent ? path_set_bytes(width, height, levels) : 0;
-    return single_bytes(width, height, channels, levels) + second;
+    const std::size_t counts = keep_counts ? (concurrent ? 2 : 1) * counts_set_bytes(width, height, levels) : 0;
+    return single_bytes(width, height, channels, levels) + second + counts;
+  }
+
+  static std::size_t counts_set_bytes(int width, int height, int levels) {
+    return 2 * ca::DeviceVolume::cells(width, height, levels) * sizeof(std::uint16_t) + 2 * ALLOCATION_SLACK;
   }
 
   static std::size_t path_set_bytes(int width, int height, int levels) {
@@ -89,8 +99,8 @@ struct Workspace {
     return exact + BUFFERS * ALLOCATION_SLACK;
   }
 
-  Workspace(int w, int h, int c, DisparityRange range, bool both_at_once)
-      : width(w), height(h), channels(c), levels(range.count), concurrent(both_at_once) {
+  Workspace(int w, int h, int c, DisparityRange range, bool both_at_once, bool with_counts)
+      : width(w), height(h), channels(c), levels(range.count), concurrent(both_at_once), keep_counts(with_counts) {
     const std::size_t px = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
     raw_left = cu::make_device_buffer<std::uint8_t>(px * static_cast<std::size_t>(c), COMPONENT, "the left image");
     raw_right = cu::make_device_buffer<std::uint8_t>(px * static_cast<std::size_t>(c), COMPONENT, "the right image");
@@ -115,6 +125,10 @@ struct Workspace {
       paths_right.tb = {w, h, range, COMPONENT, "a right-view scanline path volume"};
       paths_right.bt = {w, h, range, COMPONENT, "a right-view scanline path volume"};
       paths_right.edges = {ca::edge_words_per_row(w), 2 * h, COMPONENT, "the right view's scanline edge bits"};
+    }
+    if (keep_counts) {
+      counts = ca::RegionCounts(ca::DeviceVolume::cells(w, h, range.count), COMPONENT);
+      if (concurrent) counts_right = ca::RegionCounts(ca::DeviceVolume::cells(w, h, range.count), COMPONENT);
     }
     disparity_left = {w, h, COMPONENT, "the left disparity map"};
     disparity_right = {w, h, COMPONENT, "the right disparity map"};
@@ -220,9 +234,10 @@ class AdCensusCudaMatcher final : public Matcher {
         ca::ad_census_cost(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, right_view, c, on);
         return;
       }
+      ca::RegionCounts* counts = !w.keep_counts ? nullptr : (right_view && side ? &w.counts_right : &w.counts);
       ca::ad_census_cost_aggregated(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, right_view, arms,
                                     other_arms, params_.aggregation_iterations, max_arm,
-                                    right_view ? w.paths.rl : w.paths.lr, c, on);
+                                    right_view ? w.paths.rl : w.paths.lr, c, on, counts);
     });
     mark("cost+aggregate");
 
@@ -360,12 +375,12 @@ class AdCensusCudaMatcher final : public Matcher {
     // one path set used by the views in turn.
     const bool small = ca::DeviceVolume::cells(width, height, range.count) <= CONCURRENT_CELLS;
     const bool wanted = options_.views == "concurrent" || (options_.views == "auto" && small);
-    const std::size_t needed = Workspace::bytes_needed(width, height, channels, range.count, false);
-    const std::size_t with_second = Workspace::bytes_needed(width, height, channels, range.count, true);
+    const std::size_t needed = Workspace::bytes_needed(width, height, channels, range.count, false, false);
+    const std::size_t with_second = Workspace::bytes_needed(width, height, channels, range.count, true, false);
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const std::size_t held = work_ ? Workspace::bytes_needed(work_->width, work_->height, work_->channels,
-                                                             work_->levels, work_->concurrent)
+                                                             work_->levels, work_->concurrent, work_->keep_counts)
                                    : 0;
     if (needed > free_bytes + held)
       throw Error(std::string(COMPONENT) + ": " + std::to_string(width) + "x" + std::to_string(height) + " with " +
@@ -376,8 +391,15 @@ class AdCensusCudaMatcher final : public Matcher {
                   std::to_string(height) + " with " + std::to_string(range.count) + " levels needs " +
                   mib(with_second) + " MiB of GPU memory, " + mib(free_bytes + held) + " MiB free");
     const bool concurrent = wanted && with_second <= free_bytes + held;
+    // The region counts where iterations 3.. can read them and they fit beside the rest
+    // (without them every iteration counts again: the same maps, ~9 % more aggregation time).
+    const bool counts_wanted =
+        params_.aggregation_iterations > 2 && ca::RegionCounts::fit_16_bits(params_.arm_l1 - 1);
+    const bool keep_counts =
+        counts_wanted &&
+        Workspace::bytes_needed(width, height, channels, range.count, concurrent, true) <= free_bytes + held;
     work_.reset();  // release the old size first, so the new one can use its memory
-    auto fresh = std::make_unique<Workspace>(width, height, channels, range, concurrent);
+    auto fresh = std::make_unique<Workspace>(width, height, channels, range, concurrent, keep_counts);
     work_ = std::move(fresh);
   }
 

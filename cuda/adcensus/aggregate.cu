@@ -2,10 +2,10 @@
 //
 // A block owns 32 "lanes" (32 consecutive cells of a row: levels of one or two pixels for the
 // horizontal sum, (x, k) pairs for the vertical one, so every load of a warp is contiguous)
-// and a tile of TILE positions along the sum's axis plus a halo of max_arm on both sides. It
-// loads the tile into shared memory, turns it into a 1D integral along the axis with a
-// segmented scan (each warp scans a run of rows, then adds the totals of the runs before it),
-// and writes each cell's arm sum as the difference of two integral values.
+// and a tile of 96, 120 or 128 positions along the sum's axis (tile_for) plus a halo of
+// max_arm on both sides. It loads the tile into shared memory, turns it into a 1D integral
+// along the axis with a segmented scan (each warp scans a run of rows, then adds the totals of
+// the runs before it), and writes each cell's arm sum as the difference of two integral values.
 //
 // The integral is a 32-bit unsigned fixed-point sum, not a float one: a float integral over
 // ~200 values of up to 2 x 67 would lose ~1e-3 absolute to cancellation when a short arm's sum
@@ -40,10 +40,26 @@ namespace {
 
 constexpr int LANES = 32;
 constexpr int WARPS = 8;
-// Positions written per block; the halo is re-read (from L2) by neighbours. 120 divides 1920
-// and 1080, and keeps the count pass's block (44 KB at L1 = 34) to five per SM on an H100 (128:
-// 46 KB, four).
+// Positions written per block (a tile; the halo of max_arm on either side is re-read from L2
+// by the neighbours). Three sizes, each a compile-time constant of the kernel (its unrolled
+// output loop: a tile size known only at run time measured 53.1 -> 56.6 ms at 1080p). 120
+// divides 1920 and 1080 and leaves room for five count-pass blocks per SM on an H100 (44 KB at
+// L1 = 34), as does 96; 128 (46 KB) for four. tile_for takes the size with the fewest
+// instructions by ncu's counts per position and pass (~80 a loaded position, ~43 a computed
+// one: cost = tiles x (2 (T + 2 max_arm) + T)), and 128 only where that saves at least 5 %:
+// its lost fifth of the resident blocks measured 0.6 % slower at 1920 columns, where it saves
+// 1.7 %. Teddy's 375 rows take three tiles of 128 (582 positions loaded, 384 computed) instead
+// of four of 120 (744 and 480): cost+aggregate 1.035 -> 0.949 ms on the H100.
+constexpr int SMALL_TILE = 96;
 constexpr int TILE = 120;
+constexpr int LARGE_TILE = 128;
+
+int tile_cost(int length, int tile, int max_arm) { return div_up(length, tile) * (2 * (tile + 2 * max_arm) + tile); }
+
+int tile_for(int length, int max_arm) {
+  const int plain = tile_cost(length, SMALL_TILE, max_arm) < tile_cost(length, TILE, max_arm) ? SMALL_TILE : TILE;
+  return 20 * tile_cost(length, LARGE_TILE, max_arm) <= 19 * tile_cost(length, plain, max_arm) ? LARGE_TILE : plain;
+}
 
 // The region's pixel count is an unsigned window sum like the cost's, of first-pass arm widths
 // (each <= 2 max_arm + 1): 16 bits hold every count, and wrap-around prefixes subtract exactly,
@@ -53,12 +69,12 @@ bool short_counts(int max_arm) { return (2 * max_arm + 1) * (2 * max_arm + 1) < 
 // Shared memory of one block: the cost integral [rows + 1][LANES] and its run totals; with
 // count_region also the count integral and its totals, and the tile's own-axis arms (2 bytes a
 // cell, read back by the output loop instead of gathering both views' arms again).
-std::size_t shared_bytes(int max_arm, bool count_region) {
-  const std::size_t rows = static_cast<std::size_t>(TILE + 2 * max_arm);
+std::size_t shared_bytes(int max_arm, bool count_region, int tile) {
+  const std::size_t rows = static_cast<std::size_t>(tile + 2 * max_arm);
   std::size_t bytes = (rows + 1 + WARPS) * LANES * sizeof(unsigned);
   if (count_region) {
     const std::size_t count_size = short_counts(max_arm) ? sizeof(unsigned short) : sizeof(unsigned);
-    bytes += (rows + 1 + WARPS) * LANES * count_size + static_cast<std::size_t>(TILE) * LANES * sizeof(unsigned short);
+    bytes += (rows + 1 + WARPS) * LANES * count_size + static_cast<std::size_t>(tile) * LANES * sizeof(unsigned short);
   }
   return bytes;
 }
@@ -170,22 +186,32 @@ __device__ void block_scan(T* prefix, T* totals, int rows, int warp, int lane) {
   __syncthreads();
 }
 
+// What a pass does with the combined region's pixel counts beyond counting them (CountT).
+enum class Counts { NONE, STORE, LOAD };
+
 // One 1D arm sum of a tile. CountT is void without the count column (the first pass of an
 // iteration, or the own region's precomputed `divide`), else the count integral's type.
-// FUSED computes the cost (eq. 1-3) instead of reading `in`.
-template <class CountT, bool FUSED>
+// FUSED computes the cost (eq. 1-3) instead of reading `in`. TILE_SIZE positions a block.
+// COUNTS: STORE (with a 16-bit CountT) also writes each cell's count to `counts` (a volume's
+// layout); LOAD (CountT void) divides each cell by the count read from `counts`, i.e. the
+// second pass of a later iteration of the same order, which then neither gathers the first
+// pass's arms nor scans a second column.
+template <class CountT, bool FUSED, int TILE_SIZE, Counts COUNTS>
 __global__ void __launch_bounds__(LANES * WARPS)
     arm_sum_kernel(const __half* __restrict__ in, __half* __restrict__ out, const uchar4* __restrict__ arms,
                    const uchar4* __restrict__ other_arms, int sign, int min_d, const float* __restrict__ divide,
-                   int width, int height, int levels, bool horizontal, int max_arm, float scale, CostInputs cost) {
+                   int width, int height, int levels, bool horizontal, int max_arm, float scale, CostInputs cost,
+                   std::uint16_t* __restrict__ counts) {
   constexpr bool COUNT = !std::is_void_v<CountT>;
+  static_assert(COUNTS != Counts::STORE || std::is_same_v<CountT, unsigned short>, "stored counts are 16-bit");
+  static_assert(COUNTS != Counts::LOAD || !COUNT, "a pass either counts or loads the counts");
   using Count = std::conditional_t<COUNT, CountT, unsigned>;
   extern __shared__ unsigned shared[];
-  const int rows = TILE + 2 * max_arm;
+  const int rows = TILE_SIZE + 2 * max_arm;
   unsigned* prefix = shared;                 // [rows + 1][LANES], mod 2^32
   unsigned* totals = shared + (rows + 1) * LANES;  // [WARPS][LANES]
   // With COUNT: the first pass's arm widths ([rows + 1][LANES] and [WARPS][LANES]), then the
-  // tile's own-axis arms ([TILE][LANES], before | after << 8).
+  // tile's own-axis arms ([TILE_SIZE][LANES], before | after << 8).
   Count* count_prefix = reinterpret_cast<Count*>(totals + WARPS * LANES);
   Count* count_totals = count_prefix + (rows + 1) * LANES;
   unsigned short* tile_arms = reinterpret_cast<unsigned short*>(count_totals + WARPS * LANES);
@@ -205,8 +231,7 @@ __global__ void __launch_bounds__(LANES * WARPS)
                                       : static_cast<std::size_t>(line) * levels + k;
   const std::size_t stride = horizontal ? static_cast<std::size_t>(levels) : static_cast<std::size_t>(width) * levels;
   const __half* src = in + base;
-  __half* dst = out + base;
-  const int tile_start = static_cast<int>(blockIdx.y) * TILE;
+  const int tile_start = static_cast<int>(blockIdx.y) * TILE_SIZE;
   // Pixel index and pd's column offset along the line: pixel = line_pixel + pos * pos_step.
   const int line_pixel = horizontal ? line * width : line;
   const int pos_step = horizontal ? 1 : width;
@@ -235,7 +260,7 @@ __global__ void __launch_bounds__(LANES * WARPS)
       const int pos = tile_start - max_arm + i;
       const bool inside = INTERIOR ? active : active && pos >= 0 && pos < length;
       const int at = INTERIOR ? pos : min(max(pos, 0), length - 1);
-      const int x = horizontal ? at : line;
+      [[maybe_unused]] const int x = horizontal ? at : line;  // the fused cost's and the count's column
       float v;
       if constexpr (FUSED) {
         v = ad_census_cost_at(cost, x, horizontal ? line : at, k);
@@ -255,12 +280,12 @@ __global__ void __launch_bounds__(LANES * WARPS)
         const unsigned width_here = 1u + (a.first & 0xFFFFu) + (a.first >> 16);
         count_prefix[(i + 1) * LANES + lane] = inside ? Count(width_here) : Count(0);
         const int t = i - max_arm;
-        if (t >= 0 && t < TILE)  // before | after << 8, as own_arms gives it
+        if (t >= 0 && t < TILE_SIZE)  // before | after << 8, as own_arms gives it
           tile_arms[t * LANES + lane] = static_cast<unsigned short>(__byte_perm(a.own, 0u, PAIR_TO_BYTES));
       }
     }
   };
-  if (tile_start - max_arm >= 0 && tile_start + TILE + max_arm <= length)
+  if (tile_start - max_arm >= 0 && tile_start + TILE_SIZE + max_arm <= length)
     load_tile(std::true_type{});
   else
     load_tile(std::false_type{});
@@ -274,9 +299,11 @@ __global__ void __launch_bounds__(LANES * WARPS)
   // the compiler would otherwise turn into a branch around each output's whole computation.
   const auto write_tile = [&](auto interior_tag) {
     constexpr bool INTERIOR = decltype(interior_tag)::value;
-    __half* q = dst + static_cast<std::size_t>(tile_start + warp) * stride;  // position tile_start + t
+    const std::size_t first = base + static_cast<std::size_t>(tile_start + warp) * stride;  // position tile_start + t
+    __half* q = out + first;
+    [[maybe_unused]] std::uint16_t* cq = COUNTS == Counts::NONE ? nullptr : counts + first;  // the same cell's count
 #pragma unroll 3
-    for (int t = warp; t < TILE; t += WARPS, q += warp_step) {
+    for (int t = warp; t < TILE_SIZE; t += WARPS, q += warp_step) {
       const int pos = tile_start + t;
       const int at = INTERIOR ? pos : min(pos, length - 1);  // past the line's end: computed, not stored
       unsigned own;
@@ -300,13 +327,18 @@ __global__ void __launch_bounds__(LANES * WARPS)
         // The count's window sum, modulo 2^16 like its integral (32-bit subtraction, low half).
         const unsigned count = (unsigned(count_prefix[hi]) - unsigned(count_prefix[lo])) & unsigned(Count(~0u));
         v = divide_by_count(v, float(count));
+        if constexpr (COUNTS == Counts::STORE)
+          if (INTERIOR || pos < length) *cq = static_cast<std::uint16_t>(count);
+      } else if constexpr (COUNTS == Counts::LOAD) {
+        v = divide_by_count(v, (INTERIOR || pos < length) ? float(*cq) : 1.0f);
       } else if (divide != nullptr) {
         v = divide_by_count(v, divide[line_pixel + at * pos_step]);
       }
       if (INTERIOR || pos < length) *q = __float2half_rn(v);
+      if constexpr (COUNTS != Counts::NONE) cq += warp_step;
     }
   };
-  if (tile_start + TILE <= length)
+  if (tile_start + TILE_SIZE <= length)
     write_tile(std::true_type{});
   else
     write_tile(std::false_type{});
@@ -322,12 +354,17 @@ struct ArmSumRegion {
   int min_d = 0;
   const float* divide = nullptr;
   bool count_region = false;
+  // The combined region's counts of this pass's order (a volume's layout): written by a count
+  // pass (16-bit counts only), read instead of counting by a pass without count_region.
+  std::uint16_t* store_counts = nullptr;
+  const std::uint16_t* load_counts = nullptr;
 };
 
-void launch_arm_sum(int width, int height, int levels, const std::uint16_t* in, const CostInputs* cost,
-                    std::uint16_t* out, const DeviceImage<uchar4>& arms, const ArmSumRegion& region, bool horizontal,
-                    int max_arm, cudaStream_t stream) {
-  const std::size_t bytes = shared_bytes(max_arm, region.count_region);
+template <int TILE_SIZE>
+void launch_tiles(int width, int height, int levels, const std::uint16_t* in, const CostInputs* cost,
+                  std::uint16_t* out, const DeviceImage<uchar4>& arms, const ArmSumRegion& region, bool horizontal,
+                  int max_arm, cudaStream_t stream) {
+  const std::size_t bytes = shared_bytes(max_arm, region.count_region, TILE_SIZE);
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   int optin = 0;
@@ -337,7 +374,7 @@ void launch_arm_sum(int width, int height, int levels, const std::uint16_t* in, 
               " bytes of shared memory per block, the device allows " + std::to_string(optin));
   const long long lanes = static_cast<long long>(horizontal ? height : width) * levels;
   const long long blocks_x = (lanes + LANES - 1) / LANES;
-  const int blocks_y = div_up(horizontal ? width : height, TILE);
+  const int blocks_y = div_up(horizontal ? width : height, TILE_SIZE);
   require(lanes <= 0x7FFFFFFF && blocks_y <= 65535, "adcensus/cuda aggregate_cost: volume too large for one grid");
   require_int_pixels(width, height, "adcensus/cuda aggregate_cost");  // pixel indices in int
   const auto launch = [&](auto kernel) {
@@ -346,21 +383,46 @@ void launch_arm_sum(int width, int height, int levels, const std::uint16_t* in, 
     kernel<<<dim3(unsigned(blocks_x), unsigned(blocks_y)), LANES * WARPS, bytes, stream>>>(
         reinterpret_cast<const __half*>(in), reinterpret_cast<__half*>(out), arms.get(), region.other_arms,
         region.sign, region.min_d, region.divide, width, height, levels, horizontal, max_arm,
-        fixed_point_scale(max_arm), cost != nullptr ? *cost : CostInputs{});
+        fixed_point_scale(max_arm), cost != nullptr ? *cost : CostInputs{},
+        region.store_counts != nullptr ? region.store_counts : const_cast<std::uint16_t*>(region.load_counts));
   };
   require(!region.count_region || region.other_arms != nullptr,
           "adcensus/cuda aggregate_cost: the count pass needs the other view's arms");
+  require(region.store_counts == nullptr || (region.count_region && short_counts(max_arm)),
+          "adcensus/cuda aggregate_cost: only a count pass with 16-bit counts stores them");
+  require(region.load_counts == nullptr || (!region.count_region && cost == nullptr && region.divide == nullptr),
+          "adcensus/cuda aggregate_cost: counts are loaded by a second pass that does not count");
   if (cost != nullptr) {
     require(!region.count_region, "adcensus/cuda aggregate_cost: the cost is fused into a first pass only");
-    launch(arm_sum_kernel<void, true>);
+    launch(arm_sum_kernel<void, true, TILE_SIZE, Counts::NONE>);
   } else if (!region.count_region) {
-    launch(arm_sum_kernel<void, false>);
+    if (region.load_counts != nullptr)
+      launch(arm_sum_kernel<void, false, TILE_SIZE, Counts::LOAD>);
+    else
+      launch(arm_sum_kernel<void, false, TILE_SIZE, Counts::NONE>);
   } else if (short_counts(max_arm)) {
-    launch(arm_sum_kernel<unsigned short, false>);
+    if (region.store_counts != nullptr)
+      launch(arm_sum_kernel<unsigned short, false, TILE_SIZE, Counts::STORE>);
+    else
+      launch(arm_sum_kernel<unsigned short, false, TILE_SIZE, Counts::NONE>);
   } else {
-    launch(arm_sum_kernel<unsigned, false>);
+    launch(arm_sum_kernel<unsigned, false, TILE_SIZE, Counts::NONE>);
   }
   CUDA_CHECK_LAUNCH();
+}
+
+void launch_arm_sum(int width, int height, int levels, const std::uint16_t* in, const CostInputs* cost,
+                    std::uint16_t* out, const DeviceImage<uchar4>& arms, const ArmSumRegion& region, bool horizontal,
+                    int max_arm, cudaStream_t stream) {
+  const auto launch = [&](auto tile) {
+    launch_tiles<decltype(tile)::value>(width, height, levels, in, cost, out, arms, region, horizontal, max_arm,
+                                        stream);
+  };
+  switch (tile_for(horizontal ? width : height, max_arm)) {
+    case SMALL_TILE: launch(std::integral_constant<int, SMALL_TILE>{}); break;
+    case LARGE_TILE: launch(std::integral_constant<int, LARGE_TILE>{}); break;
+    default: launch(std::integral_constant<int, TILE>{}); break;
+  }
 }
 
 // The fused cost's inputs against the volume it fills.
@@ -403,15 +465,20 @@ void require_combined_shapes(int w, int h, int levels, const DeviceImage<uchar4>
 
 // The two passes of one iteration over the combined region: the first sums along its axis
 // with combined arms, the second along the other and divides by the region's count.
+// With `store_counts` the second pass also writes the region's counts there; with
+// `load_counts` it reads them instead of counting.
 void combined_passes(int w, int h, int levels, const std::uint16_t* in, const CostInputs* cost, std::uint16_t* scratch,
                      std::uint16_t* out, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
-                     bool right_view, int min_d, bool horizontal_first, int max_arm, cudaStream_t stream) {
+                     bool right_view, int min_d, bool horizontal_first, int max_arm, cudaStream_t stream,
+                     std::uint16_t* store_counts = nullptr, const std::uint16_t* load_counts = nullptr) {
   ArmSumRegion region;
   region.other_arms = other_arms.get();
   region.sign = right_view ? +1 : -1;  // pd = p - d for the left view, p + d for the right
   region.min_d = min_d;
   launch_arm_sum(w, h, levels, in, cost, scratch, arms, region, horizontal_first, max_arm, stream);
-  region.count_region = true;
+  region.count_region = load_counts == nullptr;
+  region.store_counts = store_counts;
+  region.load_counts = load_counts;
   launch_arm_sum(w, h, levels, scratch, nullptr, out, arms, region, !horizontal_first, max_arm, stream);
 }
 
@@ -435,7 +502,7 @@ void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const Device
                                const DeviceImage<std::uint64_t>& right_census, const AdCensusParams& params,
                                bool right_view, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
                                int iterations, int max_arm, DeviceVolume& scratch, DeviceVolume& out,
-                               cudaStream_t stream) {
+                               cudaStream_t stream, RegionCounts* counts) {
   const int w = out.width;
   const int h = out.height;
   const int levels = out.range.count;
@@ -443,15 +510,26 @@ void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const Device
   require_combined_shapes(w, h, levels, arms, other_arms, scratch, out, max_arm);
   require(iterations >= 1, "adcensus/cuda ad_census_cost_aggregated: iterations must be >= 1, got " +
                                std::to_string(iterations));
+  const bool keep = counts != nullptr && short_counts(max_arm) && iterations > 2;
+  if (keep)
+    require(counts->cells == out.count() && counts->h_then_v && counts->v_then_h,
+            "adcensus/cuda ad_census_cost_aggregated: the region counts must have the volume's cells");
+  // Iteration i sums horizontally first when odd (Sec. 2.2), over the region of that order:
+  // with `keep` the first iteration of each order stores its counts and the later ones read them.
+  const auto counts_of = [&](int i) { return i % 2 == 1 ? counts->h_then_v.get() : counts->v_then_h.get(); };
+  const auto store = [&](int i) { return keep && i <= 2 ? counts_of(i) : nullptr; };
+  const auto load = [&](int i) -> const std::uint16_t* { return keep && i > 2 ? counts_of(i) : nullptr; };
   const CostInputs cost =
       make_cost_inputs(left_rgb, right_rgb, left_census, right_census, params, right_view, out.range.min);
   combined_passes(w, h, levels, nullptr, &cost, scratch.get(), out.get(), arms, other_arms, right_view, out.range.min,
-                  true, max_arm, stream);
+                  true, max_arm, stream, store(1), load(1));
   // Iterations 2.. in place: each pass reads its input whole before the next launch writes.
   for (int i = 2; i <= iterations; ++i)
     combined_passes(w, h, levels, out.get(), nullptr, scratch.get(), out.get(), arms, other_arms, right_view,
-                    out.range.min, i % 2 == 1, max_arm, stream);
+                    out.range.min, i % 2 == 1, max_arm, stream, store(i), load(i));
 }
+
+bool RegionCounts::fit_16_bits(int max_arm) { return short_counts(max_arm); }
 
 void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, const DeviceImage<float>& h_then_v,
                     const DeviceImage<float>& v_then_h, int iteration, int max_arm, DeviceVolume& scratch,

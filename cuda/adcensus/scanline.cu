@@ -1,10 +1,16 @@
 // Stage 5: scanline optimisation (Sec. 2.3, eq. 4-5).
 //
-// One warp walks one scanline; the four directions are blockIdx.y, so all of them run in one
-// launch (at 1080p that is 2 x 1080 + 2 x 1920 warps, enough to fill an H100, where one
-// direction alone would leave most of it idle). Each lane holds V consecutive levels in
-// registers: the d +- 1 neighbours are in the lane's own registers except at its ends (one
-// shuffle each way), and min_k C_r(p - r, k) is a 5-step shuffle reduction. The costs of the
+// A group of GROUP lanes walks one scanline (a warp holds 32 / GROUP of them); the four
+// directions are blockIdx.y, so all of them run in one launch (at 1080p that is 2 x 1080 +
+// 2 x 1920 warps, enough to fill an H100, where one direction alone would leave most of it
+// idle). Each lane holds V consecutive levels in registers: the d +- 1 neighbours are in the
+// lane's own registers except at its ends (one shuffle each way), and min_k C_r(p - r, k) is a
+// log2(GROUP)-step shuffle reduction. Up to 32 levels a lane holds 4 and a group is 4 or 8
+// lanes (a warp walks 8 or 4 lines): one lane a level had left Tsukuba's 16 and Venus's 20
+// levels 16 and 12 idle lanes of 32 (scanline+wta on the H100 0.272 -> 0.230 and 0.394 ->
+// 0.348 ms). For 33 to 64 levels, two a lane over the whole warp measured faster than 16 lanes
+// of four (Teddy 0.450 against 0.482 ms): half as many warps with longer steps, and one view's
+// 825 warps leave the H100's schedulers without enough to hide the steps' latency. The costs of the
 // next few pixels are loaded before the current one is computed, so the load latency overlaps
 // the recurrence. Arithmetic is fp32 in the order of reference::scanline_optimize; only the stored
 // path values are rounded to fp16.
@@ -54,8 +60,10 @@ __device__ int colour_difference(uchar4 a, uchar4 b) {
   return max(max(abs(int(a.x) - int(b.x)), abs(int(a.y) - int(b.y))), abs(int(a.z) - int(b.z)));
 }
 
-__device__ float warp_min(float v) {
-  for (int offset = WARP / 2; offset > 0; offset /= 2) v = fminf(v, __shfl_xor_sync(FULL_MASK, v, offset));
+// The minimum over each aligned group of GROUP lanes.
+template <int GROUP>
+__device__ float group_min(float v) {
+  for (int offset = GROUP / 2; offset > 0; offset /= 2) v = fminf(v, __shfl_xor_sync(FULL_MASK, v, offset));
   return v;
 }
 
@@ -87,8 +95,10 @@ struct LaneWords {
   using Word = std::conditional_t<
       (V >= 8), uint4,
       std::conditional_t<V == 4, uint2, std::conditional_t<V == 2, unsigned, unsigned short>>>;
-  static constexpr int COUNT = V * int(sizeof(__half)) / int(sizeof(Word));
 };
+// How many words hold a lane's V levels (the path kernel's V >= 4).
+template <int V>
+constexpr int lane_word_count = V * int(sizeof(__half)) / int(sizeof(typename LaneWords<V>::Word));
 
 // 32-bit part i of a word (i constant after unrolling, so these stay in registers).
 __device__ __forceinline__ unsigned part(const uint4& w, int i) {
@@ -108,36 +118,41 @@ __device__ __forceinline__ void set_part(uint2& w, int i, unsigned v) {
 }
 __device__ __forceinline__ void set_part(unsigned& w, int, unsigned v) { w = v; }
 
-// Level j of the lane's words (V >= 2: two levels a 32-bit part; V = 1: the one 16-bit word).
+// Level j of the lane's words (two levels a 32-bit part).
 template <int V, class Word>
-__device__ __forceinline__ __half level_of(const Word (&w)[LaneWords<V>::COUNT], int j) {
-  if constexpr (V == 1) {
-    return __ushort_as_half(w[0]);
-  } else {
-    constexpr int PARTS = int(sizeof(Word)) / 4;
-    const unsigned u = part(w[(j / 2) / PARTS], (j / 2) % PARTS);
-    return __ushort_as_half(static_cast<unsigned short>((j % 2) ? (u >> 16) : (u & 0xFFFFu)));
-  }
+__device__ __forceinline__ __half level_of(const Word (&w)[lane_word_count<V>], int j) {
+  constexpr int PARTS = int(sizeof(Word)) / 4;
+  const unsigned u = part(w[(j / 2) / PARTS], (j / 2) % PARTS);
+  return __ushort_as_half(static_cast<unsigned short>((j % 2) ? (u >> 16) : (u & 0xFFFFu)));
 }
 
 // WHOLE: the level count is a multiple of V, so each lane's levels are whole aligned words (one
 // vector load and one vector store a step instead of V 2-byte ones; ncu had the 2-byte stores of
-// the eq. 5 mean as most of its time, and the same shape here).
-template <int V, bool WHOLE>
+// the eq. 5 mean as most of its time, and the same shape here). GROUP lanes a line (GROUP x V
+// >= the level count).
+template <int V, bool WHOLE, int GROUP>
 __global__ void __launch_bounds__(WARP * PATH_WARPS)
     path_kernel(const __half* __restrict__ cost, const uchar4* __restrict__ ref, const std::uint32_t* __restrict__ edges,
                 int words, int width, int height, int levels, int min_d, int sign, Penalties pen, int tau_so,
                 Paths paths) {
-  static_assert(V <= 32, "a lane's levels read one 32-bit window of edge bits");
+  static_assert(V >= 2 && V <= 32, "a lane's levels are whole 32-bit words and one 32-bit window of edge bits");
   const int direction = static_cast<int>(blockIdx.y);
   const int rx = direction == 0 ? 1 : (direction == 1 ? -1 : 0);
   const int ry = direction == 2 ? 1 : (direction == 3 ? -1 : 0);
   const bool horizontal = ry == 0;
   const int lines = horizontal ? height : width;
   const int length = horizontal ? width : height;
-  const int line = static_cast<int>(blockIdx.x) * PATH_WARPS + static_cast<int>(threadIdx.x) / WARP;
-  if (line >= lines) return;  // the whole warp leaves together
-  const int lane = static_cast<int>(threadIdx.x) % WARP;
+  static_assert(GROUP >= 1 && GROUP <= WARP && WARP % GROUP == 0, "groups tile the warp");
+  constexpr int LINES_PER_WARP = WARP / GROUP;
+  const int first_line = (static_cast<int>(blockIdx.x) * PATH_WARPS + static_cast<int>(threadIdx.x) / WARP) *
+                         LINES_PER_WARP;
+  if (first_line >= lines) return;  // the whole warp leaves together
+  // A group past the last line walks the last line again (every lane takes part in the
+  // shuffles) and stores nothing.
+  const int group_line = first_line + static_cast<int>(threadIdx.x) % WARP / GROUP;
+  const bool stores = group_line < lines;
+  const int line = min(group_line, lines - 1);
+  const int lane = static_cast<int>(threadIdx.x) % GROUP;
   const bool forward = rx + ry > 0;
   // Selected, not indexed: a run-time index into the parameter array would copy it to the stack.
   __half* __restrict__ out = direction == 0   ? paths.direction[0]
@@ -204,9 +219,9 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
     const __half* c = cost + load_cell;
     if constexpr (WHOLE) {
       using Word = typename LaneWords<V>::Word;
-      Word words[LaneWords<V>::COUNT];
+      Word words[lane_word_count<V>];
 #pragma unroll
-      for (int w = 0; w < LaneWords<V>::COUNT; ++w)
+      for (int w = 0; w < lane_word_count<V>; ++w)
         words[w] = lane_level < levels ? reinterpret_cast<const Word*>(c)[w] : Word{};
 #pragma unroll
       for (int j = 0; j < V; ++j) {
@@ -253,8 +268,8 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
       const uchar4 p = *reinterpret_cast<const uchar4*>(&in.here);
       const uchar4 q = *reinterpret_cast<const uchar4*>(&in.before);
       const int d1 = colour_difference(p, q);
-      const float below = __shfl_up_sync(FULL_MASK, prev[V - 1], 1);  // level lane * V - 1
-      const float above = __shfl_down_sync(FULL_MASK, prev[0], 1);    // level lane * V + V
+      const float below = __shfl_up_sync(FULL_MASK, prev[V - 1], 1, GROUP);  // level lane * V - 1
+      const float above = __shfl_down_sync(FULL_MASK, prev[0], 1, GROUP);    // level lane * V + V
       // D2 of the lane's levels: V consecutive bits from the lowest column they match (bits
       // lo .. lo + 31 of the row, 0 outside it).
       const unsigned shift = static_cast<unsigned>(step_low & 31);
@@ -286,32 +301,28 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
     float m = FLT_MAX;
     if constexpr (WHOLE) {
       using Word = typename LaneWords<V>::Word;
-      Word words[LaneWords<V>::COUNT];
-      if constexpr (V == 1) {
-        words[0] = __half_as_ushort(__float2half_rn(cur[0]));
-      } else {
-        constexpr int PARTS = int(sizeof(Word)) / 4;
+      Word words[lane_word_count<V>];
+      constexpr int PARTS = int(sizeof(Word)) / 4;
 #pragma unroll
-        for (int i = 0; i < V / 2; ++i)
-          set_part(words[i / PARTS], i % PARTS,
-                   unsigned(__half_as_ushort(__float2half_rn(cur[2 * i]))) |
-                       unsigned(__half_as_ushort(__float2half_rn(cur[2 * i + 1]))) << 16);
-      }
-      if (lane_level < levels) {
+      for (int i = 0; i < V / 2; ++i)
+        set_part(words[i / PARTS], i % PARTS,
+                 unsigned(__half_as_ushort(__float2half_rn(cur[2 * i]))) |
+                     unsigned(__half_as_ushort(__float2half_rn(cur[2 * i + 1]))) << 16);
+      if (stores && lane_level < levels) {
 #pragma unroll
-        for (int w = 0; w < LaneWords<V>::COUNT; ++w) reinterpret_cast<Word*>(o)[w] = words[w];
+        for (int w = 0; w < lane_word_count<V>; ++w) reinterpret_cast<Word*>(o)[w] = words[w];
       }
     } else {
 #pragma unroll
       for (int j = 0; j < V; ++j)
-        if (lane_level + j < levels) o[j] = __float2half_rn(cur[j]);
+        if (stores && lane_level + j < levels) o[j] = __float2half_rn(cur[j]);
     }
 #pragma unroll
     for (int j = 0; j < V; ++j) {
       m = fminf(m, cur[j]);
       prev[j] = cur[j];
     }
-    prev_min = warp_min(m);
+    prev_min = group_min<GROUP>(m);
   };
 
   // The inputs of the next AHEAD pixels are in flight while a step computes: one step (~100s
@@ -335,20 +346,28 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
 }
 
 // VEC consecutive levels a lane (one 2 VEC-byte load per path; VEC divides the level count, so
-// every load is aligned): a warp covers 32 VEC levels a round, and each lane's levels ascend,
-// so its strict `<` keeps the smallest level on a tie, as warp_argmin does across lanes.
-template <int VEC>
+// every load is aligned), GROUP lanes a pixel (32 / GROUP pixels a warp, so that few levels do
+// not leave most lanes idle: Teddy's 60 are 15 lanes of 4): a group covers GROUP x VEC levels a
+// round, and each lane's levels ascend, so its strict `<` keeps the smallest level on a tie, as
+// group_argmin does across lanes.
+template <int VEC, int GROUP>
 __global__ void __launch_bounds__(WARP * COMBINE_WARPS)
     combine_kernel(Paths paths, std::size_t pixels, int levels, int min_d, __half* __restrict__ out,  // may be null
                    float* __restrict__ disparity) {
   using Word = typename LaneWords<VEC>::Word;
   static_assert(VEC <= 8 && sizeof(Word) == VEC * sizeof(__half), "one word a lane's levels");
-  const std::size_t pixel = static_cast<std::size_t>(blockIdx.x) * COMBINE_WARPS + threadIdx.x / WARP;
-  if (pixel >= pixels) return;
-  const int lane = static_cast<int>(threadIdx.x) % WARP;
+  const std::size_t first_pixel =
+      (static_cast<std::size_t>(blockIdx.x) * COMBINE_WARPS + threadIdx.x / WARP) * (WARP / GROUP);
+  if (first_pixel >= pixels) return;  // the whole warp leaves together
+  // A group past the last pixel reads the last one again (every lane takes part in the
+  // reduction) and stores nothing.
+  const std::size_t group_pixel = first_pixel + threadIdx.x % WARP / GROUP;
+  const bool stores = group_pixel < pixels;
+  const std::size_t pixel = stores ? group_pixel : pixels - 1;
+  const int lane = static_cast<int>(threadIdx.x) % GROUP;
   float best = FLT_MAX;
   int best_k = levels;
-  for (int k0 = lane * VEC; k0 < levels; k0 += WARP * VEC) {
+  for (int k0 = lane * VEC; k0 < levels; k0 += GROUP * VEC) {
     const std::size_t word = (pixel * levels + k0) / VEC;
     alignas(sizeof(Word)) __half lr[VEC], rl[VEC], tb[VEC], bt[VEC], mean[VEC];
     *reinterpret_cast<Word*>(lr) = reinterpret_cast<const Word*>(paths.direction[0])[word];
@@ -369,14 +388,14 @@ __global__ void __launch_bounds__(WARP * COMBINE_WARPS)
         best_k = k0 + j;
       }
     }
-    if (out != nullptr) reinterpret_cast<Word*>(out)[word] = *reinterpret_cast<const Word*>(mean);
+    if (stores && out != nullptr) reinterpret_cast<Word*>(out)[word] = *reinterpret_cast<const Word*>(mean);
   }
   if (disparity == nullptr) return;
-  const int k = warp_argmin(best, best_k);
-  if (lane == 0) disparity[pixel] = float(min_d + (k < levels ? k : 0));
+  const int k = group_argmin<GROUP>(best, best_k);
+  if (stores && lane == 0) disparity[pixel] = float(min_d + (k < levels ? k : 0));
 }
 
-template <int V>
+template <int V, int GROUP = WARP>
 void launch_paths(const DeviceVolume& cost, const uchar4* ref, const DeviceImage<std::uint32_t>& edges,
                   const AdCensusParams& params, int sign, const Paths& paths, cudaStream_t stream) {
   Penalties pen{};
@@ -387,12 +406,12 @@ void launch_paths(const DeviceVolume& cost, const uchar4* ref, const DeviceImage
   }
   const int lines = cost.width > cost.height ? cost.width : cost.height;
   const auto launch = [&](auto kernel) {
-    kernel<<<dim3(unsigned(div_up(lines, PATH_WARPS)), 4u), WARP * PATH_WARPS, 0, stream>>>(
+    kernel<<<dim3(unsigned(div_up(lines, PATH_WARPS * (WARP / GROUP))), 4u), WARP * PATH_WARPS, 0, stream>>>(
         reinterpret_cast<const __half*>(cost.get()), ref, edges.get(), edge_words_per_row(cost.width), cost.width,
         cost.height, cost.range.count, cost.range.min, sign, pen, params.tau_so, paths);
   };
-  if (cost.range.count % V == 0) launch(path_kernel<V, true>);
-  else launch(path_kernel<V, false>);
+  if (cost.range.count % V == 0) launch(path_kernel<V, true, GROUP>);
+  else launch(path_kernel<V, false, GROUP>);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -440,25 +459,35 @@ void paths_and_mean(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rg
   }
   const Paths p{{reinterpret_cast<__half*>(paths.lr.get()), reinterpret_cast<__half*>(paths.rl.get()),
                  reinterpret_cast<__half*>(paths.tb.get()), reinterpret_cast<__half*>(paths.bt.get())}};
-  if (levels <= 32) launch_paths<1>(cost, ref, paths.edges, params, sign, p, stream);
-  else if (levels <= 64) launch_paths<2>(cost, ref, paths.edges, params, sign, p, stream);
+  if (levels <= 16) launch_paths<4, 4>(cost, ref, paths.edges, params, sign, p, stream);
+  else if (levels <= 32) launch_paths<4, 8>(cost, ref, paths.edges, params, sign, p, stream);
+  else if (levels <= 64) launch_paths<2, WARP>(cost, ref, paths.edges, params, sign, p, stream);
   else if (levels <= 128) launch_paths<4>(cost, ref, paths.edges, params, sign, p, stream);
   else if (levels <= 256) launch_paths<8>(cost, ref, paths.edges, params, sign, p, stream);
   else if (levels <= 512) launch_paths<16>(cost, ref, paths.edges, params, sign, p, stream);
   else launch_paths<32>(cost, ref, paths.edges, params, sign, p, stream);
 
   const std::size_t pixels = static_cast<std::size_t>(cost.width) * static_cast<std::size_t>(cost.height);
-  const std::size_t blocks = (pixels + COMBINE_WARPS - 1) / COMBINE_WARPS;
   __half* const mean = out != nullptr ? reinterpret_cast<__half*>(out->get()) : nullptr;
   float* const winner = disparity != nullptr ? disparity->get() : nullptr;
-  const auto combine = [&](auto kernel) {
-    kernel<<<static_cast<unsigned>(blocks), WARP * COMBINE_WARPS, 0, stream>>>(p, pixels, levels, cost.range.min,
-                                                                               mean, winner);
+  // The narrowest group of 8, 16 or 32 lanes that covers the levels in one round.
+  const auto combine = [&](auto vec) {
+    constexpr int VEC = decltype(vec)::value;
+    const int lanes = div_up(levels, VEC);
+    const auto launch = [&](auto kernel, int group) {
+      const std::size_t per_block = static_cast<std::size_t>(COMBINE_WARPS) * static_cast<std::size_t>(WARP / group);
+      const std::size_t blocks = (pixels + per_block - 1) / per_block;
+      kernel<<<static_cast<unsigned>(blocks), WARP * COMBINE_WARPS, 0, stream>>>(p, pixels, levels, cost.range.min,
+                                                                                 mean, winner);
+    };
+    if (lanes <= 8) launch(combine_kernel<VEC, 8>, 8);
+    else if (lanes <= 16) launch(combine_kernel<VEC, 16>, 16);
+    else launch(combine_kernel<VEC, WARP>, WARP);
   };
-  if (levels % 8 == 0) combine(combine_kernel<8>);
-  else if (levels % 4 == 0) combine(combine_kernel<4>);
-  else if (levels % 2 == 0) combine(combine_kernel<2>);
-  else combine(combine_kernel<1>);
+  if (levels % 8 == 0) combine(std::integral_constant<int, 8>{});
+  else if (levels % 4 == 0) combine(std::integral_constant<int, 4>{});
+  else if (levels % 2 == 0) combine(std::integral_constant<int, 2>{});
+  else combine(std::integral_constant<int, 1>{});
   CUDA_CHECK_LAUNCH();
 }
 

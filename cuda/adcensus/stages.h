@@ -136,17 +136,35 @@ void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, c
                     bool right_view, int iteration, int max_arm, DeviceVolume& scratch, DeviceVolume& out,
                     cudaStream_t stream = nullptr);
 
+/// The combined region's pixel count per (p, d) for each sum order, one 16-bit integer a cell
+/// in a volume's layout: iterations 1 and 2 store them, 3 and 4 read them instead of counting
+/// again (the count is the same for every iteration of an order: it depends on the arms only).
+/// Exact while (2 max_arm + 1)^2 < 2^16; with longer arms every iteration counts.
+struct RegionCounts {
+  std::size_t cells = 0;
+  DeviceBuffer<std::uint16_t> h_then_v, v_then_h;
+
+  RegionCounts() = default;
+  RegionCounts(std::size_t n, const std::string& component)
+      : cells(n),
+        h_then_v(make_device_buffer<std::uint16_t>(n, component, "the H-V region counts")),
+        v_then_h(make_device_buffer<std::uint16_t>(n, component, "the V-H region counts")) {}
+  /// Whether arms up to max_arm keep every count below 2^16 (else the counts go unused).
+  static bool fit_16_bits(int max_arm);
+};
+
 /// Eq. 1-3 and `iterations` (>= 1) aggregation iterations over the combined region, as
 /// reference::ad_census_cost followed by reference::aggregate_cost(..., other_arms, i,
 /// right_view) for i = 1..iterations, into `out` (whose range is the one searched): C is never
 /// stored (the first pass of iteration 1 computes it in fp32), the later iterations run in
-/// place on `out` with `scratch` between their two passes. What the matcher runs.
+/// place on `out` with `scratch` between their two passes. With `counts` (volume-sized) the
+/// counts of iterations 1 and 2 are kept for the later ones. What the matcher runs.
 void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
                                const DeviceImage<std::uint64_t>& left_census,
                                const DeviceImage<std::uint64_t>& right_census, const AdCensusParams& params,
                                bool right_view, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
                                int iterations, int max_arm, DeviceVolume& scratch, DeviceVolume& out,
-                               cudaStream_t stream = nullptr);
+                               cudaStream_t stream = nullptr, RegionCounts* counts = nullptr);
 
 /// The four path volumes of eq. 4 (left-right, right-left, top-bottom, bottom-top); `paths`
 /// holds four volumes of the cost's size. `edges` holds the other image's tau_SO edge bits
