@@ -169,6 +169,38 @@ using Event = std::unique_ptr<std::remove_pointer_t<cudaEvent_t>, EventDestroy>;
 
 Stream make_stream();
 Event make_event();
+
+/// A captured graph and its executable form, owned (non-throwing deleters).
+struct GraphDeleter {
+  void operator()(cudaGraph_t g) const noexcept { cudaGraphDestroy(g); }
+};
+struct GraphExecDeleter {
+  void operator()(cudaGraphExec_t g) const noexcept { cudaGraphExecDestroy(g); }
+};
+using Graph = std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, GraphDeleter>;
+using GraphExec = std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, GraphExecDeleter>;
+
+/// Captures what `launch` enqueues on `stream` (and on streams it forks from it with events)
+/// into an executable graph. The launches are only recorded, not run; an exception during the
+/// capture ends it before it propagates, so the stream is never left capturing.
+template <class F>
+GraphExec capture_graph(cudaStream_t stream, F&& launch) {
+  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  try {
+    launch();
+  } catch (...) {
+    cudaGraph_t broken = nullptr;
+    cudaStreamEndCapture(stream, &broken);  // the first error is the one to report
+    if (broken) cudaGraphDestroy(broken);
+    throw;
+  }
+  cudaGraph_t raw = nullptr;
+  CUDA_CHECK(cudaStreamEndCapture(stream, &raw));
+  const Graph graph(raw);
+  cudaGraphExec_t exec = nullptr;
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph.get(), 0));
+  return GraphExec(exec);
+}
 /// Milliseconds between two recorded (and completed) events.
 float elapsed_ms(const Event& start, const Event& stop);
 

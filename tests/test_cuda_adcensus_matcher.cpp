@@ -148,6 +148,32 @@ TEST(CudaAdCensusMatcher, ConcurrentAndSerialViewsGiveTheSameMaps) {
   EXPECT_THROW(create_matcher("adcensus", "cuda", {{"views", "parallel"}}), Error);
 }
 
+// The algorithm as one captured graph (the default) or kernel by kernel: the same launches, so
+// the same maps bit for bit, on the first call (capture, then launch), on replays, after a new
+// range minimum (a new capture), with either view schedule and at every refinement stop; and
+// the same stage marks.
+TEST(CudaAdCensusMatcher, GraphAndDirectLaunchesGiveTheSameMaps) {
+  STEREO_REQUIRE_CUDA();
+  const auto [left, right] = layered_pair(131, 77, 62);
+  for (const std::string views : {"concurrent", "serial"})
+    for (const std::string stop : {"none", "lrc", "vote", "full"}) {
+      auto graph = create_matcher("adcensus", "cuda", {{"refine", stop}, {"views", views}});
+      auto direct = create_matcher("adcensus", "cuda", {{"refine", stop}, {"views", views}, {"graph", "off"}});
+      EXPECT_EQ(graph->params()["graph"], "on");
+      for (const DisparityRange range : {DisparityRange{0, 20}, DisparityRange{0, 20}, DisparityRange{2, 20}}) {
+        const StereoResult a = graph->compute(left, right, range);
+        const StereoResult b = direct->compute(left, right, range);
+        EXPECT_EQ(a.disparity.data, b.disparity.data) << views << " refine " << stop << " min " << range.min;
+        ASSERT_EQ(a.timing.stages.size(), b.timing.stages.size());
+        for (std::size_t i = 0; i < a.timing.stages.size(); ++i) {
+          EXPECT_EQ(a.timing.stages[i].first, b.timing.stages[i].first);
+          EXPECT_GE(a.timing.stages[i].second, 0.0) << a.timing.stages[i].first;
+        }
+      }
+    }
+  EXPECT_THROW(create_matcher("adcensus", "cuda", {{"graph", "yes"}}), Error);
+}
+
 TEST(CudaAdCensusMatcher, TooLargeAProblemIsAClearError) {
   STEREO_REQUIRE_CUDA();
   // 4000 x 4000 x 1024 levels: six fp16 volumes of 16.4 G cells, ~196 GB, more than any GPU.

@@ -148,6 +148,7 @@ struct Workspace {
 /// Options of this backend only (bound beside AdCensusParams).
 struct AdCensusCudaOptions {
   std::string views = "auto";  // the right view beside the left within a stage (see CONCURRENT_CELLS)
+  std::string graph = "on";    // the algorithm as one CUDA graph, replayed while size and range stay
 
   template <class B>
   void describe(B& b) {
@@ -155,6 +156,9 @@ struct AdCensusCudaOptions {
              "the two views' aggregation and scanline: on two streams at once (needs a second set of four path "
              "volumes), one after the other, or auto (at once up to 2^26 cells a volume, when it fits); the maps "
              "are the same");
+    b.choice("graph", graph, {"on", "off"},
+             "launch everything after the upload as one CUDA graph (captured on the first call for a size and "
+             "range, replayed after) or kernel by kernel; the maps are the same");
   }
 };
 
@@ -194,68 +198,38 @@ class AdCensusCudaMatcher final : public Matcher {
     Workspace& w = *work_;
     cudaStream_t s = stream_.get();
     marks_.clear();
-    const std::string& stop = params_.refine;
-    const bool both_views = stop != "none";  // nothing reads the right view without refinement
 
     CUDA_CHECK(cudaEventRecord(events_[0].get(), s));
     CUDA_CHECK(cudaMemcpyAsync(w.raw_left.get(), left.data.data(), left.data.size(), cudaMemcpyHostToDevice, s));
     CUDA_CHECK(cudaMemcpyAsync(w.raw_right.get(), right.data.data(), right.data.size(), cudaMemcpyHostToDevice, s));
     mark("upload");
 
-    // Per view: pack, grey, census, then the arms; with `concurrent` the right view's on the
-    // side stream (each stage joined before its timing mark).
-    const bool side = both_views_concurrent();
-    const auto census_of = [&](bool right_view, cudaStream_t on) {
-      cu::DeviceImage<uchar4>& rgb = right_view ? w.rgb_right : w.rgb_left;
-      cu::DeviceImage<std::uint8_t>& grey = right_view ? w.grey_right : w.grey_left;
-      ca::pack_rgb((right_view ? w.raw_right : w.raw_left).get(), w.width, w.height, w.channels, rgb, on);
-      ca::grey_image(rgb, grey, on);
-      ca::census_transform(grey, right_view ? w.census_right : w.census_left, on);
-    };
-    for_views(s, side, true, [&](bool right_view, cudaStream_t on) { census_of(right_view, on); });
-    mark("census");
-
-    // Both views' arms: each view's region at d combines p's cross with pd's (Zhang et al.),
-    // whose pixel count the aggregation counts per (p, d).
-    for_views(s, side, true, [&](bool right_view, cudaStream_t on) {
-      ca::cross_arms(right_view ? w.rgb_right : w.rgb_left, params_, right_view ? w.arms_right : w.arms_left, on);
-    });
-    mark("cross");
-
-    // The cost is computed inside the first pass of iteration 1 (never stored) unless there is
-    // no aggregation at all; the later iterations run in place. The two views' scratch volumes
-    // are paths.rl and paths.lr.
-    const int max_arm = params_.arm_l1 - 1;
-    for_views(s, side, both_views, [&](bool right_view, cudaStream_t on) {
-      ca::DeviceVolume& c = right_view ? w.cost_right : w.cost_left;
-      const cu::DeviceImage<uchar4>& arms = right_view ? w.arms_right : w.arms_left;
-      const cu::DeviceImage<uchar4>& other_arms = right_view ? w.arms_left : w.arms_right;
-      if (params_.aggregation_iterations == 0) {
-        ca::ad_census_cost(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, right_view, c, on);
-        return;
+    // Everything after the upload: launched directly, or (graph=on) as one CUDA graph captured on
+    // the first call for this workspace and range and replayed after, which removes the gaps
+    // between ~50 dependent launches (stage timing marks are event nodes of the graph).
+    const cu::DeviceImage<float>* result = nullptr;
+    if (options_.graph == "on") {
+      if (!graph_ || graph_work_ != work_.get() || graph_range_min_ != range.min) {
+        graph_.reset();
+        capturing_ = true;
+        try {
+          graph_ = cu::capture_graph(s, [&] { result = enqueue_algorithm(range, s); });
+        } catch (...) {
+          capturing_ = false;
+          throw;
+        }
+        capturing_ = false;
+        graph_work_ = work_.get();
+        graph_range_min_ = range.min;
+        graph_marks_ = marks_;
+        graph_result_ = result;
       }
-      ca::RegionCounts* counts = !w.keep_counts ? nullptr : (right_view && side ? &w.counts_right : &w.counts);
-      ca::ad_census_cost_aggregated(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, right_view, arms,
-                                    other_arms, params_.aggregation_iterations, max_arm,
-                                    right_view ? w.paths.rl : w.paths.lr, c, on, counts);
-    });
-    mark("cost+aggregate");
-
-    // C2 overwrites C1 in place (the paths are complete before the mean is written); the WTA
-    // is fused into the mean. The left C2 stays for the adjustment and sub-pixel steps; the
-    // right view's is never stored (and its paths are the second set when the views run at
-    // once).
-    for_views(s, side, both_views, [&](bool right_view, cudaStream_t on) {
-      if (right_view)
-        ca::scanline_disparity(w.cost_right, w.rgb_left, w.rgb_right, params_, true, side ? w.paths_right : w.paths,
-                               w.disparity_right, on);
-      else
-        ca::scanline_optimize(w.cost_left, w.rgb_left, w.rgb_right, params_, false, w.paths, w.cost_left,
-                              &w.disparity_left, on);
-    });
-    mark("scanline+wta");
-
-    const cu::DeviceImage<float>* result = refine(range, s);
+      marks_ = graph_marks_;
+      result = graph_result_;
+      CUDA_CHECK(cudaGraphLaunch(graph_.get(), s));
+    } else {
+      result = enqueue_algorithm(range, s);
+    }
     const cudaEvent_t done = events_[marks_.size() + 1].get();
     CUDA_CHECK(cudaEventRecord(done, s));
 
@@ -324,12 +298,76 @@ class AdCensusCudaMatcher final : public Matcher {
     }
   }
 
+  // Enqueues census to refinement on `s` (and the side stream), marking each stage; returns the
+  // map to read back.
+  const cu::DeviceImage<float>* enqueue_algorithm(DisparityRange range, cudaStream_t s) {
+    Workspace& w = *work_;
+    const std::string& stop = params_.refine;
+    const bool both_views = stop != "none";  // nothing reads the right view without refinement
+    // Per view: pack, grey, census, then the arms; with `concurrent` the right view's on the
+    // side stream (each stage joined before its timing mark).
+    const bool side = both_views_concurrent();
+    const auto census_of = [&](bool right_view, cudaStream_t on) {
+      cu::DeviceImage<uchar4>& rgb = right_view ? w.rgb_right : w.rgb_left;
+      cu::DeviceImage<std::uint8_t>& grey = right_view ? w.grey_right : w.grey_left;
+      ca::pack_rgb((right_view ? w.raw_right : w.raw_left).get(), w.width, w.height, w.channels, rgb, on);
+      ca::grey_image(rgb, grey, on);
+      ca::census_transform(grey, right_view ? w.census_right : w.census_left, on);
+    };
+    for_views(s, side, true, [&](bool right_view, cudaStream_t on) { census_of(right_view, on); });
+    mark("census");
+
+    // Both views' arms: each view's region at d combines p's cross with pd's (Zhang et al.),
+    // whose pixel count the aggregation counts per (p, d).
+    for_views(s, side, true, [&](bool right_view, cudaStream_t on) {
+      ca::cross_arms(right_view ? w.rgb_right : w.rgb_left, params_, right_view ? w.arms_right : w.arms_left, on);
+    });
+    mark("cross");
+
+    // The cost is computed inside the first pass of iteration 1 (never stored) unless there is
+    // no aggregation at all; the later iterations run in place. The two views' scratch volumes
+    // are paths.rl and paths.lr.
+    const int max_arm = params_.arm_l1 - 1;
+    for_views(s, side, both_views, [&](bool right_view, cudaStream_t on) {
+      ca::DeviceVolume& c = right_view ? w.cost_right : w.cost_left;
+      const cu::DeviceImage<uchar4>& arms = right_view ? w.arms_right : w.arms_left;
+      const cu::DeviceImage<uchar4>& other_arms = right_view ? w.arms_left : w.arms_right;
+      if (params_.aggregation_iterations == 0) {
+        ca::ad_census_cost(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, right_view, c, on);
+        return;
+      }
+      ca::RegionCounts* counts = !w.keep_counts ? nullptr : (right_view && side ? &w.counts_right : &w.counts);
+      ca::ad_census_cost_aggregated(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, right_view, arms,
+                                    other_arms, params_.aggregation_iterations, max_arm,
+                                    right_view ? w.paths.rl : w.paths.lr, c, on, counts);
+    });
+    mark("cost+aggregate");
+
+    // C2 overwrites C1 in place (the paths are complete before the mean is written); the WTA
+    // is fused into the mean. The left C2 stays for the adjustment and sub-pixel steps; the
+    // right view's is never stored (and its paths are the second set when the views run at
+    // once).
+    for_views(s, side, both_views, [&](bool right_view, cudaStream_t on) {
+      if (right_view)
+        ca::scanline_disparity(w.cost_right, w.rgb_left, w.rgb_right, params_, true, side ? w.paths_right : w.paths,
+                               w.disparity_right, on);
+      else
+        ca::scanline_optimize(w.cost_left, w.rgb_left, w.rgb_right, params_, false, w.paths, w.cost_left,
+                              &w.disparity_left, on);
+    });
+    mark("scanline+wta");
+
+    return refine(range, s);
+  }
+
   // Marks the end of a stage: event i + 1 closes the stage named marks_[i] (event 0 is the
   // start; after the last mark come the end of the algorithm and the end of the read-back).
   void mark(const std::string& name) {
     require(marks_.size() + 4 <= events_.size(), std::string(COMPONENT) + ": too many timed stages");
     marks_.push_back(name);
-    CUDA_CHECK(cudaEventRecord(events_[marks_.size()].get(), stream_.get()));
+    // Inside a graph capture an external event node: recorded when the graph runs it.
+    CUDA_CHECK(cudaEventRecordWithFlags(events_[marks_.size()].get(), stream_.get(),
+                                        capturing_ ? cudaEventRecordExternal : cudaEventRecordDefault));
   }
 
   // Sec. 2.4 in the reference matcher's order, stopping after params_.refine; returns the map
@@ -398,6 +436,8 @@ class AdCensusCudaMatcher final : public Matcher {
     const bool keep_counts =
         counts_wanted &&
         Workspace::bytes_needed(width, height, channels, range.count, concurrent, true) <= free_bytes + held;
+    graph_.reset();  // it holds the old buffers' addresses (a new workspace may reuse its host address)
+    graph_work_ = nullptr;
     work_.reset();  // release the old size first, so the new one can use its memory
     auto fresh = std::make_unique<Workspace>(width, height, channels, range, concurrent, keep_counts);
     work_ = std::move(fresh);
@@ -415,6 +455,14 @@ class AdCensusCudaMatcher final : public Matcher {
   cu::Event fork_, join_;
   std::vector<std::string> marks_;
   std::unique_ptr<Workspace> work_;
+  // graph=on: the captured algorithm, what it was captured for (it holds the workspace's
+  // addresses and range.min), and its marks and result map.
+  cu::GraphExec graph_;
+  const Workspace* graph_work_ = nullptr;
+  int graph_range_min_ = 0;
+  std::vector<std::string> graph_marks_;
+  const cu::DeviceImage<float>* graph_result_ = nullptr;
+  bool capturing_ = false;
 };
 
 }  // namespace

@@ -79,38 +79,6 @@ struct Workspace {
   }
 };
 
-// A captured graph and its executable form, owned (non-throwing deleters).
-struct GraphDeleter {
-  void operator()(cudaGraph_t g) const noexcept { cudaGraphDestroy(g); }
-};
-struct GraphExecDeleter {
-  void operator()(cudaGraphExec_t g) const noexcept { cudaGraphExecDestroy(g); }
-};
-using Graph = std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, GraphDeleter>;
-using GraphExec = std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, GraphExecDeleter>;
-
-// Captures what `launch` enqueues on `stream` into an executable graph. The launches are only
-// recorded, not run; an exception during the capture ends it before it propagates, so the
-// stream is never left capturing.
-template <class F>
-GraphExec capture_graph(cudaStream_t stream, F&& launch) {
-  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  try {
-    launch();
-  } catch (...) {
-    cudaGraph_t broken = nullptr;
-    cudaStreamEndCapture(stream, &broken);  // the first error is the one to report
-    if (broken) cudaGraphDestroy(broken);
-    throw;
-  }
-  cudaGraph_t raw = nullptr;
-  CUDA_CHECK(cudaStreamEndCapture(stream, &raw));
-  const Graph graph(raw);
-  cudaGraphExec_t exec = nullptr;
-  CUDA_CHECK(cudaGraphInstantiate(&exec, graph.get(), 0));
-  return GraphExec(exec);
-}
-
 // Accumulated CUDA-event time per named kernel: a pair of events around every launch group,
 // read after the stream has finished.
 class KernelClock {
@@ -209,7 +177,7 @@ class EsawFamilyCuda final : public Matcher {
         // are recorded, not run (a host cost of ~1 us each, once per size and range). The
         // graph holds the buffers' addresses, so a new workspace or range re-captures it.
         slab_graph_.reset();
-        slab_graph_ = capture_graph(s, [&] { enqueue_slabs(range, steps, tables, border); });
+        slab_graph_ = cu::capture_graph(s, [&] { enqueue_slabs(range, steps, tables, border); });
         graph_work_ = work_.get();
         graph_range_min_ = range.min;
         graph_range_count_ = range.count;
@@ -541,7 +509,7 @@ class EsawFamilyCuda final : public Matcher {
   KernelClock clock_;
   std::unique_ptr<Workspace> work_;
   // ESAW's captured slab loop (cuda_graph=true) and what it was captured for.
-  GraphExec slab_graph_;
+  cu::GraphExec slab_graph_;
   const Workspace* graph_work_ = nullptr;
   int graph_range_min_ = 0, graph_range_count_ = 0;
 };
