@@ -22,7 +22,10 @@
 // other_arms) every arm at level k is the shorter of p's and pd's, so the region's pixel count
 // depends on k: the second pass then scans a second column, the first pass's arm width at each
 // position, beside the cost (counts are integers below 2^24: exact in float), and divides by
-// its arm sum instead of reading a precomputed size (an unsigned integral too: exact).
+// its arm sum instead of reading a precomputed size (an unsigned integral too: exact). The
+// count depends on the arms only, so with RegionCounts the count passes of iterations 1 and 2
+// also store it (16 bits a cell) and iterations 3 and 4 divide by the stored value instead of
+// counting again (Counts::STORE, Counts::LOAD): the same division, the same bits.
 //
 // The fused variant computes the cost (eq. 1-3) while loading the first pass of iteration 1
 // instead of reading a stored C: the cost volume is never written or read (4 bytes per cell
