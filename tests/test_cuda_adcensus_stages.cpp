@@ -22,6 +22,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 
 #include "cuda/adcensus/stages.h"
 #include "cuda/shared/median.h"
@@ -376,13 +377,15 @@ TEST(CudaAdCensusStages, CombinedAggregationMatchesReference) {
   check_combined_aggregation(WIDTH, HEIGHT, {AdCensusParams{}.arm_l1 - 1, 139});
 }
 
-// Lines long enough for several tiles, each with a middle one whose halo lies inside the line
-// (the interior loops), for each tile size: 300 columns take three tiles of 120, 375 rows three
-// of 128, 288 columns three of 96 (tile_for in cuda/adcensus/aggregate.cu).
+// Lines long enough for several tiles, with middle tiles whose halo lies inside the line (the
+// interior loops), for each tile size tile_for picks (cuda/adcensus/aggregate.cu; count passes
+// / the other passes): 300 columns take 3 x 120 / 2 x 160, 375 rows 3 x 128 / 2 x 192, 288
+// columns 3 x 96 / 2 x 160, 576 columns 5 x 120 / 3 x 192, 480 columns 4 x 120 / 3 x 160.
 TEST(CudaAdCensusStages, CombinedAggregationOverSeveralTilesMatchesReference) {
   STEREO_REQUIRE_CUDA();
-  check_combined_aggregation(300, 375, {AdCensusParams{}.arm_l1 - 1});
-  check_combined_aggregation(288, HEIGHT, {AdCensusParams{}.arm_l1 - 1});
+  for (const auto& [width, height] : {std::pair{300, 375}, std::pair{288, HEIGHT}, std::pair{576, HEIGHT},
+                                     std::pair{480, HEIGHT}})
+    check_combined_aggregation(width, height, {AdCensusParams{}.arm_l1 - 1});
 }
 
 // The matcher's call: the cost computed in the first pass, then 1 to 4 iterations (ending on

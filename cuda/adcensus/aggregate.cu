@@ -44,25 +44,17 @@ namespace {
 constexpr int LANES = 32;
 constexpr int WARPS = 8;
 // Positions written per block (a tile; the halo of max_arm on either side is re-read from L2
-// by the neighbours). Three sizes, each a compile-time constant of the kernel (its unrolled
-// output loop: a tile size known only at run time measured 53.1 -> 56.6 ms at 1080p). 120
-// divides 1920 and 1080 and leaves room for five count-pass blocks per SM on an H100 (44 KB at
-// L1 = 34), as does 96; 128 (46 KB) for four. tile_for takes the size with the fewest
-// instructions by ncu's counts per position and pass (~80 a loaded position, ~43 a computed
-// one: cost = tiles x (2 (T + 2 max_arm) + T)), and 128 only where that saves at least 5 %:
-// its lost fifth of the resident blocks measured 0.6 % slower at 1920 columns, where it saves
-// 1.7 %. Teddy's 375 rows take three tiles of 128 (582 positions loaded, 384 computed) instead
-// of four of 120 (744 and 480): cost+aggregate 1.035 -> 0.949 ms on the H100.
+// by the neighbours), a compile-time constant of the kernel (its unrolled output loop: a tile
+// size known only at run time measured 53.1 -> 56.6 ms at 1080p). tile_for picks one per pass
+// and axis (see there). 120 divides 1920 and 1080.
 constexpr int SMALL_TILE = 96;
 constexpr int TILE = 120;
-constexpr int LARGE_TILE = 128;
+constexpr int LARGE_TILE = 128;  // the largest a count pass uses
+constexpr int PLAIN_TILES[] = {SMALL_TILE, TILE, LARGE_TILE, 160, 192};  // the other passes'
 
+// Instructions of one line's pass, in units of ~40, by ncu's counts per position and pass (~80
+// a loaded position, ~43 a computed one).
 int tile_cost(int length, int tile, int max_arm) { return div_up(length, tile) * (2 * (tile + 2 * max_arm) + tile); }
-
-int tile_for(int length, int max_arm) {
-  const int plain = tile_cost(length, SMALL_TILE, max_arm) < tile_cost(length, TILE, max_arm) ? SMALL_TILE : TILE;
-  return 20 * tile_cost(length, LARGE_TILE, max_arm) <= 19 * tile_cost(length, plain, max_arm) ? LARGE_TILE : plain;
-}
 
 // The region's pixel count is an unsigned window sum like the cost's, of first-pass arm widths
 // (each <= 2 max_arm + 1): 16 bits hold every count, and wrap-around prefixes subtract exactly,
@@ -80,6 +72,31 @@ std::size_t shared_bytes(int max_arm, bool count_region, int tile) {
     bytes += (rows + 1 + WARPS) * LANES * count_size + static_cast<std::size_t>(tile) * LANES * sizeof(unsigned short);
   }
   return bytes;
+}
+
+// The tile of one pass along a line of `length`: the fewest instructions (tile_cost) among the
+// sizes that keep enough blocks resident. Measured on the H100 (cuda/adcensus/NOTES.md, rounds
+// 7 and 8), L1 = 34:
+// - A count pass holds two integrals (44 KB a block at 120): five blocks per SM at 96 and 120,
+//   four at 128, whose lost fifth measured 0.6 % slower at 1920 columns where it saves 1.7 % of
+//   the instructions; so 128 only where it saves at least 5 % (Teddy's 375 rows: three tiles
+//   of 128, 582 positions loaded and 384 computed, instead of four of 120, 744 and 480).
+// - The other passes hold one (24 KB at 120): eight blocks up to 128, six at 192 (34 KB), five
+//   at 240. 192 at 1920 x 1080 saves 10 % and 4 % of the instructions and measured 42.2 ->
+//   40.3 ms; 240 (five blocks) saves more on paper and measured 42.1. So the fewest
+//   instructions among the sizes that leave six blocks (48 warps) per SM.
+int tile_for(int length, int max_arm, bool count_pass, int shared_per_sm, int reserved_per_block) {
+  if (count_pass) {
+    const int plain = tile_cost(length, SMALL_TILE, max_arm) < tile_cost(length, TILE, max_arm) ? SMALL_TILE : TILE;
+    return 20 * tile_cost(length, LARGE_TILE, max_arm) <= 19 * tile_cost(length, plain, max_arm) ? LARGE_TILE : plain;
+  }
+  int best = TILE;
+  for (const int t : PLAIN_TILES) {
+    const std::size_t per_block = shared_bytes(max_arm, false, t) + static_cast<std::size_t>(reserved_per_block);
+    const bool six_resident = 6 * per_block <= static_cast<std::size_t>(shared_per_sm);
+    if (six_resident && tile_cost(length, t, max_arm) < tile_cost(length, best, max_arm)) best = t;
+  }
+  return best;
 }
 
 // The largest cost eq. 2 gives (AdCensusParams::validate keeps out_of_image_cost within it).
@@ -403,6 +420,8 @@ void launch_tiles(int width, int height, int levels, const std::uint16_t* in, co
       launch(arm_sum_kernel<void, false, TILE_SIZE, Counts::LOAD>);
     else
       launch(arm_sum_kernel<void, false, TILE_SIZE, Counts::NONE>);
+  } else if constexpr (TILE_SIZE > LARGE_TILE) {
+    require(false, "adcensus/cuda aggregate_cost: no count pass with tiles of " + std::to_string(TILE_SIZE));
   } else if (short_counts(max_arm)) {
     if (region.store_counts != nullptr)
       launch(arm_sum_kernel<unsigned short, false, TILE_SIZE, Counts::STORE>);
@@ -421,7 +440,14 @@ void launch_arm_sum(int width, int height, int levels, const std::uint16_t* in, 
     launch_tiles<decltype(tile)::value>(width, height, levels, in, cost, out, arms, region, horizontal, max_arm,
                                         stream);
   };
-  switch (tile_for(horizontal ? width : height, max_arm)) {
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  int shared_per_sm = 0, reserved = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&shared_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+  switch (tile_for(horizontal ? width : height, max_arm, region.count_region, shared_per_sm, reserved)) {
+    case 160: launch(std::integral_constant<int, 160>{}); break;
+    case 192: launch(std::integral_constant<int, 192>{}); break;
     case SMALL_TILE: launch(std::integral_constant<int, SMALL_TILE>{}); break;
     case LARGE_TILE: launch(std::integral_constant<int, LARGE_TILE>{}); break;
     default: launch(std::integral_constant<int, TILE>{}); break;
