@@ -201,6 +201,7 @@ GraphExec capture_graph(cudaStream_t stream, F&& launch) {
   CUDA_CHECK(cudaGraphInstantiate(&exec, graph.get(), 0));
   return GraphExec(exec);
 }
+
 /// Milliseconds between two recorded (and completed) events.
 float elapsed_ms(const Event& start, const Event& stop);
 

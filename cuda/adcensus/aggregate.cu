@@ -2,8 +2,8 @@
 //
 // A block owns 32 "lanes" (32 consecutive cells of a row: levels of one or two pixels for the
 // horizontal sum, (x, k) pairs for the vertical one, so every load of a warp is contiguous)
-// and a tile of 96, 120 or 128 positions along the sum's axis (tile_for) plus a halo of
-// max_arm on both sides. It loads the tile into shared memory, turns it into a 1D integral
+// and a tile of 96 to 192 positions along the sum's axis (tile_for) plus a halo of max_arm
+// on both sides. It loads the tile into shared memory, turns it into a 1D integral
 // along the axis with a segmented scan (each warp scans a run of rows, then adds the totals of
 // the runs before it), and writes each cell's arm sum as the difference of two integral values.
 //
@@ -445,6 +445,8 @@ void launch_arm_sum(int width, int height, int levels, const std::uint16_t* in, 
   int shared_per_sm = 0, reserved = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&shared_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
   CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+  static_assert(sizeof(PLAIN_TILES) / sizeof(int) == 5 && PLAIN_TILES[3] == 160 && PLAIN_TILES[4] == 192,
+                "a case below for every tile size");
   switch (tile_for(horizontal ? width : height, max_arm, region.count_region, shared_per_sm, reserved)) {
     case 160: launch(std::integral_constant<int, 160>{}); break;
     case 192: launch(std::integral_constant<int, 192>{}); break;

@@ -10,10 +10,10 @@
 // levels 16 and 12 idle lanes of 32 (scanline+wta on the H100 0.272 -> 0.230 and 0.394 ->
 // 0.348 ms). For 33 to 64 levels, two a lane over the whole warp measured faster than 16 lanes
 // of four (Teddy 0.450 against 0.482 ms): half as many warps with longer steps, and one view's
-// 825 warps leave the H100's schedulers without enough to hide the steps' latency. The costs of the
-// next few pixels are loaded before the current one is computed, so the load latency overlaps
-// the recurrence. Arithmetic is fp32 in the order of reference::scanline_optimize; only the stored
-// path values are rounded to fp16.
+// 825 warps leave the H100's schedulers without enough to hide the steps' latency. The costs
+// of the next few pixels are loaded before the current one is computed, so the load latency
+// overlaps the recurrence. Arithmetic is fp32 in the order of reference::scanline_optimize;
+// only the stored path values are rounded to fp16.
 //
 // P1 and P2 depend on D2 = D_c(pd, pd - r) per level, a colour difference in the other image.
 // It depends on the level only through pd's column, so it is a property of the other image's
@@ -96,7 +96,7 @@ struct LaneWords {
       (V >= 8), uint4,
       std::conditional_t<V == 4, uint2, std::conditional_t<V == 2, unsigned, unsigned short>>>;
 };
-// How many words hold a lane's V levels (the path kernel's V >= 4).
+// How many words hold a lane's V levels (the path kernel's V >= 2).
 template <int V>
 constexpr int lane_word_count = V * int(sizeof(__half)) / int(sizeof(typename LaneWords<V>::Word));
 
