@@ -211,14 +211,13 @@ class AdCensusCudaMatcher final : public Matcher {
     if (options_.graph == "on") {
       if (!graph_ || graph_work_ != work_.get() || graph_range_min_ != range.min) {
         graph_.reset();
+        struct Capturing {  // mark() records event nodes while set; cleared on any exit
+          bool& flag;
+          ~Capturing() { flag = false; }
+        };
         capturing_ = true;
-        try {
-          graph_ = cu::capture_graph(s, [&] { result = enqueue_algorithm(range, s); });
-        } catch (...) {
-          capturing_ = false;
-          throw;
-        }
-        capturing_ = false;
+        const Capturing capturing{capturing_};
+        graph_ = cu::capture_graph(s, [&] { result = enqueue_algorithm(range, s); });
         graph_work_ = work_.get();
         graph_range_min_ = range.min;
         graph_marks_ = marks_;

@@ -74,6 +74,23 @@ std::size_t shared_bytes(int max_arm, bool count_region, int tile) {
   return bytes;
 }
 
+// The current device's shared-memory limits, queried once per pass.
+struct SharedLimits {
+  int per_block_optin = 0;     // the most one block may use
+  int per_sm = 0;              // all of an SM's
+  int reserved_per_block = 0;  // what the system takes per resident block
+};
+
+SharedLimits shared_limits() {
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  SharedLimits l;
+  CUDA_CHECK(cudaDeviceGetAttribute(&l.per_block_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&l.per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&l.reserved_per_block, cudaDevAttrReservedSharedMemoryPerBlock, device));
+  return l;
+}
+
 // The tile of one pass along a line of `length`: the fewest instructions (tile_cost) among the
 // sizes that keep enough blocks resident. Measured on the H100 (cuda/adcensus/NOTES.md, rounds
 // 7 and 8), L1 = 34:
@@ -85,15 +102,15 @@ std::size_t shared_bytes(int max_arm, bool count_region, int tile) {
 //   at 240. 192 at 1920 x 1080 saves 10 % and 4 % of the instructions and measured 42.2 ->
 //   40.3 ms; 240 (five blocks) saves more on paper and measured 42.1. So the fewest
 //   instructions among the sizes that leave six blocks (48 warps) per SM.
-int tile_for(int length, int max_arm, bool count_pass, int shared_per_sm, int reserved_per_block) {
+int tile_for(int length, int max_arm, bool count_pass, const SharedLimits& limits) {
   if (count_pass) {
     const int plain = tile_cost(length, SMALL_TILE, max_arm) < tile_cost(length, TILE, max_arm) ? SMALL_TILE : TILE;
     return 20 * tile_cost(length, LARGE_TILE, max_arm) <= 19 * tile_cost(length, plain, max_arm) ? LARGE_TILE : plain;
   }
   int best = TILE;
   for (const int t : PLAIN_TILES) {
-    const std::size_t per_block = shared_bytes(max_arm, false, t) + static_cast<std::size_t>(reserved_per_block);
-    const bool six_resident = 6 * per_block <= static_cast<std::size_t>(shared_per_sm);
+    const std::size_t per_block = shared_bytes(max_arm, false, t) + static_cast<std::size_t>(limits.reserved_per_block);
+    const bool six_resident = 6 * per_block <= static_cast<std::size_t>(limits.per_sm);
     if (six_resident && tile_cost(length, t, max_arm) < tile_cost(length, best, max_arm)) best = t;
   }
   return best;
@@ -383,15 +400,11 @@ struct ArmSumRegion {
 template <int TILE_SIZE>
 void launch_tiles(int width, int height, int levels, const std::uint16_t* in, const CostInputs* cost,
                   std::uint16_t* out, const DeviceImage<uchar4>& arms, const ArmSumRegion& region, bool horizontal,
-                  int max_arm, cudaStream_t stream) {
+                  int max_arm, int shared_optin, cudaStream_t stream) {
   const std::size_t bytes = shared_bytes(max_arm, region.count_region, TILE_SIZE);
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  int optin = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  require(bytes <= static_cast<std::size_t>(optin),
+  require(bytes <= static_cast<std::size_t>(shared_optin),
           "adcensus/cuda aggregate_cost: arms up to " + std::to_string(max_arm) + " need " + std::to_string(bytes) +
-              " bytes of shared memory per block, the device allows " + std::to_string(optin));
+              " bytes of shared memory per block, the device allows " + std::to_string(shared_optin));
   const long long lanes = static_cast<long long>(horizontal ? height : width) * levels;
   const long long blocks_x = (lanes + LANES - 1) / LANES;
   const int blocks_y = div_up(horizontal ? width : height, TILE_SIZE);
@@ -436,18 +449,14 @@ void launch_tiles(int width, int height, int levels, const std::uint16_t* in, co
 void launch_arm_sum(int width, int height, int levels, const std::uint16_t* in, const CostInputs* cost,
                     std::uint16_t* out, const DeviceImage<uchar4>& arms, const ArmSumRegion& region, bool horizontal,
                     int max_arm, cudaStream_t stream) {
+  const SharedLimits limits = shared_limits();
   const auto launch = [&](auto tile) {
     launch_tiles<decltype(tile)::value>(width, height, levels, in, cost, out, arms, region, horizontal, max_arm,
-                                        stream);
+                                        limits.per_block_optin, stream);
   };
-  int device = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  int shared_per_sm = 0, reserved = 0;
-  CUDA_CHECK(cudaDeviceGetAttribute(&shared_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
   static_assert(sizeof(PLAIN_TILES) / sizeof(int) == 5 && PLAIN_TILES[3] == 160 && PLAIN_TILES[4] == 192,
                 "a case below for every tile size");
-  switch (tile_for(horizontal ? width : height, max_arm, region.count_region, shared_per_sm, reserved)) {
+  switch (tile_for(horizontal ? width : height, max_arm, region.count_region, limits)) {
     case 160: launch(std::integral_constant<int, 160>{}); break;
     case 192: launch(std::integral_constant<int, 192>{}); break;
     case SMALL_TILE: launch(std::integral_constant<int, SMALL_TILE>{}); break;
