@@ -34,7 +34,10 @@ using OutlierMap = Image<std::uint8_t>;  // values of OutlierKind
 
 /// Sec. 2.4 outlier detection: p is reliable when x - D_L(p) lies inside the right map and
 /// D_R(x - D_L(p), y) == D_L(p) exactly (integer WTA maps). An outlier is a mismatch when
-/// some d of `range` with x - d inside the image has D_R(x - d, y) == d, else an occlusion.
+/// some d of `range` with x - d inside the image has D_R(x - d, y) == d; else an occlusion
+/// where the whole epipolar line (x - d for every d of `range`) lies inside the right image,
+/// and a mismatch where part of it leaves the image: there "no intersection" is not
+/// established (it may lie outside), so p is not taken to be hidden behind a nearer surface.
 /// Non-finite values are never consistent.
 OutlierMap left_right_check(const ImageF& left_disparity, const ImageF& right_disparity, DisparityRange range);
 

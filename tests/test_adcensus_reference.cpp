@@ -390,12 +390,18 @@ TEST(AdCensusReference, LeftRightCheckClassifiesOcclusionsAndMismatches) {
   const OutlierMap labels = left_right_check(left, right, range);
   EXPECT_EQ(labels.at(0, 0), RELIABLE);
   EXPECT_EQ(labels.at(1, 0), MISMATCH);   // x - 2 leaves the image; d = 0 would fit
-  EXPECT_EQ(labels.at(2, 0), OCCLUSION);  // no d fits
+  EXPECT_EQ(labels.at(2, 0), MISMATCH);   // no d fits, but x - 3 leaves the image: not established
   EXPECT_EQ(labels.at(3, 0), RELIABLE);
-  EXPECT_EQ(labels.at(4, 0), OCCLUSION);
+  EXPECT_EQ(labels.at(4, 0), OCCLUSION);  // no d fits, and x - d lies inside for every d
   EXPECT_EQ(labels.at(5, 0), MISMATCH);   // D_R(2) = 1 != 3; d = 2 fits
   EXPECT_EQ(labels.at(6, 0), RELIABLE);
   EXPECT_EQ(labels.at(7, 0), MISMATCH);   // no disparity, but d = 3 fits
+  // A negative range minimum: the line leaves the image on the right (x - d >= 8 for d < 0).
+  const DisparityRange both_ways{-2, 4};
+  const OutlierMap wide = left_right_check(row_map({INF, INF, INF, INF, INF, INF, INF, INF}), right, both_ways);
+  EXPECT_EQ(wide.at(4, 0), OCCLUSION);  // x - d = 6 .. 3, all inside; no d fits
+  EXPECT_EQ(wide.at(7, 0), MISMATCH);   // x - d = 9 .. 6 leaves the image; no d inside fits
+  EXPECT_EQ(wide.at(1, 0), MISMATCH);   // d = 0 fits
   const ImageF shown = with_outliers_as_inf(left, labels);
   EXPECT_EQ(shown.at(0, 0), 0.0f);
   EXPECT_EQ(shown.at(1, 0), INF);
