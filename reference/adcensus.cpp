@@ -57,7 +57,7 @@ enum Arm { ARM_LEFT = 0, ARM_RIGHT = 1, ARM_UP = 2, ARM_DOWN = 3 };
 
 // The arms a sum uses at pixel (x, y) and level k: p's own, or with `other` (the other view's
 // arms) the combined arms of Zhang et al. [23], the shorter of p's arm and pd's arm, pd =
-// (x + sign * (min_d + k), y); where pd lies outside the other image p's own arm is kept.
+// (x + sign * (min_d + k), y); where pd lies outside the other image, none (p alone).
 struct ArmSource {
   const CrossArms& arms;
   const CrossArms* other = nullptr;
@@ -67,8 +67,11 @@ struct ArmSource {
     int a = arms.at(x, y, which);
     if (other == nullptr) return a;
     const int xd = x + sign * (min_d + k);
-    if (xd >= 0 && xd < arms.width) a = std::min(a, int(other->at(xd, y, which)));
-    return a;
+    // pd outside the other image: the region is p alone, which keeps its cost (the constant
+    // out_of_image_cost): no region of a matched cell reaches such a cell, since pd's arms stop
+    // at the other image's border.
+    if (xd < 0 || xd >= arms.width) return 0;
+    return std::min(a, int(other->at(xd, y, which)));
   }
 };
 
@@ -226,6 +229,17 @@ CostVolume aggregate_cost(const CostVolume& cost, const CrossArms& arms, const C
               other_arms.same_size(cost.width, cost.height) && other_arms.channels == 4,
           "adcensus: aggregate_cost needs 4-channel arms of both views of the volume's size");
   return aggregate_over(cost, ArmSource{arms, &other_arms, right_view ? +1 : -1, cost.range.min}, iteration);
+}
+
+CostVolume right_view_from_left(const CostVolume& left, float out_of_image_cost) {
+  CostVolume right(left.width, left.height, left.range);
+  for (int y = 0; y < left.height; ++y)
+    for (int x = 0; x < left.width; ++x)
+      for (int k = 0; k < left.range.count; ++k) {
+        const int xl = x + left.range.min + k;  // the left pixel that matches (x, y) at this level
+        right.at(x, y, k) = xl >= 0 && xl < left.width ? left.at(xl, y, k) : out_of_image_cost;
+      }
+  return right;
 }
 
 CostVolume scanline_optimize(const CostVolume& cost, const ImageU8& left_rgb, const ImageU8& right_rgb,

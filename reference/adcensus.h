@@ -68,8 +68,12 @@ CostVolume aggregate_cost(const CostVolume& cost, const CrossArms& arms, int ite
 /// The same over Zhang et al.'s combined support region ([23] of the paper, whose aggregation
 /// Sec. 2.2 builds on): at level d every arm is the shorter of p's arm (`arms`, the reference
 /// view) and pd's arm (`other_arms`, the other view; pd = p - d, or p + d with `right_view`),
-/// p's own where pd lies outside the image, so a region stops at an edge of either image. The
-/// pixel count that normalises it is then per (p, d). The matcher aggregates with this one.
+/// so a region stops at an edge of either image. The pixel count that normalises it is then
+/// per (p, d). Where pd lies outside the other image the region is p alone: such a cell keeps
+/// its cost (out_of_image_cost), and no matched cell's region reaches one (pd's arms stop at
+/// the other image's border). The matcher aggregates with this one, the left view only: the
+/// right view's region at (x, d) is the left view's at (x + d, d), and so is its cost
+/// (right_view_from_left).
 CostVolume aggregate_cost(const CostVolume& cost, const CrossArms& arms, const CrossArms& other_arms, int iteration,
                           bool right_view);
 
@@ -79,6 +83,12 @@ CostVolume aggregate_cost(const CostVolume& cost, const CrossArms& arms, const C
 /// and takes pd = p + d. A colour difference >= tau_SO is an edge: no edge P1 = Pi1, P2 = Pi2;
 /// one Pi1/4, Pi2/4; both Pi1/10, Pi2/10 (the paper's case 4 prints Pi1/10 for P2). Where pd or
 /// pd - r lies outside the other image, D2 counts as no edge. A path starts with C1.
+/// The right view's volume from the left view's, cost or aggregated: C_R(x, y, d) =
+/// C_L(x + d, y, d) where x + d lies inside the image (the same pair of pixels, and over the
+/// combined region the same region), else `out_of_image_cost`. Exact for every iteration of
+/// the combined-region aggregation (test: AdCensusReference.RightViewIsTheLeftViewSkewed).
+CostVolume right_view_from_left(const CostVolume& left, float out_of_image_cost);
+
 CostVolume scanline_optimize(const CostVolume& cost, const ImageU8& left_rgb, const ImageU8& right_rgb,
                              const AdCensusParams& params, bool right_view = false);
 

@@ -1,6 +1,7 @@
 // The `cpu` backend of AD-Census: the reference stages of reference/adcensus.h and
 // reference/adcensus_refine.h behind the Matcher interface, timed stage by stage with the host
-// clock. Both views run the same stages (the right view with right_view = true); the right
+// clock. The right view's aggregated volume is the left one's, skewed (right_view_from_left);
+// from there both views run the same stages (the right view with right_view = true). The right
 // view is skipped when refine = none, where nothing reads it.
 
 #include <memory>
@@ -34,8 +35,6 @@ class AdCensusCpu final : public reference::CpuMatcher<AdCensusParams> {
     const ref::CensusImage left_census = ref::census_transform(ref::grey_image(left));
     const ref::CensusImage right_census = ref::census_transform(ref::grey_image(right));
     ref::CostVolume cost_left = ref::ad_census_cost(left, right, left_census, right_census, range, params_, false);
-    ref::CostVolume cost_right;
-    if (both_views) cost_right = ref::ad_census_cost(left, right, left_census, right_census, range, params_, true);
     clock.lap("cost");
 
     // Both views' arms: each view's region at d combines p's cross with pd's (Zhang et al.).
@@ -43,10 +42,12 @@ class AdCensusCpu final : public reference::CpuMatcher<AdCensusParams> {
     const ref::CrossArms arms_right = ref::cross_arms(right, params_);
     clock.lap("cross");
 
-    for (int i = 1; i <= params_.aggregation_iterations; ++i) {
+    for (int i = 1; i <= params_.aggregation_iterations; ++i)
       cost_left = ref::aggregate_cost(cost_left, arms_left, arms_right, i, false);
-      if (both_views) cost_right = ref::aggregate_cost(cost_right, arms_right, arms_left, i, true);
-    }
+    // The right view's region at (x, d) is the left view's at (x + d, d) and its cost the same
+    // pair's: its aggregated volume is the left one's, skewed (right_view_from_left).
+    ref::CostVolume cost_right;
+    if (both_views) cost_right = ref::right_view_from_left(cost_left, params_.out_of_image_cost);
     clock.lap("aggregate");
 
     const ref::CostVolume c2_left = ref::scanline_optimize(cost_left, left, right, params_, false);

@@ -252,7 +252,7 @@ TEST(AdCensusReference, CombinedAggregationIsTheAverageOverBothViewsRegion) {
         const auto arm = [&](int x, int y, int which) {
           const int xd = right_view ? x + d : x - d;
           const int own = arms.at(x, y, which);
-          return xd >= 0 && xd < width ? std::min(own, int(other_arms.at(xd, y, which))) : own;
+          return xd >= 0 && xd < width ? std::min(own, int(other_arms.at(xd, y, which))) : 0;  // p alone
         };
         for (int y = 0; y < height; ++y)
           for (int x = 0; x < width; ++x) {
@@ -634,6 +634,53 @@ TEST(AdCensusReference, CpuBackendRecoversTheSyntheticScene) {
   EXPECT_EQ(names, expected);
 }
 
+// The right view's cost and combined-region aggregation at (x, d) are the left view's at
+// (x + d, d): the same pair of pixels, the same region (pd's arms stop at the other image's
+// border, so no matched cell's region holds an unmatched one). So right_view_from_left of the
+// left volume is the right view's own, after every iteration; unmatched cells keep
+// out_of_image_cost in both.
+TEST(AdCensusReference, RightViewIsTheLeftViewSkewed) {
+  SynthOptions options;
+  options.width = 64;
+  options.height = 48;
+  options.levels = 12;
+  const Scene scene = make_synthetic_scene(options);
+  const AdCensusParams params;
+  const CensusImage cl = census_transform(grey_image(scene.left));
+  const CensusImage cr = census_transform(grey_image(scene.right));
+  const CrossArms arms_left = cross_arms(scene.left, params), arms_right = cross_arms(scene.right, params);
+  for (const DisparityRange range : {DisparityRange{0, 12}, DisparityRange{-3, 9}}) {
+    CostVolume left = ad_census_cost(scene.left, scene.right, cl, cr, range, params, false);
+    CostVolume right = ad_census_cost(scene.left, scene.right, cl, cr, range, params, true);
+    EXPECT_EQ(right_view_from_left(left, params.out_of_image_cost).data, right.data) << "the cost, min " << range.min;
+    int unmatched = 0;
+    for (int i = 1; i <= 4; ++i) {
+      left = aggregate_cost(left, arms_left, arms_right, i, false);
+      right = aggregate_cost(right, arms_right, arms_left, i, true);
+      const CostVolume skewed = right_view_from_left(left, params.out_of_image_cost);
+      double worst = 0.0;
+      for (std::size_t c = 0; c < right.data.size(); ++c)
+        worst = std::max(worst, double(std::abs(skewed.data[c] - right.data[c])));
+      // Sums of the same floats over prefixes of different lines (double): equal to rounding.
+      EXPECT_LE(worst, 1e-6) << "iteration " << i << ", min " << range.min;
+      unmatched = 0;
+      for (int y = 0; y < left.height; ++y)
+        for (int x = 0; x < left.width; ++x)
+          for (int k = 0; k < range.count; ++k) {
+            const int d = range.min + k;
+            if (x - d < 0 || x - d >= left.width) {
+              ++unmatched;
+              ASSERT_EQ(left.at(x, y, k), params.out_of_image_cost) << "left (" << x << ", " << y << ") d " << d;
+            }
+            if (x + d < 0 || x + d >= left.width) {
+              ASSERT_EQ(right.at(x, y, k), params.out_of_image_cost) << "right (" << x << ", " << y << ") d " << d;
+            }
+          }
+    }
+    EXPECT_GT(unmatched, 0);
+  }
+}
+
 TEST(AdCensusReference, CpuBackendIsTheStageChain) {
   SynthOptions options;
   options.width = 64;
@@ -644,16 +691,15 @@ TEST(AdCensusReference, CpuBackendIsTheStageChain) {
   const AdCensusParams params;
   const CensusImage cl = census_transform(grey_image(scene.left));
   const CensusImage cr = census_transform(grey_image(scene.right));
-  const auto c2 = [&](bool right_view) {
-    const CrossArms arms = cross_arms(right_view ? scene.right : scene.left, params);
-    const CrossArms other_arms = cross_arms(right_view ? scene.left : scene.right, params);
-    CostVolume cost = ad_census_cost(scene.left, scene.right, cl, cr, range, params, right_view);
-    for (int i = 1; i <= 4; ++i) cost = aggregate_cost(cost, arms, other_arms, i, right_view);
-    return scanline_optimize(cost, scene.left, scene.right, params, right_view);
-  };
-  const CostVolume c2_left = c2(false);
+  // The left view aggregated; the right view's volume is that one, skewed.
+  const CrossArms arms_left = cross_arms(scene.left, params), arms_right = cross_arms(scene.right, params);
+  CostVolume cost = ad_census_cost(scene.left, scene.right, cl, cr, range, params, false);
+  for (int i = 1; i <= 4; ++i) cost = aggregate_cost(cost, arms_left, arms_right, i, false);
+  const CostVolume c2_left = scanline_optimize(cost, scene.left, scene.right, params, false);
+  const CostVolume c2_right = scanline_optimize(right_view_from_left(cost, params.out_of_image_cost), scene.left,
+                                                scene.right, params, true);
   const ImageF d_left = winner_takes_all(c2_left);
-  const ImageF d_right = winner_takes_all(c2(true));
+  const ImageF d_right = winner_takes_all(c2_right);
   const auto run = [&](const std::string& refine) {
     return create_matcher("adcensus", "cpu", {{"refine", refine}})->compute(scene.left, scene.right, range).disparity;
   };

@@ -388,6 +388,57 @@ TEST(CudaAdCensusStages, CombinedAggregationOverSeveralTilesMatchesReference) {
     check_combined_aggregation(width, height, {AdCensusParams{}.arm_l1 - 1});
 }
 
+// The matcher aggregates the left view only and takes the right view's volume as the left
+// one's, skewed: over the combined region that is the right view's own aggregation, and the
+// GPU's window sums are integer sums of the same fixed-point values, so bit for bit. Also the
+// skew itself against the reference's, and the raw cost (no aggregation).
+TEST(CudaAdCensusStages, RightViewFromLeftIsTheRightViewsOwnAggregation) {
+  STEREO_REQUIRE_CUDA();
+  for (const auto& [width, height] : {std::pair{WIDTH, HEIGHT}, std::pair{300, 131}}) {
+    const Pair p = layered_pair(width, height, 10);
+    const AdCensusParams params;
+    const auto lc = ref::census_transform(ref::grey_image(p.left));
+    const auto rc = ref::census_transform(ref::grey_image(p.right));
+    const auto d_left = ca::upload_rgb(p.left), d_right = ca::upload_rgb(p.right);
+    const auto d_lc = ca::upload_census(lc), d_rc = ca::upload_census(rc);
+    const auto arms_left = ca::upload_arms(ref::cross_arms(p.left, params));
+    const auto arms_right = ca::upload_arms(ref::cross_arms(p.right, params));
+    const auto same_bits = [](const ref::CostVolume& a, const ref::CostVolume& b) {
+      std::size_t differ = 0;
+      for (std::size_t i = 0; i < a.data.size(); ++i) differ += a.data[i] == b.data[i] ? 0u : 1u;
+      return differ;
+    };
+    for (const DisparityRange range : {DisparityRange{-3, 21}, DisparityRange{0, 40}, DisparityRange{5, 36}}) {
+      const int max_arm = params.arm_l1 - 1;
+      auto scratch = poisoned_volume(width, height, range);
+      auto left = poisoned_volume(width, height, range), right = poisoned_volume(width, height, range);
+      auto skewed = poisoned_volume(width, height, range);
+      // The cost.
+      ca::ad_census_cost(d_left, d_right, d_lc, d_rc, params, false, left);
+      ca::ad_census_cost(d_left, d_right, d_lc, d_rc, params, true, right);
+      ca::right_view_from_left(left, params.out_of_image_cost, skewed);
+      EXPECT_EQ(same_bits(ca::download_volume(skewed), ca::download_volume(right)), 0u)
+          << width << "x" << height << " min " << range.min << " count " << range.count << ": cost cells that differ";
+      // The skew against the reference's, on the same fp16 values.
+      const ref::CostVolume host_left = ca::download_volume(left);
+      EXPECT_EQ(same_bits(ca::download_volume(skewed),
+                          ca::round_to_half(ref::right_view_from_left(host_left, params.out_of_image_cost))),
+                0u);
+      // Four iterations (the counts kept, as the matcher runs them).
+      ca::RegionCounts counts(ca::DeviceVolume::cells(width, height, range.count), "test");
+      ca::ad_census_cost_aggregated(d_left, d_right, d_lc, d_rc, params, false, arms_left, arms_right, 4, max_arm,
+                                    scratch, left, nullptr, &counts);
+      ca::ad_census_cost_aggregated(d_left, d_right, d_lc, d_rc, params, true, arms_right, arms_left, 4, max_arm,
+                                    scratch, right, nullptr, &counts);
+      ca::right_view_from_left(left, params.out_of_image_cost, skewed);
+      const std::size_t differ = same_bits(ca::download_volume(skewed), ca::download_volume(right));
+      std::printf("  right view from left %dx%d, min %d count %d: %zu of %zu cells differ from its own aggregation\n",
+                  width, height, range.min, range.count, differ, right.count());
+      EXPECT_EQ(differ, 0u);
+    }
+  }
+}
+
 // The matcher's call: the cost computed in the first pass, then 1 to 4 iterations (ending on
 // either axis) in place, against the reference chain from the fp32 cost. Two level groups of a
 // 32-lane block (40 levels), and short arms (L1 = 5) besides Table 1's.

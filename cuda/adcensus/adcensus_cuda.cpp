@@ -2,10 +2,11 @@
 // buffers (sized from the problem, checked against free GPU memory before allocating, reused
 // while the size stays the same) and runs the stages of cuda/adcensus/stages.h in the order
 // of the reference matcher, stage by stage across both views, timing each with CUDA events.
-// Up to CONCURRENT_CELLS, the right view's stages from census to scanline run on a second
-// stream beside the left view's, joined at each stage's timing mark: on small problems a single
-// view's launches leave most of the GPU idle (Teddy: one view's scanline is 1,650 warps, a
-// latency-bound walk).
+// Only the left view is aggregated: the right view's aggregated volume is the left one's,
+// skewed (right_view_from_left). Up to CONCURRENT_CELLS, the right view's census, arms and
+// scanline run on a second stream beside the left view's, joined at each stage's timing mark:
+// on small problems a single view's launches leave most of the GPU idle (Teddy: one view's
+// scanline is 1,650 warps, a latency-bound walk).
 
 #include <algorithm>
 #include <array>
@@ -52,12 +53,12 @@ struct Workspace {
   cu::DeviceImage<std::uint8_t> grey_left, grey_right;
   cu::DeviceImage<std::uint64_t> census_left, census_right;
   ca::DeviceVolume cost_left, cost_right;
-  ca::PathVolumes paths;  // paths.lr and paths.rl double as the two views' aggregation scratch
+  ca::PathVolumes paths;  // paths.lr doubles as the aggregation scratch
   ca::PathVolumes paths_right;  // the right view's scanline paths, when `concurrent`
   bool concurrent = false;
-  // The region counts of iterations 1 and 2, read by 3 and 4 (RegionCounts), when they fit:
-  // one set, or one a view when `concurrent`.
-  ca::RegionCounts counts, counts_right;
+  // The region counts of iterations 1 and 2, read by 3 and 4 (RegionCounts), when they fit
+  // (the left view's: the right view's volume is the left one's, skewed).
+  ca::RegionCounts counts;
   bool keep_counts = false;
   cu::DeviceImage<float> disparity_left, disparity_right, map_a, map_b;
   cu::DeviceImage<std::uint8_t> outliers_a, outliers_b;
@@ -69,7 +70,7 @@ struct Workspace {
   static std::size_t bytes_needed(int width, int height, int channels, int levels, bool concurrent,
                                   bool keep_counts) {
     const std::size_t second = concurrent ? path_set_bytes(width, height, levels) : 0;
-    const std::size_t counts = keep_counts ? (concurrent ? 2 : 1) * counts_set_bytes(width, height, levels) : 0;
+    const std::size_t counts = keep_counts ? counts_set_bytes(width, height, levels) : 0;
     return single_bytes(width, height, channels, levels) + second + counts;
   }
 
@@ -128,7 +129,6 @@ struct Workspace {
     }
     if (keep_counts) {
       counts = ca::RegionCounts(ca::DeviceVolume::cells(w, h, range.count), COMPONENT);
-      if (concurrent) counts_right = ca::RegionCounts(ca::DeviceVolume::cells(w, h, range.count), COMPONENT);
     }
     disparity_left = {w, h, COMPONENT, "the left disparity map"};
     disparity_right = {w, h, COMPONENT, "the right disparity map"};
@@ -268,8 +268,9 @@ class AdCensusCudaMatcher final : public Matcher {
     m.stage_bytes = {
         {"census", pixels * 2.0 * (4.0 + 8.0)},              // RGBA in, census out, per view
         {"cross", pixels * 2.0 * (4.0 + 4.0 + 2.0 * 4.0)},   // RGBA in, arms and two region sizes out
-        // 2 passes an iteration: the first writes fp16, each later one reads and writes it.
-        {"cost+aggregate", cells * 2.0 * (2.0 + 4.0 * std::max(0, 2 * params_.aggregation_iterations - 1))},
+        // The left view: 2 passes an iteration, the first writes fp16, each later one reads and
+        // writes it; then the right view's volume, the left one's skewed (one read, one write).
+        {"cost+aggregate", cells * (2.0 + 4.0 * std::max(0, 2 * params_.aggregation_iterations - 1) + 4.0)},
         {"scanline+wta", cells * (26.0 + 24.0)},             // 4 paths + eq. 5 mean; the right C2 is not stored
     };
     m.copy_gb_s = cu::measure_copy_gb_s(std::size_t(512) << 20, 9, stream_.get());
@@ -323,23 +324,18 @@ class AdCensusCudaMatcher final : public Matcher {
     });
     mark("cross");
 
-    // The cost is computed inside the first pass of iteration 1 (never stored) unless there is
-    // no aggregation at all; the later iterations run in place. The two views' scratch volumes
-    // are paths.rl and paths.lr.
+    // The left view only: the cost is computed inside the first pass of iteration 1 (never
+    // stored) unless there is no aggregation at all; the later iterations run in place, with
+    // paths.lr as scratch. The right view's volume is the left one's, skewed
+    // (right_view_from_left: the same pairs and, over the combined region, the same regions).
     const int max_arm = params_.arm_l1 - 1;
-    for_views(s, side, both_views, [&](bool right_view, cudaStream_t on) {
-      ca::DeviceVolume& c = right_view ? w.cost_right : w.cost_left;
-      const cu::DeviceImage<uchar4>& arms = right_view ? w.arms_right : w.arms_left;
-      const cu::DeviceImage<uchar4>& other_arms = right_view ? w.arms_left : w.arms_right;
-      if (params_.aggregation_iterations == 0) {
-        ca::ad_census_cost(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, right_view, c, on);
-        return;
-      }
-      ca::RegionCounts* counts = !w.keep_counts ? nullptr : (right_view && side ? &w.counts_right : &w.counts);
-      ca::ad_census_cost_aggregated(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, right_view, arms,
-                                    other_arms, params_.aggregation_iterations, max_arm,
-                                    right_view ? w.paths.rl : w.paths.lr, c, on, counts);
-    });
+    if (params_.aggregation_iterations == 0)
+      ca::ad_census_cost(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, false, w.cost_left, s);
+    else
+      ca::ad_census_cost_aggregated(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, false,
+                                    w.arms_left, w.arms_right, params_.aggregation_iterations, max_arm, w.paths.lr,
+                                    w.cost_left, s, w.keep_counts ? &w.counts : nullptr);
+    if (both_views) ca::right_view_from_left(w.cost_left, params_.out_of_image_cost, w.cost_right, s);
     mark("cost+aggregate");
 
     // C2 overwrites C1 in place (the paths are complete before the mean is written); the WTA

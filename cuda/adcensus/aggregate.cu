@@ -139,18 +139,19 @@ constexpr unsigned COLUMN_ARMS = 0x4342u;
 constexpr unsigned PAIR_TO_BYTES = 0x4420u;
 
 // pd's packed arms where pd, `xd` columns along the row from p (`pixel` at column x), lies
-// inside the image, else p's own (`a`), so that a minimum with them changes nothing. Read at
-// the clamped column: no branch around the load, so that the callers' unrolled loops can issue
-// several loads before the first one returns.
-__device__ __forceinline__ unsigned pd_arms_or_own(unsigned a, const uchar4* __restrict__ other, int width, int pixel,
-                                                   int x, int xd) {
+// inside the image, else none (0: the region of an unmatched cell is the cell itself, which
+// keeps its cost, as reference::aggregate_cost). Read at the clamped column: no branch around
+// the load, so that the callers' unrolled loops can issue several loads before the first one
+// returns.
+__device__ __forceinline__ unsigned pd_arms_or_none(const uchar4* __restrict__ other, int width, int pixel, int x,
+                                                    int xd) {
   const unsigned loaded = reinterpret_cast<const unsigned*>(other)[pixel - x + min(max(xd, 0), width - 1)];
-  return (xd >= 0 && xd < width) ? loaded : a;
+  return (xd >= 0 && xd < width) ? loaded : 0u;
 }
 
 // The arms of pixel `pixel` at one level along this pass's axis (`own`) and along the other
 // one (`first`), each as before | after << 16: p's own, or (with `other`) each the shorter of
-// p's and pd's where pd, `xd` columns along the row, lies inside the image; every arm clipped
+// p's and pd's, pd `xd` columns along the row (none where pd lies outside); every arm clipped
 // to max_arm (`clip2`, max_arm in each 16-bit lane). The minima are per 16-bit lane
 // (__vminu2, one instruction on sm_90, where the byte-wise __vminu4 is emulated in six).
 struct ArmPairs {
@@ -166,7 +167,7 @@ __device__ __forceinline__ ArmPairs combined_arm_pairs(const uchar4* __restrict_
   unsigned own = __byte_perm(a, 0u, own_select);
   unsigned first = __byte_perm(a, 0u, first_select);
   if (other != nullptr) {
-    const unsigned b = pd_arms_or_own(a, other, width, pixel, x, xd);
+    const unsigned b = pd_arms_or_none(other, width, pixel, x, xd);
     own = __vminu2(own, __byte_perm(b, 0u, own_select));
     first = __vminu2(first, __byte_perm(b, 0u, first_select));
   }
@@ -189,15 +190,15 @@ __device__ __forceinline__ float divide_by_count(float v, float c) {
 __device__ __forceinline__ unsigned own_arms(const uchar4* __restrict__ arms, const uchar4* __restrict__ other,
                                              int width, int pixel, int x, int xd, int shift, int max_arm) {
   // (pd_arms_or_own's select before the minima measured 1.1 ms slower at 1080p than the
-  // selects after them.)
+  // selects after them.) Where pd lies outside the other image: no arms (the cell alone).
   const unsigned a = reinterpret_cast<const unsigned*>(arms)[pixel] >> shift;
   int before = min(int(a & 0xFFu), max_arm);
   int after = min(int((a >> 8) & 0xFFu), max_arm);
   if (other != nullptr) {
     const unsigned b = reinterpret_cast<const unsigned*>(other)[pixel - x + min(max(xd, 0), width - 1)] >> shift;
     const bool inside = xd >= 0 && xd < width;
-    before = inside ? min(before, int(b & 0xFFu)) : before;
-    after = inside ? min(after, int((b >> 8) & 0xFFu)) : after;
+    before = inside ? min(before, int(b & 0xFFu)) : 0;
+    after = inside ? min(after, int((b >> 8) & 0xFFu)) : 0;
   }
   return unsigned(before) | unsigned(after) << 8;
 }

@@ -1,9 +1,8 @@
 // Stage 2: the AD-Census matching cost, eq. 1-3 (Sec. 2.1), one thread per cell.
 //
-// The right view's volume is computed afresh rather than read from the left's through
-// C_R(x, y, d) = C_L(x + d, y, d): that identity holds, but the read is a skewed gather (for a
-// fixed pixel the levels sit D + 1 cells apart), while recomputing costs one popcount, three
-// byte differences and two exponentials per cell against cached census and colour words.
+// With right_view the right view's cost (for the stage tests and aggregation_iterations = 0
+// alike); the matcher takes the right view's aggregated volume from the left's instead
+// (right_view.cu), since C_R(x, y, d) = C_L(x + d, y, d) holds through the aggregation too.
 
 #include <cuda_fp16.h>
 

@@ -9,6 +9,7 @@
 ///   cross.cu      cross_arms, region_sizes          Sec. 2.2 enhanced rules
 ///   aggregate.cu  aggregate_cost                    one H-V / V-H iteration, 1D prefix sums
 ///                 ad_census_cost_aggregated         eq. 1-3 fused into iteration 1, then the rest
+///   right_view.cu right_view_from_left              the right view's volume: the left's, skewed
 ///   scanline.cu   scanline_optimize                 eq. 4-5, 4 paths, one warp per scanline
 ///   wta.cu        winner_takes_all                  smallest d wins a tie
 ///   refine.cu     left_right_check ... median_3x3   Sec. 2.4
@@ -131,7 +132,8 @@ void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const Device
 /// aggregate_cost over Zhang et al.'s combined region, as reference::aggregate_cost with
 /// other_arms: at level k every arm is the shorter of p's (`arms`, this view) and pd's
 /// (`other_arms`, the other view; pd = p - d, or p + d with `right_view`), and the second pass
-/// divides by that region's pixel count, counted per (p, d) as it sums. The matcher's choice.
+/// divides by that region's pixel count, counted per (p, d) as it sums; where pd lies outside
+/// the other image the region is p alone (the cell keeps its cost). The matcher's choice.
 void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
                     bool right_view, int iteration, int max_arm, DeviceVolume& scratch, DeviceVolume& out,
                     cudaStream_t stream = nullptr);
@@ -165,6 +167,14 @@ void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const Device
                                bool right_view, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
                                int iterations, int max_arm, DeviceVolume& scratch, DeviceVolume& out,
                                cudaStream_t stream = nullptr, RegionCounts* counts = nullptr);
+
+/// reference::right_view_from_left: right(x, y, d) = left(x + d, y, d) where x + d lies inside
+/// the image, else out_of_image_cost (rounded to fp16), for a cost or combined-region
+/// aggregated left volume; a copy of fp16 values, so bit-exact. The matcher's right view:
+/// its aggregation is the left one's, skewed (test: the right view's own aggregation, bit for
+/// bit). right must have left's size and range and may not alias it.
+void right_view_from_left(const DeviceVolume& left, float out_of_image_cost, DeviceVolume& right,
+                          cudaStream_t stream = nullptr);
 
 /// The four path volumes of eq. 4 (left-right, right-left, top-bottom, bottom-top); `paths`
 /// holds four volumes of the cost's size. `edges` holds the other image's tau_SO edge bits
