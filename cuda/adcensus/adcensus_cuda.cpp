@@ -153,9 +153,9 @@ struct AdCensusCudaOptions {
   template <class B>
   void describe(B& b) {
     b.choice("views", views, {"auto", "concurrent", "serial"},
-             "the two views' aggregation and scanline: on two streams at once (needs a second set of four path "
-             "volumes), one after the other, or auto (at once up to 2^26 cells a volume, when it fits); the maps "
-             "are the same");
+             "the two views' census, arms and scanline (the right view's aggregated volume is the left one's, "
+             "skewed): on two streams at once (needs a second set of four path volumes), one after the other, or "
+             "auto (at once up to 2^26 cells a volume, when it fits); the maps are the same");
     b.choice("graph", graph, {"on", "off"},
              "launch everything after the upload as one CUDA graph (captured on the first call for a size and "
              "range, replayed after) or kernel by kernel; the maps are the same");
