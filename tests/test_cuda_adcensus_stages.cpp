@@ -65,6 +65,23 @@ Pair layered_pair(int width, int height, unsigned seed) {
   return {left, right};
 }
 
+// A pair's census images and its uploads (images and census), as most stage tests start.
+struct PairInputs {
+  ref::CensusImage lc, rc;
+  cu::DeviceImage<uchar4> d_left, d_right;
+  cu::DeviceImage<std::uint64_t> d_lc, d_rc;
+};
+PairInputs pair_inputs(const Pair& p) {
+  PairInputs in{ref::census_transform(ref::grey_image(p.left)), ref::census_transform(ref::grey_image(p.right)), {},
+                {}, {}, {}};
+  in.d_left = ca::upload_rgb(p.left);
+  in.d_right = ca::upload_rgb(p.right);
+  in.d_lc = ca::upload_census(in.lc);
+  in.d_rc = ca::upload_census(in.rc);
+  return in;
+}
+
+
 // Relative L2 error and the largest |got - want| / max(|want|, 1e-3) over the cells.
 struct VolumeError {
   double l2 = 0.0;
@@ -176,10 +193,7 @@ TEST(CudaAdCensusStages, CostMatchesReference) {
   STEREO_REQUIRE_CUDA();
   const Pair p = layered_pair(WIDTH, HEIGHT, 3);
   const AdCensusParams params;
-  const auto lc = ref::census_transform(ref::grey_image(p.left));
-  const auto rc = ref::census_transform(ref::grey_image(p.right));
-  const auto d_left = ca::upload_rgb(p.left), d_right = ca::upload_rgb(p.right);
-  const auto d_lc = ca::upload_census(lc), d_rc = ca::upload_census(rc);
+  const auto& [lc, rc, d_left, d_right, d_lc, d_rc] = pair_inputs(p);
   for (const DisparityRange range : {DisparityRange{0, 16}, DisparityRange{-3, 37}})
     for (const bool right_view : {false, true}) {
       auto out = poisoned_volume(WIDTH, HEIGHT, range);
@@ -283,10 +297,7 @@ TEST(CudaAdCensusStages, CostFusedIntoFirstAggregationMatchesReference) {
   STEREO_REQUIRE_CUDA();
   const Pair p = layered_pair(WIDTH, HEIGHT, 12);
   const AdCensusParams params;
-  const auto lc = ref::census_transform(ref::grey_image(p.left));
-  const auto rc = ref::census_transform(ref::grey_image(p.right));
-  const auto d_left = ca::upload_rgb(p.left), d_right = ca::upload_rgb(p.right);
-  const auto d_lc = ca::upload_census(lc), d_rc = ca::upload_census(rc);
+  const auto& [lc, rc, d_left, d_right, d_lc, d_rc] = pair_inputs(p);
   for (const DisparityRange range : {DisparityRange{0, 16}, DisparityRange{-3, 37}})
     for (const bool right_view : {false, true}) {
       const ref::CrossArms arms = ref::cross_arms(right_view ? p.right : p.left, params);
@@ -397,10 +408,7 @@ TEST(CudaAdCensusStages, RightViewFromLeftIsTheRightViewsOwnAggregation) {
   for (const auto& [width, height] : {std::pair{WIDTH, HEIGHT}, std::pair{300, 131}}) {
     const Pair p = layered_pair(width, height, 10);
     const AdCensusParams params;
-    const auto lc = ref::census_transform(ref::grey_image(p.left));
-    const auto rc = ref::census_transform(ref::grey_image(p.right));
-    const auto d_left = ca::upload_rgb(p.left), d_right = ca::upload_rgb(p.right);
-    const auto d_lc = ca::upload_census(lc), d_rc = ca::upload_census(rc);
+    const auto& [lc, rc, d_left, d_right, d_lc, d_rc] = pair_inputs(p);
     const auto arms_left = ca::upload_arms(ref::cross_arms(p.left, params));
     const auto arms_right = ca::upload_arms(ref::cross_arms(p.right, params));
     const auto same_bits = [](const ref::CostVolume& a, const ref::CostVolume& b) {
@@ -445,10 +453,7 @@ TEST(CudaAdCensusStages, RightViewFromLeftIsTheRightViewsOwnAggregation) {
 TEST(CudaAdCensusStages, CostAndIterationsMatchReference) {
   STEREO_REQUIRE_CUDA();
   const Pair p = layered_pair(WIDTH, HEIGHT, 9);
-  const auto lc = ref::census_transform(ref::grey_image(p.left));
-  const auto rc = ref::census_transform(ref::grey_image(p.right));
-  const auto d_left = ca::upload_rgb(p.left), d_right = ca::upload_rgb(p.right);
-  const auto d_lc = ca::upload_census(lc), d_rc = ca::upload_census(rc);
+  const auto& [lc, rc, d_left, d_right, d_lc, d_rc] = pair_inputs(p);
   for (const int l1 : {34, 5}) {
     AdCensusParams params;
     params.arm_l1 = l1;
