@@ -31,6 +31,12 @@ DeviceBuffer<float> lab8_colour_table(float gamma_c, const std::string& componen
   const std::vector<float> factors = lab8_colour_factors(gamma_c);
   auto table = make_device_buffer<float>(factors.size(), component, "the lab8 colour factors");
   CUDA_CHECK(cudaMemcpy(table.get(), factors.data(), factors.size() * sizeof(float), cudaMemcpyHostToDevice));
+  // From pageable memory cudaMemcpy may return once the data is staged, before its DMA lands,
+  // and the matcher's kernels run on a non-blocking stream that does not wait for the legacy
+  // one: without this wait they could read the table half-written. Seen on the H100 as
+  // esaw/esmp maps that differed from run to run while other processes loaded the GPU
+  // (TwoThreads: 20 of 117 runs).
+  CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   return table;
 }
 
