@@ -9,7 +9,8 @@
 #     glcompute, and whatever registers later) in one process, device memory in use after the
 #     first run and at the end, every map compared with the first.
 #  3. The two-threads test (stereo_tests TwoThreads.*): every pair of available backends in two
-#     threads at once, bit-identical to each alone, or refused by the GL one-thread rule.
+#     threads at once, bit-identical to each alone, or refused by the GL one-thread rule; then
+#     THREADS_LOADED_RUNS (30) more runs while two `stereo bench` processes load the GPU.
 #  4. The hostile-input suites on the GPU backends (Hostile.*, CliHostile.*, CudaHostile.*).
 # STEPS picks what runs: STEPS="sanitize soak threads hostile" bash scripts/gpu_soak.sh
 set -uo pipefail
@@ -51,6 +52,25 @@ fi
 if has threads; then
   "$BIN/tests/stereo_tests" --gtest_filter='TwoThreads.*' >"$OUT/threads.txt" 2>&1 || status=1
   grep -E "^\[ threads  \]|PASSED|FAILED" "$OUT/threads.txt"
+  # Again THREADS_LOADED_RUNS (30) times while two other processes keep the GPU busy: that
+  # delays transfers and kernels, which is how a table read before its pageable upload had
+  # landed showed (esaw/esmp maps that differed in 20 of 117 runs, 2026-11-26).
+  runs="${THREADS_LOADED_RUNS:-30}"
+  touch "$OUT/loading"
+  for load in "adcensus -d 256" "crossrt -d 128"; do
+    ( while [ -f "$OUT/loading" ]; do
+        "$BIN/stereo" bench -m ${load% -d *} -b cuda --size 1920x1080 -d ${load#* -d } --repeat 3 >/dev/null 2>&1 || break
+      done ) &
+  done
+  failed=0
+  for i in $(seq 1 "$runs"); do
+    "$BIN/tests/stereo_tests" --gtest_filter='TwoThreads.*' >"$OUT/threads_loaded_$i.txt" 2>&1 ||
+      { failed=$((failed + 1)); grep -E "gave a different|test_threads.cpp" "$OUT/threads_loaded_$i.txt" | head -4; }
+  done
+  rm -f "$OUT/loading"
+  wait
+  echo "TwoThreads under load: $runs runs, $failed failed"
+  [ "$failed" -eq 0 ] || status=1
 fi
 
 if has hostile; then
