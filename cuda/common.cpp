@@ -150,11 +150,16 @@ namespace testing {
 void fail_allocations_after(long n) { allocations_before_failure.store(n < 0 ? -1 : n); }
 }  // namespace testing
 
+void copy_to_device(void* dst, const void* src, std::size_t bytes) {
+  CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+}
+
 DeviceImage<float> upload(const ImageF& image) {
   require(image.channels == 1, "cuda upload: expected a single-channel image, got " +
                                    std::to_string(image.channels) + " channels");
   DeviceImage<float> out(image.width, image.height, "cuda", "an uploaded image");
-  CUDA_CHECK(cudaMemcpy(out.get(), image.data.data(), out.count() * sizeof(float), cudaMemcpyHostToDevice));
+  copy_to_device(out.get(), image.data.data(), out.count() * sizeof(float));
   return out;
 }
 

@@ -102,6 +102,12 @@ struct DeviceImage {
   [[nodiscard]] const T* get() const { return data.get(); }
 };
 
+/// Copies `bytes` from host memory to device memory and returns once they are there. A plain
+/// cudaMemcpy from pageable memory may return as soon as the data is staged, before its DMA
+/// lands, and kernels on a non-blocking stream do not wait for it (ESAW's colour table was read
+/// half-written that way under GPU load): every synchronous upload goes through this.
+void copy_to_device(void* dst, const void* src, std::size_t bytes);
+
 /// Synchronous helpers for tests and set-up (not on a timed path).
 DeviceImage<float> upload(const ImageF& image);
 ImageF download(const DeviceImage<float>& image);

@@ -39,10 +39,6 @@ bool matched_in_image(int x, int k, DisparityRange range, int width) {
   return xm >= 0 && xm < width;
 }
 
-// Whether x - d lies inside 0..width-1 for every d of `range`: the epipolar line of the
-// left-view pixel x over the whole range lies inside the right image.
-bool line_inside_image(int x, DisparityRange range, int width) { return x - range.max() >= 0 && x - range.min < width; }
-
 void require_same_size(const ImageF& disparity, const OutlierMap& outliers, const std::string& stage) {
   require(disparity.channels == 1 && outliers.channels == 1 && outliers.same_size(disparity.width, disparity.height),
           "adcensus: " + stage + " needs a one-channel disparity map and outlier map of one size");
@@ -72,7 +68,8 @@ OutlierMap left_right_check(const ImageF& left_disparity, const ImageF& right_di
       // lie left of it) the test cannot find the intersection that may lie there, so such a
       // pixel is not called an occlusion (whose interpolation assumes a nearer surface hides
       // the match and takes the background's disparity).
-      bool meets = !line_inside_image(x, range, width);
+      // (The line lies inside where its two ends do: the smallest and the largest disparity.)
+      bool meets = !(matched_in_image(x, 0, range, width) && matched_in_image(x, range.count - 1, range, width));
       for (int k = 0; k < range.count && !meets; ++k) meets = consistent(x, y, float(range.min + k));
       outliers.at(x, y) = std::uint8_t(meets ? OutlierKind::mismatch : OutlierKind::occlusion);
     }

@@ -25,7 +25,7 @@ DeviceVolume upload_volume(const reference::CostVolume& volume) {
   std::vector<__half> bits(volume.data.size());
   for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = __float2half_rn(volume.data[i]);
   DeviceVolume out(volume.width, volume.height, volume.range, COMPONENT, "an uploaded cost volume");
-  CUDA_CHECK(cudaMemcpy(out.get(), bits.data(), bits.size() * sizeof(__half), cudaMemcpyHostToDevice));
+  copy_to_device(out.get(), bits.data(), bits.size() * sizeof(__half));
   return out;
 }
 
@@ -52,7 +52,7 @@ DeviceImage<uchar4> upload_rgb(const ImageU8& image) {
   require(image.channels == 1 || image.channels == 3 || image.channels == 4,
           std::string(COMPONENT) + ": images must have 1, 3 or 4 channels, got " + std::to_string(image.channels));
   auto raw = make_device_buffer<std::uint8_t>(image.data.size(), COMPONENT, "an uploaded image");
-  CUDA_CHECK(cudaMemcpy(raw.get(), image.data.data(), image.data.size(), cudaMemcpyHostToDevice));
+  copy_to_device(raw.get(), image.data.data(), image.data.size());
   DeviceImage<uchar4> out(image.width, image.height, COMPONENT, "a packed RGB image");
   pack_rgb(raw.get(), image.width, image.height, image.channels, out);
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -63,14 +63,14 @@ DeviceImage<std::uint8_t> upload_u8(const ImageU8& image) {
   require(image.channels == 1, std::string(COMPONENT) + ": upload_u8 takes one channel, got " +
                                    std::to_string(image.channels));
   DeviceImage<std::uint8_t> out(image.width, image.height, COMPONENT, "an uploaded 8-bit image");
-  CUDA_CHECK(cudaMemcpy(out.get(), image.data.data(), out.count(), cudaMemcpyHostToDevice));
+  copy_to_device(out.get(), image.data.data(), out.count());
   return out;
 }
 
 DeviceImage<std::uint64_t> upload_census(const reference::CensusImage& image) {
   require(image.channels == 1, std::string(COMPONENT) + ": a census image has one channel");
   DeviceImage<std::uint64_t> out(image.width, image.height, COMPONENT, "an uploaded census image");
-  CUDA_CHECK(cudaMemcpy(out.get(), image.data.data(), out.count() * sizeof(std::uint64_t), cudaMemcpyHostToDevice));
+  copy_to_device(out.get(), image.data.data(), out.count() * sizeof(std::uint64_t));
   return out;
 }
 
@@ -78,7 +78,7 @@ DeviceImage<uchar4> upload_arms(const reference::CrossArms& arms) {
   require(arms.channels == 4, std::string(COMPONENT) + ": cross arms have 4 channels, got " +
                                   std::to_string(arms.channels));
   DeviceImage<uchar4> out(arms.width, arms.height, COMPONENT, "uploaded cross arms");
-  CUDA_CHECK(cudaMemcpy(out.get(), arms.data.data(), out.count() * sizeof(uchar4), cudaMemcpyHostToDevice));
+  copy_to_device(out.get(), arms.data.data(), out.count() * sizeof(uchar4));
   return out;
 }
 

@@ -62,7 +62,7 @@ __global__ void lrc_kernel(const float* __restrict__ left, const float* __restri
   }
   // Does the epipolar line of p meet D_R anywhere in the range? Where part of the line leaves
   // the right image, "no" is not established: a mismatch (reference left_right_check).
-  bool meets = !(x - (min_d + levels - 1) >= 0 && x - min_d < width);
+  bool meets = !(matched_in_image(x, 0, min_d, width) && matched_in_image(x, levels - 1, min_d, width));
   for (int k = 0; k < levels && !meets; ++k) meets = consistent(right, width, x, y, float(min_d + k));
   outliers[i] = meets ? MISMATCH : OCCLUSION;
 }

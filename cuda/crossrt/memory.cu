@@ -30,7 +30,7 @@ DeviceTables make_tables(const CrossRtParams& params) {
 DeviceImage<std::uint8_t> upload_u8(const ImageU8& image) {
   require(image.channels == 1, std::string(COMPONENT) + ": upload_u8 needs one channel");
   DeviceImage<std::uint8_t> d(image.width, image.height, COMPONENT, "a test image");
-  CUDA_CHECK(cudaMemcpy(d.get(), image.data.data(), d.count(), cudaMemcpyHostToDevice));
+  copy_to_device(d.get(), image.data.data(), d.count());
   return d;
 }
 
@@ -44,7 +44,7 @@ DeviceImage<uchar2> upload_arms(const Image<std::uint8_t>& arms) {
   require(arms.channels == 2, std::string(COMPONENT) + ": upload_arms needs two channels");
   DeviceImage<uchar2> d(arms.width, arms.height, COMPONENT, "test arms");
   static_assert(sizeof(uchar2) == 2);
-  CUDA_CHECK(cudaMemcpy(d.get(), arms.data.data(), arms.data.size(), cudaMemcpyHostToDevice));
+  copy_to_device(d.get(), arms.data.data(), arms.data.size());
   return d;
 }
 
@@ -56,7 +56,7 @@ Image<std::uint8_t> download_arms(const DeviceImage<uchar2>& arms) {
 
 DeviceVolume16 upload_volume(const reference::crossrt::Volume<std::uint16_t>& volume) {
   DeviceVolume16 d(volume.width, volume.height, volume.range, COMPONENT, "a test volume");
-  CUDA_CHECK(cudaMemcpy(d.get(), volume.data.data(), volume.data.size() * sizeof(std::uint16_t), cudaMemcpyHostToDevice));
+  copy_to_device(d.get(), volume.data.data(), volume.data.size() * sizeof(std::uint16_t));
   return d;
 }
 

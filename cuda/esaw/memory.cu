@@ -30,13 +30,9 @@ std::vector<float> lab8_colour_factors(float gamma_c) {
 DeviceBuffer<float> lab8_colour_table(float gamma_c, const std::string& component) {
   const std::vector<float> factors = lab8_colour_factors(gamma_c);
   auto table = make_device_buffer<float>(factors.size(), component, "the lab8 colour factors");
-  CUDA_CHECK(cudaMemcpy(table.get(), factors.data(), factors.size() * sizeof(float), cudaMemcpyHostToDevice));
-  // From pageable memory cudaMemcpy may return once the data is staged, before its DMA lands,
-  // and the matcher's kernels run on a non-blocking stream that does not wait for the legacy
-  // one: without this wait they could read the table half-written. Seen on the H100 as
-  // esaw/esmp maps that differed from run to run while other processes loaded the GPU
-  // (TwoThreads: 20 of 117 runs).
-  CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+  // Read by the matcher's kernels on a non-blocking stream: the copy must have landed (without
+  // the wait, esaw/esmp maps differed from run to run under GPU load, 20 of 117 TwoThreads runs).
+  copy_to_device(table.get(), factors.data(), factors.size() * sizeof(float));
   return table;
 }
 
@@ -52,7 +48,7 @@ DeviceVolume upload_volume(const reference::CostVolume& volume) {
         require(__half2float(h) == v, "esaw/cuda: upload_volume: " + std::to_string(v) + " is not a half value");
         host[std::size_t(k) * plane + std::size_t(y) * std::size_t(volume.width) + std::size_t(x)] = h;
       }
-  CUDA_CHECK(cudaMemcpy(out.data.get(), host.data(), host.size() * sizeof(__half), cudaMemcpyHostToDevice));
+  copy_to_device(out.data.get(), host.data(), host.size() * sizeof(__half));
   return out;
 }
 

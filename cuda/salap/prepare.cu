@@ -63,8 +63,8 @@ DevicePair upload_pair(const ImageU8& left, const ImageU8& right, const SalapPar
   pair.right = make_device_buffer<std::uint32_t>(pixels, "salap/cuda", "the packed right image");
   auto raw_left = make_device_buffer<std::uint8_t>(left.data.size(), "salap/cuda", "the left image");
   auto raw_right = make_device_buffer<std::uint8_t>(right.data.size(), "salap/cuda", "the right image");
-  CUDA_CHECK(cudaMemcpy(raw_left.get(), left.data.data(), left.data.size(), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(raw_right.get(), right.data.data(), right.data.size(), cudaMemcpyHostToDevice));
+  copy_to_device(raw_left.get(), left.data.data(), left.data.size());
+  copy_to_device(raw_right.get(), right.data.data(), right.data.size());
   pack_pair(raw_left.get(), raw_right.get(), pair.width, pair.height, left.channels, pair.code, pair.left.get(),
             pair.right.get(), nullptr);
   CUDA_CHECK(cudaDeviceSynchronize());
