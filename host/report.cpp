@@ -583,8 +583,10 @@ constexpr int TILE_WIDTH = 360;  // a montage of two tiles stays readable on one
 constexpr int GAP = 6;
 
 /// One grid picture per scene: first row the left view and the ground truth, then one row per
-/// method/backend with its disparity and error maps. Returns (file, row labels).
-std::vector<std::pair<std::string, std::vector<std::string>>> write_montages(const json& doc, const fs::path& dir) {
+/// method/backend with its disparity and error maps. Returns (file, row labels); adds the files it
+/// wrote to `written`.
+std::vector<std::pair<std::string, std::vector<std::string>>> write_montages(const json& doc, const fs::path& dir,
+                                                                            std::vector<std::string>& written) {
   std::vector<std::pair<std::string, std::vector<std::string>>> out;
   std::vector<std::string> inputs;
   for (const json* r : rows_where(doc, "accuracy", ""))
@@ -610,7 +612,17 @@ std::vector<std::pair<std::string, std::vector<std::string>>> write_montages(con
         }
       tiles.push_back(std::move(t));
     }
-    if (tw == 0) continue;
+    std::string name = input;
+    std::replace(name.begin(), name.end(), '/', '-');
+    const std::string file = (fs::path("maps") / ("montage_" + name + ".png")).string();
+    std::vector<std::string> labels;
+    for (const auto& g : grid) labels.push_back(g.first);
+    if (tw == 0) {
+      // No map of this scene is here (a results folder kept without its maps): an existing
+      // montage, made where the maps were, still stands for the same rows.
+      if (fs::exists(dir / file)) out.push_back({file, labels});
+      continue;
+    }
     ImageU8 canvas(2 * tw + 3 * GAP, int(tiles.size()) * (th + GAP) + GAP, 3, 255);
     for (std::size_t row = 0; row < tiles.size(); ++row)
       for (int col = 0; col < 2; ++col) {
@@ -621,13 +633,9 @@ std::vector<std::pair<std::string, std::vector<std::string>>> write_montages(con
             for (int c = 0; c < 3; ++c)  // a missing map shows as mid grey
               canvas.at(ox + x, oy + y, c) = x < t.width && y < t.height ? t.at(x, y, c) : std::uint8_t(128);
       }
-    std::string name = input;
-    std::replace(name.begin(), name.end(), '/', '-');
-    const std::string file = (fs::path("maps") / ("montage_" + name + ".png")).string();
     fs::create_directories(dir / "maps");
     write_png(dir / file, canvas);
-    std::vector<std::string> labels;
-    for (const auto& g : grid) labels.push_back(g.first);
+    written.push_back(file);
     out.push_back({file, labels});
   }
   return out;
@@ -937,8 +945,7 @@ std::vector<std::string> write_report(const json& doc, const fs::path& dir, std:
   std::vector<std::string> written;
   write_text(dir / "results.csv", results_csv(doc));
   written.push_back("results.csv");
-  const auto montages = write_montages(doc, dir);
-  for (const auto& m : montages) written.push_back(m.first);
+  const auto montages = write_montages(doc, dir, written);
 
   const fs::path plots = dir / "plots";
   fs::create_directories(plots);

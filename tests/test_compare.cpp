@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -187,6 +188,21 @@ TEST(CompareReport, MadeFromAFixedResultsJsonAlone) {
   EXPECT_TRUE(fs::exists(dir / "plots" / "pareto.gp"));
   EXPECT_TRUE(fs::exists(dir / "plots" / "mdes_vs_levels_64x48.gp"));
   EXPECT_EQ(slurp(dir / "results.csv"), results_csv(fixed_results()));
+  EXPECT_NE(std::find(written.begin(), written.end(), "maps/montage_d-s1.png"), written.end());
+  EXPECT_NE(md.find("](maps/montage_d-s1.png)"), std::string::npos) << md;
+  // A results folder kept without its maps (the montage only, as under docs/results): the
+  // report still shows the montage, and says it did not write it.
+  for (const char* m : {"l", "g", "d", "e"}) fs::remove(dir / "maps" / (std::string(m) + ".png"));
+  {
+    std::ostringstream log_kept;
+    const auto kept = regenerate_report(dir, log_kept);
+    EXPECT_EQ(std::find(kept.begin(), kept.end(), "maps/montage_d-s1.png"), kept.end());
+    EXPECT_NE(slurp(dir / "report.md").find("](maps/montage_d-s1.png)"), std::string::npos);
+    fs::remove(dir / "maps" / "montage_d-s1.png");
+    std::ostringstream log_gone;
+    regenerate_report(dir, log_gone);
+    EXPECT_EQ(slurp(dir / "report.md").find("montage_d-s1"), std::string::npos);
+  }
   // With gnuplot (where installed) the same call makes the pictures and lists them.
   if (std::system("command -v gnuplot >/dev/null 2>&1") == 0) {
     std::ostringstream log2;
