@@ -174,31 +174,6 @@ TEST(CudaAdCensusMatcher, GraphAndDirectLaunchesGiveTheSameMaps) {
   EXPECT_THROW(create_matcher("adcensus", "cuda", {{"graph", "yes"}}), Error);
 }
 
-// The scanline's two schedules (stages test ScanlineSchedulesGiveTheSameBits): the same C2 and
-// maps, so the same final map at every stop that reads them, also on a real scene with either
-// view schedule; 20 and 60 levels fill the lanes' words, so last_path_mean runs.
-TEST(CudaAdCensusMatcher, PathSchedulesGiveTheSameMaps) {
-  STEREO_REQUIRE_CUDA();
-  const auto [left, right] = layered_pair(131, 77, 63);
-  for (const std::string views : {"concurrent", "serial"})
-    for (const std::string stop : {"none", "full"}) {
-      auto joint = create_matcher("adcensus", "cuda", {{"refine", stop}, {"views", views}, {"path_schedule", "joint"}});
-      auto fused =
-          create_matcher("adcensus", "cuda", {{"refine", stop}, {"views", views}, {"path_schedule", "last_path_mean"}});
-      EXPECT_EQ(fused->params()["path_schedule"], "last_path_mean");
-      EXPECT_EQ(joint->compute(left, right, 20).disparity.data, fused->compute(left, right, 20).disparity.data)
-          << views << " refine " << stop;
-    }
-  EXPECT_THROW(create_matcher("adcensus", "cuda", {{"path_schedule", "split"}}), Error);
-  const std::filesystem::path teddy = data_root() / "middlebury-v2" / "teddy";
-  if (!std::filesystem::is_directory(teddy)) GTEST_SKIP() << "no Middlebury v2 Teddy at " << teddy;
-  const Scene scene = load_scene(teddy);
-  auto joint = create_matcher("adcensus", "cuda", {{"path_schedule", "joint"}});
-  auto fused = create_matcher("adcensus", "cuda", {{"path_schedule", "last_path_mean"}});
-  EXPECT_EQ(joint->compute(scene.left, scene.right, scene.range()).disparity.data,
-            fused->compute(scene.left, scene.right, scene.range()).disparity.data);
-}
-
 TEST(CudaAdCensusMatcher, TooLargeAProblemIsAClearError) {
   STEREO_REQUIRE_CUDA();
   // 4000 x 4000 x 1024 levels: six fp16 volumes of 16.4 G cells, ~196 GB, more than any GPU.

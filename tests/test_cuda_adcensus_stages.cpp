@@ -132,14 +132,6 @@ void expect_same_bytes(const Image<T>& got, const Image<T>& want, const std::str
   EXPECT_EQ(differ, 0u) << what << ": " << differ << " of " << got.data.size() << " values differ";
 }
 
-// Volumes downloaded from fp16: equal floats are equal halves.
-void expect_same_volume(const ref::CostVolume& got, const ref::CostVolume& want, const std::string& what) {
-  ASSERT_EQ(got.data.size(), want.data.size()) << what;
-  std::size_t differ = 0;
-  for (std::size_t i = 0; i < got.data.size(); ++i) differ += got.data[i] != want.data[i];
-  EXPECT_EQ(differ, 0u) << what << ": " << differ << " of " << got.data.size() << " cells differ";
-}
-
 cu::DeviceImage<float> upload_map(const ImageF& map) { return cu::upload(map); }
 
 cu::DeviceImage<std::uint8_t> poisoned_u8(int w, int h) {
@@ -538,67 +530,6 @@ TEST(CudaAdCensusStages, ScanlineMatchesReference) {
       ca::scanline_disparity(d_c1, d_left, d_right, params, right_view, paths, only_d);
       expect_same_map(cu::download(only_d), got_d, "scanline_disparity");
     }
-}
-
-// Bottom-top carrying the mean (the matcher's schedule above 2^26 cells) against the four paths
-// and a mean kernel: the same fp32 sums of the same fp16 paths, so C2 and the map must be the
-// same bits, also written over C1 in place (as the matcher writes it) and without storing C2.
-// 16 (four a lane, groups of 4), 40 (two a lane), 128 (four) and 136 (eight) fill each lane's
-// words, so last_path_mean runs there; 30 does not, and falls back to joint.
-TEST(CudaAdCensusStages, ScanlineSchedulesGiveTheSameBits) {
-  STEREO_REQUIRE_CUDA();
-  const Pair p = layered_pair(WIDTH, HEIGHT, 7);
-  const AdCensusParams params;
-  const auto d_left = ca::upload_rgb(p.left), d_right = ca::upload_rgb(p.right);
-  for (const DisparityRange range : {DisparityRange{0, 16}, DisparityRange{2, 30}, DisparityRange{-4, 40},
-                                     DisparityRange{0, 128}, DisparityRange{-5, 136}}) {
-    const bool fused = range.count != 30;
-    EXPECT_EQ(ca::resolve_path_schedule(ca::PathSchedule::last_path_mean, WIDTH, HEIGHT, range.count),
-              fused ? ca::PathSchedule::last_path_mean : ca::PathSchedule::joint)
-        << range.count << " levels";
-    // Small volumes run joint unless asked.
-    EXPECT_EQ(ca::resolve_path_schedule(ca::PathSchedule::automatic, WIDTH, HEIGHT, range.count),
-              ca::PathSchedule::joint);
-    for (const bool right_view : {false, true}) {
-      const std::string what = std::to_string(range.count) + (right_view ? " levels, right" : " levels, left");
-      const ref::CostVolume c1 = ca::round_to_half(reference_c1(p, range, params, right_view));
-      const ca::DeviceVolume d_c1 = ca::upload_volume(c1);
-      const auto path_set = [&] {
-        return ca::PathVolumes{poisoned_volume(WIDTH, HEIGHT, range), poisoned_volume(WIDTH, HEIGHT, range),
-                               poisoned_volume(WIDTH, HEIGHT, range), poisoned_volume(WIDTH, HEIGHT, range), {}};
-      };
-      ca::PathVolumes joint_paths = path_set(), fused_paths = path_set();
-      auto joint_c2 = poisoned_volume(WIDTH, HEIGHT, range);
-      auto joint_d = poisoned_f(WIDTH, HEIGHT);
-      ca::scanline_optimize(d_c1, d_left, d_right, params, right_view, joint_paths, joint_c2, &joint_d, nullptr,
-                            ca::PathSchedule::joint);
-      const ref::CostVolume want_c2 = ca::download_volume(joint_c2);
-      const ImageF want_d = cu::download(joint_d);
-
-      auto fused_c2 = poisoned_volume(WIDTH, HEIGHT, range);
-      auto fused_d = poisoned_f(WIDTH, HEIGHT);
-      ca::scanline_optimize(d_c1, d_left, d_right, params, right_view, fused_paths, fused_c2, &fused_d, nullptr,
-                            ca::PathSchedule::last_path_mean);
-      expect_same_volume(ca::download_volume(fused_c2), want_c2, what + ", C2");
-      expect_same_map(cu::download(fused_d), want_d, what);
-      // The three paths it stores are the joint schedule's (and it stores no fourth).
-      expect_same_volume(ca::download_volume(fused_paths.lr), ca::download_volume(joint_paths.lr), what + ", lr");
-      expect_same_volume(ca::download_volume(fused_paths.rl), ca::download_volume(joint_paths.rl), what + ", rl");
-      expect_same_volume(ca::download_volume(fused_paths.tb), ca::download_volume(joint_paths.tb), what + ", tb");
-
-      ca::DeviceVolume in_place = ca::upload_volume(c1);
-      auto in_place_d = poisoned_f(WIDTH, HEIGHT);
-      ca::scanline_optimize(in_place, d_left, d_right, params, right_view, fused_paths, in_place, &in_place_d,
-                            nullptr, ca::PathSchedule::last_path_mean);
-      expect_same_volume(ca::download_volume(in_place), want_c2, what + ", C2 over C1");
-      expect_same_map(cu::download(in_place_d), want_d, what + ", C2 over C1");
-
-      auto only_d = poisoned_f(WIDTH, HEIGHT);
-      ca::scanline_disparity(d_c1, d_left, d_right, params, right_view, fused_paths, only_d, nullptr,
-                             ca::PathSchedule::last_path_mean);
-      expect_same_map(cu::download(only_d), want_d, what + ", no C2");
-    }
-  }
 }
 
 TEST(CudaAdCensusStages, WinnerTakesAllMatchesBitForBit) {

@@ -149,7 +149,6 @@ struct Workspace {
 struct AdCensusCudaOptions {
   std::string views = "auto";  // the right view beside the left within a stage (see CONCURRENT_CELLS)
   std::string graph = "on";    // the algorithm as one CUDA graph, replayed while size and range stay
-  std::string path_schedule = "auto";  // ca::PathSchedule
 
   template <class B>
   void describe(B& b) {
@@ -160,17 +159,6 @@ struct AdCensusCudaOptions {
     b.choice("graph", graph, {"on", "off"},
              "launch everything after the upload as one CUDA graph (captured on the first call for a size and "
              "range, replayed after) or kernel by kernel; the maps are the same");
-    b.choice("path_schedule", path_schedule, {"auto", "joint", "last_path_mean"},
-             "the scanline's four paths in one launch and then their mean (joint), or three and then bottom-top "
-             "carrying the mean and the WTA (last_path_mean: a volume read and a volume written less a view, where "
-             "the levels fill the kernel's lanes), or auto (last_path_mean above 2^26 cells a volume); the maps "
-             "are the same");
-  }
-
-  [[nodiscard]] ca::PathSchedule schedule() const {
-    return path_schedule == "joint"            ? ca::PathSchedule::joint
-           : path_schedule == "last_path_mean" ? ca::PathSchedule::last_path_mean
-                                               : ca::PathSchedule::automatic;
   }
 };
 
@@ -283,13 +271,7 @@ class AdCensusCudaMatcher final : public Matcher {
         // The left view: 2 passes an iteration, the first writes fp16, each later one reads and
         // writes it; then the right view's volume, the left one's skewed (one read, one write).
         {"cost+aggregate", cells * (2.0 + 4.0 * std::max(0, 2 * params_.aggregation_iterations - 1) + 4.0)},
-        // joint: 4 paths (read C1, write a path) + the eq. 5 mean (read 4, write C2); the right
-        // view's C2 is not stored. last_path_mean: 3 paths, then bottom-top reads C1 and the 3
-        // paths and writes C2 (left) or nothing (right).
-        {"scanline+wta",
-         ca::resolve_path_schedule(options_.schedule(), width, height, range.count) == ca::PathSchedule::joint
-             ? cells * (26.0 + 24.0)
-             : cells * (22.0 + 20.0)},
+        {"scanline+wta", cells * (26.0 + 24.0)},             // 4 paths + eq. 5 mean; the right C2 is not stored
     };
     m.copy_gb_s = cu::measure_copy_gb_s(std::size_t(512) << 20, 9, stream_.get());
     return m;
@@ -363,10 +345,10 @@ class AdCensusCudaMatcher final : public Matcher {
     for_views(s, side, both_views, [&](bool right_view, cudaStream_t on) {
       if (right_view)
         ca::scanline_disparity(w.cost_right, w.rgb_left, w.rgb_right, params_, true, side ? w.paths_right : w.paths,
-                               w.disparity_right, on, options_.schedule());
+                               w.disparity_right, on);
       else
         ca::scanline_optimize(w.cost_left, w.rgb_left, w.rgb_right, params_, false, w.paths, w.cost_left,
-                              &w.disparity_left, on, options_.schedule());
+                              &w.disparity_left, on);
     });
     mark("scanline+wta");
 

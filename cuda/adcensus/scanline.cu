@@ -27,15 +27,6 @@
 //
 // A second kernel takes the mean of the four paths (eq. 5) in the reference's order and, when
 // asked, the winner of that fp32 mean (the fused WTA, which saves re-reading C2).
-//
-// PathSchedule::last_path_mean instead walks left-right, right-left and top-bottom in one launch
-// and bottom-top alone after them, which reads the three stored paths at each step and writes
-// the mean and the winner there: the bottom-top path is never stored and the mean kernel never
-// reads four volumes, one volume read and one written less per view (4 of 26 bytes a cell for
-// the left view, 4 of 24 for the right, whose C2 is not stored). The sums are the same fp32
-// operations in the same order on the same fp16 values, so C2 and the map are the same bits.
-// The price is a last launch with a quarter of the lines, which small problems, whose time is
-// the walks' latency rather than their bytes, cannot afford (see PATH_SCHEDULE_CELLS).
 
 #include <cuda_fp16.h>
 
@@ -139,21 +130,13 @@ __device__ __forceinline__ __half level_of(const Word (&w)[lane_word_count<V>], 
 // vector load and one vector store a step instead of V 2-byte ones; ncu had the 2-byte stores of
 // the eq. 5 mean as most of its time, and the same shape here). GROUP lanes a line (GROUP x V
 // >= the level count).
-//
-// MEAN: this launch is the bottom-top path alone, after the other three are stored; each step
-// adds them to its own (rounded as the stored path would be) in eq. 5's order, stores the mean
-// in `mean_out` (when not null; it may be `cost`: a cell's C1 is read AHEAD steps before its
-// mean is written, by the same lane, and by no other, so `cost` is not __restrict__) and the
-// winner in `disparity` (when not null), and stores no path. Otherwise blockIdx.y is the
-// direction, from `first_direction` on.
-template <int V, bool WHOLE, int GROUP, bool MEAN>
+template <int V, bool WHOLE, int GROUP>
 __global__ void __launch_bounds__(WARP * PATH_WARPS)
-    path_kernel(const __half* cost, const uchar4* __restrict__ ref, const std::uint32_t* __restrict__ edges,
+    path_kernel(const __half* __restrict__ cost, const uchar4* __restrict__ ref, const std::uint32_t* __restrict__ edges,
                 int words, int width, int height, int levels, int min_d, int sign, Penalties pen, int tau_so,
-                Paths paths, int first_direction, __half* mean_out, float* __restrict__ disparity) {
+                Paths paths) {
   static_assert(V >= 2 && V <= 32, "a lane's levels are whole 32-bit words and one 32-bit window of edge bits");
-  static_assert(!MEAN || WHOLE, "the fused mean reads the stored paths a whole word at a time");
-  const int direction = MEAN ? 3 : first_direction + static_cast<int>(blockIdx.y);
+  const int direction = static_cast<int>(blockIdx.y);
   const int rx = direction == 0 ? 1 : (direction == 1 ? -1 : 0);
   const int ry = direction == 2 ? 1 : (direction == 3 ? -1 : 0);
   const bool horizontal = ry == 0;
@@ -224,31 +207,18 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
   // (With the vector loads, keeping V = 8 as loaded measured the same: 12.0 against 11.9 ms.)
   constexpr bool RAW = V <= 4;
   using Stored = std::conditional_t<RAW, __half, float>;
-  using Word = typename LaneWords<V>::Word;
-  struct StoredPaths {  // MEAN: the lane's levels of the left-right, right-left and top-bottom paths
-    Word w[3][lane_word_count<V>];
-  };
-  struct NoPaths {};
   struct Inputs {
     Stored c[V];
     std::uint32_t here, before;  // ref at p and at p - r (packed RGBA)
     std::uint32_t word0, word1;  // edge words w0 and w0 + 1 of D2's window
-    std::conditional_t<MEAN, StoredPaths, NoPaths> other;
   };
   // The load cursor: step `load_step`'s first cell, pixel, edge row and lowest column.
   long long load_cell = first_cell, load_pixel = first_pixel, load_row = first_row;
   int load_low = first_low, load_step = 0;
   const auto load = [&](Inputs& in) {
     const __half* c = cost + load_cell;
-    if constexpr (MEAN) {
-#pragma unroll
-      for (int d = 0; d < 3; ++d) {
-        const Word* path = reinterpret_cast<const Word*>(paths.direction[d] + load_cell);
-#pragma unroll
-        for (int w = 0; w < lane_word_count<V>; ++w) in.other.w[d][w] = lane_level < levels ? path[w] : Word{};
-      }
-    }
     if constexpr (WHOLE) {
+      using Word = typename LaneWords<V>::Word;
       Word words[lane_word_count<V>];
 #pragma unroll
       for (int w = 0; w < lane_word_count<V>; ++w)
@@ -286,7 +256,7 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
     ++load_step;
   };
   // The step cursor: where `advance` writes, and D2's window position.
-  long long step_cell = first_cell, step_pixel = first_pixel;
+  long long step_cell = first_cell;
   int step_low = first_low;
 
   // One step of eq. 4 at `step` with its inputs.
@@ -325,43 +295,12 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
         cur[j] = float(in.c[j]) + best - prev_min;  // eq. 4
       }
     }
-    const long long cell = step_cell, pixel = step_pixel;
+    __half* o = out + step_cell;
     step_cell += cell_step;
-    step_pixel += pixel_step;
     step_low += low_step;
     float m = FLT_MAX;
-    if constexpr (MEAN) {
-      // Eq. 5 as the mean kernel computes it: 0 + lr + rl + tb + bt, then x 0.25, each path
-      // as stored (fp16); the lane's levels ascend, so its strict `<` keeps the smaller level
-      // on a tie, as group_argmin does across lanes.
-      Word words[lane_word_count<V>];
-      constexpr int PARTS = int(sizeof(Word)) / 4;
-      float best = FLT_MAX;
-      int best_k = levels;
-      unsigned pair = 0u;
-#pragma unroll
-      for (int j = 0; j < V; ++j) {
-        float sum = __half2float(level_of<V>(in.other.w[0], j));
-        sum += __half2float(level_of<V>(in.other.w[1], j));
-        sum += __half2float(level_of<V>(in.other.w[2], j));
-        sum += __half2float(__float2half_rn(cur[j]));
-        sum *= 0.25f;
-        if (lane_level + j < levels && sum < best) {
-          best = sum;
-          best_k = lane_level + j;
-        }
-        const unsigned h = __half_as_ushort(__float2half_rn(sum));
-        pair = (j % 2) ? (pair | h << 16) : h;
-        if (j % 2) set_part(words[(j / 2) / PARTS], (j / 2) % PARTS, pair);
-      }
-      if (mean_out != nullptr && stores && lane_level < levels) {
-#pragma unroll
-        for (int w = 0; w < lane_word_count<V>; ++w) reinterpret_cast<Word*>(mean_out + cell)[w] = words[w];
-      }
-      const int k = group_argmin<GROUP>(best, best_k);
-      if (disparity != nullptr && stores && lane == 0) disparity[pixel] = float(min_d + (k < levels ? k : 0));
-    } else if constexpr (WHOLE) {
-      __half* o = out + cell;
+    if constexpr (WHOLE) {
+      using Word = typename LaneWords<V>::Word;
       Word words[lane_word_count<V>];
       constexpr int PARTS = int(sizeof(Word)) / 4;
 #pragma unroll
@@ -374,7 +313,6 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
         for (int w = 0; w < lane_word_count<V>; ++w) reinterpret_cast<Word*>(o)[w] = words[w];
       }
     } else {
-      __half* o = out + cell;
 #pragma unroll
       for (int j = 0; j < V; ++j)
         if (stores && lane_level + j < levels) o[j] = __float2half_rn(cur[j]);
@@ -457,47 +395,24 @@ __global__ void __launch_bounds__(WARP * COMBINE_WARPS)
   if (stores && lane == 0) disparity[pixel] = float(min_d + (k < levels ? k : 0));
 }
 
-// The levels a lane of the path kernel holds for a level count (the dispatch in paths_and_mean).
-int levels_per_lane(int levels) {
-  return levels <= 32 ? 4 : levels <= 64 ? 2 : levels <= 128 ? 4 : levels <= 256 ? 8 : levels <= 512 ? 16 : 32;
-}
-
-// Above this many cells a volume the bottom-top path carries the mean (PathSchedule::automatic).
-// At 1920 x 1080 x 128 and 256 (265 M and 531 M cells) the walks move ~2 GB a view and the
-// fourth launch's 1,920 columns still give ~15 warps an SM; on Teddy (10 M cells) the stage is
-// latency-bound and a second dependent launch of walks would add its whole length. The same
-// bound as the matcher's concurrent views (CONCURRENT_CELLS), and measured on either side of it:
-// cuda/adcensus/NOTES.md, round 11.
-constexpr std::size_t PATH_SCHEDULE_CELLS = std::size_t(1) << 26;
-
-// The paths (`schedule` resolved): joint, the four directions in one launch; last_path_mean,
-// three, then bottom-top with the mean into `mean_out` and the winner into `disparity`.
 template <int V, int GROUP = WARP>
 void launch_paths(const DeviceVolume& cost, const uchar4* ref, const DeviceImage<std::uint32_t>& edges,
-                  const AdCensusParams& params, int sign, const Paths& paths, PathSchedule schedule,
-                  __half* mean_out, float* disparity, cudaStream_t stream) {
+                  const AdCensusParams& params, int sign, const Paths& paths, cudaStream_t stream) {
   Penalties pen{};
   const float divisors[3] = {1.0f, 4.0f, 10.0f};
   for (int e = 0; e < 3; ++e) {
     pen.p1[e] = params.pi1 / divisors[e];
     pen.p2[e] = params.pi2 / divisors[e];
   }
-  const auto launch = [&](auto kernel, int lines, int directions, int first_direction) {
-    kernel<<<dim3(unsigned(div_up(lines, PATH_WARPS * (WARP / GROUP))), unsigned(directions)), WARP * PATH_WARPS, 0,
-             stream>>>(reinterpret_cast<const __half*>(cost.get()), ref, edges.get(), edge_words_per_row(cost.width),
-                       cost.width, cost.height, cost.range.count, cost.range.min, sign, pen, params.tau_so, paths,
-                       first_direction, mean_out, disparity);
-    CUDA_CHECK_LAUNCH();
+  const int lines = cost.width > cost.height ? cost.width : cost.height;
+  const auto launch = [&](auto kernel) {
+    kernel<<<dim3(unsigned(div_up(lines, PATH_WARPS * (WARP / GROUP))), 4u), WARP * PATH_WARPS, 0, stream>>>(
+        reinterpret_cast<const __half*>(cost.get()), ref, edges.get(), edge_words_per_row(cost.width), cost.width,
+        cost.height, cost.range.count, cost.range.min, sign, pen, params.tau_so, paths);
   };
-  const int longest = cost.width > cost.height ? cost.width : cost.height;
-  if (schedule == PathSchedule::last_path_mean) {
-    launch(path_kernel<V, true, GROUP, false>, longest, 3, 0);
-    launch(path_kernel<V, true, GROUP, true>, cost.width, 1, 3);  // bottom-top: a line a column
-  } else if (cost.range.count % V == 0) {
-    launch(path_kernel<V, true, GROUP, false>, longest, 4, 0);
-  } else {
-    launch(path_kernel<V, false, GROUP, false>, longest, 4, 0);
-  }
+  if (cost.range.count % V == 0) launch(path_kernel<V, true, GROUP>);
+  else launch(path_kernel<V, false, GROUP>);
+  CUDA_CHECK_LAUNCH();
 }
 
 bool same_shape(const DeviceVolume& a, const DeviceVolume& b) {
@@ -511,7 +426,7 @@ namespace {
 // Paths, then the mean (stored when `out` is given) and the WTA (when `disparity` is given).
 void paths_and_mean(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
                     const AdCensusParams& params, bool right_view, PathVolumes& paths, DeviceVolume* out,
-                    DeviceImage<float>* disparity, PathSchedule schedule, cudaStream_t stream) {
+                    DeviceImage<float>* disparity, cudaStream_t stream) {
   const int levels = cost.range.count;
   require(levels >= 1 && levels <= MAX_LEVELS, "adcensus/cuda scanline_optimize: " + std::to_string(levels) +
                                                    " levels; this kernel holds 1.." + std::to_string(MAX_LEVELS));
@@ -544,25 +459,17 @@ void paths_and_mean(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rg
   }
   const Paths p{{reinterpret_cast<__half*>(paths.lr.get()), reinterpret_cast<__half*>(paths.rl.get()),
                  reinterpret_cast<__half*>(paths.tb.get()), reinterpret_cast<__half*>(paths.bt.get())}};
-  __half* const mean = out != nullptr ? reinterpret_cast<__half*>(out->get()) : nullptr;
-  float* const winner = disparity != nullptr ? disparity->get() : nullptr;
-  const PathSchedule plan = resolve_path_schedule(schedule, cost.width, cost.height, levels);
-  // levels_per_lane names the V of each branch.
-  const auto paths_with = [&](auto v, auto group) {
-    launch_paths<decltype(v)::value, decltype(group)::value>(cost, ref, paths.edges, params, sign, p, plan, mean,
-                                                             winner, stream);
-  };
-  using std::integral_constant;
-  if (levels <= 16) paths_with(integral_constant<int, 4>{}, integral_constant<int, 4>{});
-  else if (levels <= 32) paths_with(integral_constant<int, 4>{}, integral_constant<int, 8>{});
-  else if (levels <= 64) paths_with(integral_constant<int, 2>{}, integral_constant<int, WARP>{});
-  else if (levels <= 128) paths_with(integral_constant<int, 4>{}, integral_constant<int, WARP>{});
-  else if (levels <= 256) paths_with(integral_constant<int, 8>{}, integral_constant<int, WARP>{});
-  else if (levels <= 512) paths_with(integral_constant<int, 16>{}, integral_constant<int, WARP>{});
-  else paths_with(integral_constant<int, 32>{}, integral_constant<int, WARP>{});
-  if (plan == PathSchedule::last_path_mean) return;  // the mean and the winner came with bottom-top
+  if (levels <= 16) launch_paths<4, 4>(cost, ref, paths.edges, params, sign, p, stream);
+  else if (levels <= 32) launch_paths<4, 8>(cost, ref, paths.edges, params, sign, p, stream);
+  else if (levels <= 64) launch_paths<2, WARP>(cost, ref, paths.edges, params, sign, p, stream);
+  else if (levels <= 128) launch_paths<4>(cost, ref, paths.edges, params, sign, p, stream);
+  else if (levels <= 256) launch_paths<8>(cost, ref, paths.edges, params, sign, p, stream);
+  else if (levels <= 512) launch_paths<16>(cost, ref, paths.edges, params, sign, p, stream);
+  else launch_paths<32>(cost, ref, paths.edges, params, sign, p, stream);
 
   const std::size_t pixels = static_cast<std::size_t>(cost.width) * static_cast<std::size_t>(cost.height);
+  __half* const mean = out != nullptr ? reinterpret_cast<__half*>(out->get()) : nullptr;
+  float* const winner = disparity != nullptr ? disparity->get() : nullptr;
   // The narrowest group of 8, 16 or 32 lanes that covers the levels in one round.
   const auto combine = [&](auto vec) {
     constexpr int VEC = decltype(vec)::value;
@@ -586,29 +493,16 @@ void paths_and_mean(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rg
 
 }  // namespace
 
-PathSchedule resolve_path_schedule(PathSchedule requested, int width, int height, int levels) {
-  const bool whole = levels >= 1 && levels % levels_per_lane(levels) == 0;
-  const bool large = DeviceVolume::cells(width, height, levels) > PATH_SCHEDULE_CELLS;
-  switch (requested) {
-    case PathSchedule::joint: return PathSchedule::joint;
-    case PathSchedule::last_path_mean: return whole ? PathSchedule::last_path_mean : PathSchedule::joint;
-    case PathSchedule::automatic: break;
-  }
-  return whole && large ? PathSchedule::last_path_mean : PathSchedule::joint;
-}
-
 void scanline_optimize(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rgb,
                        const DeviceImage<uchar4>& right_rgb, const AdCensusParams& params, bool right_view,
-                       PathVolumes& paths, DeviceVolume& out, DeviceImage<float>* disparity, cudaStream_t stream,
-                       PathSchedule schedule) {
-  paths_and_mean(cost, left_rgb, right_rgb, params, right_view, paths, &out, disparity, schedule, stream);
+                       PathVolumes& paths, DeviceVolume& out, DeviceImage<float>* disparity, cudaStream_t stream) {
+  paths_and_mean(cost, left_rgb, right_rgb, params, right_view, paths, &out, disparity, stream);
 }
 
 void scanline_disparity(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rgb,
                         const DeviceImage<uchar4>& right_rgb, const AdCensusParams& params, bool right_view,
-                        PathVolumes& paths, DeviceImage<float>& disparity, cudaStream_t stream,
-                        PathSchedule schedule) {
-  paths_and_mean(cost, left_rgb, right_rgb, params, right_view, paths, nullptr, &disparity, schedule, stream);
+                        PathVolumes& paths, DeviceImage<float>& disparity, cudaStream_t stream) {
+  paths_and_mean(cost, left_rgb, right_rgb, params, right_view, paths, nullptr, &disparity, stream);
 }
 
 }  // namespace stereo::cu::adcensus

@@ -10,7 +10,7 @@
 ///   aggregate.cu  aggregate_cost                    one H-V / V-H iteration, 1D prefix sums
 ///                 ad_census_cost_aggregated         eq. 1-3 fused into iteration 1, then the rest
 ///   right_view.cu right_view_from_left              the right view's volume: the left's, skewed
-///   scanline.cu   scanline_optimize                 eq. 4-5, 4 paths, a warp or a group per scanline
+///   scanline.cu   scanline_optimize                 eq. 4-5, 4 paths, one warp per scanline
 ///   wta.cu        winner_takes_all                  smallest d wins a tie
 ///   refine.cu     left_right_check ... median_3x3   Sec. 2.4
 ///   memory.cu     uploads, downloads, poison        tests and set-up (fp16 <-> float)
@@ -190,38 +190,20 @@ struct PathVolumes {
 /// zeros after the last, so that any 64-bit window of the row can be read).
 inline int edge_words_per_row(int width) { return (width + 31) / 32 + 1; }
 
-/// How scanline_optimize orders its work; C2 and the map are the same bits either way.
-enum class PathSchedule {
-  /// the four paths in one launch, then a kernel for their mean (and the WTA)
-  joint,
-  /// left-right, right-left and top-bottom in one launch, then bottom-top, which reads them and
-  /// writes the mean (and the WTA) as it walks: one volume read and one written less, but a last
-  /// launch with a quarter of the lines. Only where the levels fill each lane's words
-  /// (otherwise `joint` runs).
-  last_path_mean,
-  /// last_path_mean above 2^26 cells a volume (where the volumes' bytes dominate), else joint
-  automatic,
-};
-
-/// The schedule scanline_optimize runs for `requested` at this size (never `automatic`).
-PathSchedule resolve_path_schedule(PathSchedule requested, int width, int height, int levels);
-
 /// Eq. 4 along the four directions into `paths`, then eq. 5 (their mean) into `out`, which
 /// may be `cost` (the paths are complete before the mean overwrites it). When
 /// `disparity` is not null the same pass also writes the winner of the fp32 mean (the fused
-/// WTA; ties go to the smaller d) as range.min + k. With `last_path_mean` in force `paths.bt`
-/// is not written.
+/// WTA; ties go to the smaller d) as range.min + k.
 void scanline_optimize(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rgb,
                        const DeviceImage<uchar4>& right_rgb, const AdCensusParams& params, bool right_view,
                        PathVolumes& paths, DeviceVolume& out, DeviceImage<float>* disparity = nullptr,
-                       cudaStream_t stream = nullptr, PathSchedule schedule = PathSchedule::automatic);
+                       cudaStream_t stream = nullptr);
 
 /// scanline_optimize without storing C2: the paths and the fused WTA only (the right view,
 /// whose C2 nothing reads, saves a volume write).
 void scanline_disparity(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rgb,
                         const DeviceImage<uchar4>& right_rgb, const AdCensusParams& params, bool right_view,
-                        PathVolumes& paths, DeviceImage<float>& disparity, cudaStream_t stream = nullptr,
-                        PathSchedule schedule = PathSchedule::automatic);
+                        PathVolumes& paths, DeviceImage<float>& disparity, cudaStream_t stream = nullptr);
 
 /// Disparity (range.min + k) of the smallest cost per pixel; the smallest d wins a tie.
 void winner_takes_all(const DeviceVolume& cost, DeviceImage<float>& out, cudaStream_t stream = nullptr);
