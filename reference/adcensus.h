@@ -77,18 +77,18 @@ CostVolume aggregate_cost(const CostVolume& cost, const CrossArms& arms, int ite
 CostVolume aggregate_cost(const CostVolume& cost, const CrossArms& arms, const CrossArms& other_arms, int iteration,
                           bool right_view);
 
-/// Eq. 4-5: four scanline directions (left-right, right-left, top-bottom, bottom-top), P1/P2
-/// from D1 (reference image, p vs p - r) and D2 (other image, pd vs pd - r) against tau_SO;
-/// the result is the mean of the four path costs. `right_view` swaps which image is which
-/// and takes pd = p + d. A colour difference >= tau_SO is an edge: no edge P1 = Pi1, P2 = Pi2;
-/// one Pi1/4, Pi2/4; both Pi1/10, Pi2/10 (the paper's case 4 prints Pi1/10 for P2). Where pd or
-/// pd - r lies outside the other image, D2 counts as no edge. A path starts with C1.
 /// The right view's volume from the left view's, cost or aggregated: C_R(x, y, d) =
 /// C_L(x + d, y, d) where x + d lies inside the image (the same pair of pixels, and over the
 /// combined region the same region), else `out_of_image_cost`. Exact for every iteration of
 /// the combined-region aggregation (test: AdCensusReference.RightViewIsTheLeftViewSkewed).
 CostVolume right_view_from_left(const CostVolume& left, float out_of_image_cost);
 
+/// Eq. 4-5: four scanline directions (left-right, right-left, top-bottom, bottom-top), P1/P2
+/// from D1 (reference image, p vs p - r) and D2 (other image, pd vs pd - r) against tau_SO;
+/// the result is the mean of the four path costs. `right_view` swaps which image is which
+/// and takes pd = p + d. A colour difference >= tau_SO is an edge: no edge P1 = Pi1, P2 = Pi2;
+/// one Pi1/4, Pi2/4; both Pi1/10, Pi2/10 (the paper's case 4 prints Pi1/10 for P2). Where pd or
+/// pd - r lies outside the other image, D2 counts as no edge. A path starts with C1.
 CostVolume scanline_optimize(const CostVolume& cost, const ImageU8& left_rgb, const ImageU8& right_rgb,
                              const AdCensusParams& params, bool right_view = false);
 

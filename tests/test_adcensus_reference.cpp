@@ -589,11 +589,7 @@ TEST(AdCensusReference, MedianRemovesImpulsesAndKeepsEdges) {
 // swapped pair (mirror(R), mirror(L)), mirrored back: one code path checks the other. Only the
 // order of float sums differs, so a tie may rarely break the other way.
 TEST(AdCensusReference, RightViewIsTheMirroredLeftView) {
-  SynthOptions options;
-  options.width = 96;
-  options.height = 64;
-  options.levels = 16;
-  const Scene scene = make_synthetic_scene(options);
+  const Scene scene = make_synthetic_scene({.width = 96, .height = 64, .levels = 16});
   const AdCensusParams params;
   const auto view = [&](const ImageU8& left, const ImageU8& right, bool right_view) {
     const CensusImage cl = census_transform(grey_image(left));
@@ -640,11 +636,7 @@ TEST(AdCensusReference, CpuBackendRecoversTheSyntheticScene) {
 // left volume is the right view's own, after every iteration; unmatched cells keep
 // out_of_image_cost in both.
 TEST(AdCensusReference, RightViewIsTheLeftViewSkewed) {
-  SynthOptions options;
-  options.width = 64;
-  options.height = 48;
-  options.levels = 12;
-  const Scene scene = make_synthetic_scene(options);
+  const Scene scene = make_synthetic_scene({.width = 64, .height = 48, .levels = 12});
   const AdCensusParams params;
   const CensusImage cl = census_transform(grey_image(scene.left));
   const CensusImage cr = census_transform(grey_image(scene.right));
@@ -682,11 +674,7 @@ TEST(AdCensusReference, RightViewIsTheLeftViewSkewed) {
 }
 
 TEST(AdCensusReference, CpuBackendIsTheStageChain) {
-  SynthOptions options;
-  options.width = 64;
-  options.height = 48;
-  options.levels = 12;
-  const Scene scene = make_synthetic_scene(options);
+  const Scene scene = make_synthetic_scene({.width = 64, .height = 48, .levels = 12});
   const DisparityRange range{2, 10};  // a minimum other than 0: d = 2 .. 11
   const AdCensusParams params;
   const CensusImage cl = census_transform(grey_image(scene.left));
