@@ -12,8 +12,8 @@
 #include <limits>
 #include <sstream>
 
-#include "host/gpu_select.h"
-#include "host/thread_pool.h"
+#include "core/gpu_select.h"
+#include "core/thread_pool.h"
 
 namespace stereo::cu {
 namespace {

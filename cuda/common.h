@@ -15,8 +15,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "host/error.h"
-#include "host/image.h"
+#include "core/error.h"
+#include "core/image.h"
 
 namespace stereo {
 class ThreadPool;  // host/thread_pool.h

@@ -7,8 +7,8 @@
 #include <cstdlib>
 
 #include "fuzz/fuzz_util.h"
-#include "host/error.h"
-#include "host/image_io.h"
+#include "core/error.h"
+#include "app/image_io.h"
 
 namespace {
 

@@ -10,9 +10,10 @@
 #include <filesystem>
 
 #include "fuzz/fuzz_util.h"
-#include "host/dataset.h"
-#include "host/error.h"
-#include "host/image_io.h"
+#include "app/dataset.h"
+#include "core/error.h"
+#include "app/image_io.h"
+#include "core/validate.h"
 
 namespace fs = std::filesystem;
 

@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "fuzz/fuzz_util.h"
-#include "host/dataset.h"
-#include "host/error.h"
-#include "host/image_io.h"
+#include "app/dataset.h"
+#include "core/error.h"
+#include "app/image_io.h"
 
 namespace fs = std::filesystem;
 using namespace stereo;

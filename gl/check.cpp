@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "host/error.h"
+#include "core/error.h"
 
 namespace stereo::gl {
 namespace {

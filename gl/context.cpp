@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "gl/check.h"
-#include "host/error.h"
+#include "core/error.h"
 
 namespace stereo::gl {
 namespace {

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "gl/check.h"
-#include "host/error.h"
+#include "core/error.h"
 
 namespace stereo::gl {
 namespace detail {

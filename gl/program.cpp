@@ -6,7 +6,7 @@
 #include <map>
 
 #include "gl/check.h"
-#include "host/error.h"
+#include "core/error.h"
 
 namespace stereo::gl {
 namespace detail {

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "host/disparity_range.h"
+#include "core/disparity_range.h"
 
 namespace stereo::reference {
 

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "host/matcher.h"
-#include "host/params.h"
+#include "core/matcher.h"
+#include "core/params.h"
 
 namespace stereo::reference {
 

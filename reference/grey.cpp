@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "host/error.h"
+#include "core/error.h"
 
 namespace stereo::reference {
 

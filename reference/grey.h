@@ -3,7 +3,7 @@
 /// The CPU references' grey conversion: AD-Census's census input, ESAW's rgb2grey (eq. 3's I),
 /// SymStereo's and the cross-based method's grey images all use this one luma.
 
-#include "host/image.h"
+#include "core/image.h"
 
 namespace stereo::reference {
 

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <string>
 
-#include "host/matcher.h"
+#include "core/matcher.h"
 
 namespace stereo::reference {
 

@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "host/image.h"
+#include "core/image.h"
 
 namespace stereo::reference {
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <string>
 
-#include "host/error.h"
-#include "host/thread_pool.h"
+#include "core/error.h"
+#include "core/thread_pool.h"
 
 namespace stereo::reference {
 

@@ -4,7 +4,7 @@
 /// Chang and Maruyama's post-processing). One definition here, one CUDA twin in
 /// cuda/shared/median.h, tested against each other bit for bit.
 
-#include "host/image.h"
+#include "core/image.h"
 
 namespace stereo::reference {
 

@@ -6,8 +6,8 @@
 
 #include <cstddef>
 
-#include "host/image.h"
-#include "host/thread_pool.h"
+#include "core/image.h"
+#include "core/thread_pool.h"
 #include "reference/cost_volume.h"
 
 namespace stereo::reference {

@@ -9,20 +9,21 @@
 #include <memory>
 #include <string>
 
-#include "host/matcher.h"
-#include "host/synth.h"
+#include "core/matcher.h"
+#include "app/synth.h"
+#include "methods/builtin.h"
 
 namespace {
 
 // SA-LAP's `backend` with its default parameters, or null (the benchmark marked skipped, with
 // the reason) where this build lacks the backend or it cannot run here.
 std::unique_ptr<stereo::Matcher> salap_matcher_or_skip(benchmark::State& state, const std::string& backend) {
-  const auto backends = stereo::Registry::builtin().backends("salap");
+  const auto backends = stereo::builtin_registry().backends("salap");
   if (std::find(backends.begin(), backends.end(), backend) == backends.end()) {
     state.SkipWithError("backend not in this build");
     return nullptr;
   }
-  const auto& entry = stereo::Registry::builtin().find("salap", backend);
+  const auto& entry = stereo::builtin_registry().find("salap", backend);
   if (const auto reason = entry.unavailable()) {
     state.SkipWithError(reason->c_str());
     return nullptr;

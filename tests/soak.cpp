@@ -25,9 +25,10 @@
 #include <cuda_runtime.h>
 #endif
 
-#include "host/error.h"
-#include "host/matcher.h"
-#include "test_util.h"
+#include "core/error.h"
+#include "core/matcher.h"
+#include "tests/test_util.h"
+#include "methods/builtin.h"
 
 using namespace stereo;
 
@@ -120,7 +121,7 @@ int main(int argc, char** argv) {
   int failures = 0, soaked = 0;
   std::cout << "stereo_soak: " << runs << " runs per backend, " << width << "x" << height << ", " << levels
             << " levels; device memory = cudaMemGetInfo total - free (the whole device)\n";
-  for (const BackendEntry& e : Registry::builtin().entries()) {
+  for (const BackendEntry& e : builtin_registry().entries()) {
     const bool wanted = backends.empty() ? e.backend != "cpu" : listed(backends, e.backend);
     if (!wanted || (!methods.empty() && !listed(methods, e.method))) continue;
     const std::string name = e.method + "/" + e.backend;

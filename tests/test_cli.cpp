@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "host/dataset.h"
-#include "host/image_io.h"
-#include "host/revision.h"
-#include "cli_util.h"
-#include "test_util.h"
+#include "app/dataset.h"
+#include "app/image_io.h"
+#include "app/revision.h"
+#include "tests/cli_util.h"
+#include "tests/test_util.h"
 
 namespace fs = std::filesystem;
 using namespace stereo;

@@ -12,12 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "host/error.h"
-#include "host/image_io.h"
-#include "host/matcher.h"
-#include "cli_util.h"
-#include "png_util.h"
-#include "test_util.h"
+#include "core/error.h"
+#include "app/image_io.h"
+#include "core/matcher.h"
+#include "tests/cli_util.h"
+#include "tests/png_util.h"
+#include "tests/test_util.h"
+#include "methods/builtin.h"
 
 namespace fs = std::filesystem;
 using namespace stereo;
@@ -30,7 +31,7 @@ using test::slurp;
 /// "method -b backend" for every registered backend that runs here.
 std::vector<std::string> available_choices() {
   std::vector<std::string> out;
-  for (const BackendEntry& e : Registry::builtin().entries())
+  for (const BackendEntry& e : builtin_registry().entries())
     if (!(e.unavailable && e.unavailable())) out.push_back(e.method + " -b " + e.backend);
   return out;
 }

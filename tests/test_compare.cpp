@@ -17,16 +17,17 @@
 #include <string>
 #include <thread>
 
-#include "host/cli/measure.h"
-#include "host/dataset.h"
-#include "host/error.h"
-#include "host/image_io.h"
-#include "host/matcher.h"
-#include "host/metrics.h"
-#include "host/report.h"
-#include "host/revision.h"
-#include "host/synth.h"
-#include "cli_util.h"
+#include "app/measure.h"
+#include "app/dataset.h"
+#include "core/error.h"
+#include "app/image_io.h"
+#include "core/matcher.h"
+#include "app/metrics.h"
+#include "app/report.h"
+#include "app/revision.h"
+#include "app/synth.h"
+#include "tests/cli_util.h"
+#include "methods/builtin.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -444,7 +445,7 @@ TEST(CompareWarmUp, PaperSettingOverridesHoldOnlyWhenTheParametersHaveThem) {
 }
 
 TEST(CompareRun, PaperCellsRunWithTheirOwnParameters) {
-  const auto backends = Registry::builtin().backends("symstereo");
+  const auto backends = builtin_registry().backends("symstereo");
   if (std::find(backends.begin(), backends.end(), "cpu") == backends.end())
     GTEST_SKIP() << "symstereo/cpu is not built (no FFTW single precision)";
   // SymStereo's Table 2 cells at 384x288 x 7 name N = 15, 20 and 30; each row must have been

@@ -21,13 +21,14 @@
 #include <vector>
 
 #include "cuda/common.h"
-#include "cuda/salap/stages.h"
-#include "host/gpu_select.h"
-#include "host/image_io.h"
-#include "host/matcher.h"
-#include "host/metrics.h"
+#include "methods/salap/cuda/stages.h"
+#include "core/gpu_select.h"
+#include "app/image_io.h"
+#include "core/matcher.h"
+#include "app/metrics.h"
 #include "tests/test_cuda_util.h"
 #include "tests/test_util.h"
+#include "methods/builtin.h"
 
 namespace stereo {
 namespace {

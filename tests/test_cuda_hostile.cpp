@@ -7,9 +7,10 @@
 
 #include <string>
 
-#include "host/error.h"
-#include "host/matcher.h"
-#include "test_cuda_util.h"
+#include "core/error.h"
+#include "core/matcher.h"
+#include "tests/test_cuda_util.h"
+#include "methods/builtin.h"
 
 using namespace stereo;
 
@@ -21,7 +22,7 @@ TEST(CudaHostile, AVolumeBeyondGpuMemoryNamesTheSizeAndTheMemory) {
   const ImageU8 left = cuda_test::random_u8(width, height, 3, 1);
   const ImageU8 right = cuda_test::random_u8(width, height, 3, 2);
   int tried = 0;
-  for (const BackendEntry& e : Registry::builtin().entries()) {
+  for (const BackendEntry& e : builtin_registry().entries()) {
     if (e.backend != "cuda") continue;
     SCOPED_TRACE(e.method + "/cuda");
     ++tried;

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "cuda/common.h"
-#include "host/image.h"
+#include "core/image.h"
 
 /// Every CUDA test starts with this: no device means skip, with the runtime's reason.
 #define STEREO_REQUIRE_CUDA()                                                       \

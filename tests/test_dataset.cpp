@@ -5,10 +5,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "host/dataset.h"
-#include "host/image_io.h"
-#include "cli_util.h"
-#include "test_util.h"
+#include "app/dataset.h"
+#include "app/image_io.h"
+#include "tests/cli_util.h"
+#include "tests/test_util.h"
+#include "core/validate.h"
 
 namespace fs = std::filesystem;
 using namespace stereo;

@@ -12,9 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "host/dataset.h"
-#include "host/matcher.h"
-#include "test_util.h"
+#include "app/dataset.h"
+#include "core/matcher.h"
+#include "tests/test_util.h"
+#include "methods/builtin.h"
 
 namespace stereo {
 namespace {
@@ -69,14 +70,14 @@ TEST(DisparityRange, EveryBackendFindsThePlaneAboveAndBelowZero) {
   };
   const ImageU8 left = test::random_texture(71, 37, 11);
   int backends_run = 0;
-  for (const BackendEntry& entry : Registry::builtin().entries()) {
+  for (const BackendEntry& entry : builtin_registry().entries()) {
     if (const auto reason = entry.unavailable ? entry.unavailable() : std::nullopt) {
       std::cout << "[range] skipping " << entry.method << "/" << entry.backend << ": " << *reason << "\n";
       continue;
     }
     auto matcher = entry.create(method_options(entry.method, float_options(entry.backend)));
     // A peer (sgbm/opencv) has no CPU reference of its own: its range is checked, not agreement.
-    const auto backends = Registry::builtin().backends(entry.method);
+    const auto backends = builtin_registry().backends(entry.method);
     auto reference = std::find(backends.begin(), backends.end(), "cpu") != backends.end()
                          ? create_matcher(entry.method, "cpu", method_options(entry.method, {}))
                          : nullptr;

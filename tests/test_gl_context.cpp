@@ -22,11 +22,11 @@
 
 #include "gl/check.h"
 #include "gl/context.h"
-#include "gl/salap_gl.h"
-#include "gl/salap_glcompute.h"
-#include "host/error.h"
-#include "host/synth.h"
-#include "test_gl_util.h"
+#include "methods/salap/gl/salap_gl.h"
+#include "methods/salap/gl/salap_glcompute.h"
+#include "core/error.h"
+#include "app/synth.h"
+#include "tests/test_gl_util.h"
 
 extern char** environ;
 

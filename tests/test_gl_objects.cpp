@@ -14,12 +14,13 @@
 #include "gl/context.h"
 #include "gl/objects.h"
 #include "gl/program.h"
-#include "gl/salap_passes.h"
+#include "methods/salap/gl/salap_passes.h"
 #include "gl/state.h"
-#include "host/backends.h"
-#include "host/error.h"
-#include "host/matcher.h"
-#include "test_gl_util.h"
+#include "methods/salap/register.h"
+#include "core/error.h"
+#include "core/matcher.h"
+#include "tests/test_gl_util.h"
+#include "core/registry.h"
 
 namespace stereo::gl {
 namespace {

@@ -7,7 +7,7 @@
 #include <cstddef>
 
 #include "gl/context.h"
-#include "host/image.h"
+#include "core/image.h"
 
 /// Skips the test, with the reason, when no OpenGL 4.5 context (and so no compute shaders)
 /// can be made here.

@@ -19,13 +19,15 @@
 #include <typeinfo>
 #include <vector>
 
-#include "host/dataset.h"
-#include "host/error.h"
-#include "host/image_io.h"
-#include "host/matcher.h"
-#include "cli_util.h"
-#include "png_util.h"
-#include "test_util.h"
+#include "app/dataset.h"
+#include "core/error.h"
+#include "app/image_io.h"
+#include "core/matcher.h"
+#include "tests/cli_util.h"
+#include "tests/png_util.h"
+#include "tests/test_util.h"
+#include "methods/builtin.h"
+#include "core/validate.h"
 
 namespace fs = std::filesystem;
 using namespace stereo;
@@ -41,7 +43,7 @@ void PrintTo(const EntryName& e, std::ostream* os) { *os << e.method << "/" << e
 
 std::vector<EntryName> registered() {
   std::vector<EntryName> out;
-  for (const BackendEntry& e : Registry::builtin().entries()) out.push_back({e.method, e.backend});
+  for (const BackendEntry& e : builtin_registry().entries()) out.push_back({e.method, e.backend});
   return out;
 }
 
@@ -84,7 +86,7 @@ void expect_valid_map(const ImageF& d, int width, int height, DisparityRange ran
 class Hostile : public ::testing::TestWithParam<EntryName> {
  protected:
   void SetUp() override {
-    const BackendEntry& e = Registry::builtin().find(GetParam().method, GetParam().backend);
+    const BackendEntry& e = builtin_registry().find(GetParam().method, GetParam().backend);
     if (const auto why = e.unavailable ? e.unavailable() : std::nullopt) GTEST_SKIP() << *why;
     matcher_ = create_matcher(GetParam().method, GetParam().backend, {});
   }

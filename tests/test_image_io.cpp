@@ -7,8 +7,8 @@
 #include <fstream>
 #include <limits>
 
-#include "host/dataset.h"
-#include "host/image_io.h"
+#include "app/dataset.h"
+#include "app/image_io.h"
 
 namespace fs = std::filesystem;
 using namespace stereo;

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "host/metrics.h"
+#include "app/metrics.h"
 
 using namespace stereo;
 

@@ -4,10 +4,11 @@
 #include <set>
 #include <sstream>
 
-#include "host/backends.h"
-#include "host/matcher.h"
-#include "host/methods/salap.h"
-#include "host/params.h"
+#include "methods/salap/register.h"
+#include "core/matcher.h"
+#include "methods/salap/params.h"
+#include "core/params.h"
+#include "methods/builtin.h"
 
 using namespace stereo;
 
@@ -121,7 +122,7 @@ TEST(SalapMethodInfo, ParameterTableListsEveryKey) {
 // ---- the registry ------------------------------------------------------------------------
 
 TEST(Registry, EveryBuiltinBackendHasItsMethodInfo) {
-  const Registry& r = Registry::builtin();
+  const Registry& r = builtin_registry();
   ASSERT_FALSE(r.entries().empty());
   std::set<std::string> with_backend;
   for (const BackendEntry& e : r.entries()) {

@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <string>
 
-#include "host/dataset.h"
-#include "host/synth.h"
+#include "app/dataset.h"
+#include "app/synth.h"
 
 namespace stereo {
 namespace {

@@ -23,11 +23,12 @@
 #include <string>
 #include <vector>
 
-#include "host/error.h"
-#include "host/image_io.h"
-#include "host/matcher.h"
-#include "host/synth.h"
-#include "cli_util.h"
+#include "core/error.h"
+#include "app/image_io.h"
+#include "core/matcher.h"
+#include "app/synth.h"
+#include "tests/cli_util.h"
+#include "methods/builtin.h"
 
 namespace fs = std::filesystem;
 using namespace stereo;
@@ -116,7 +117,7 @@ class Stream : public ::testing::Test {
 /// Whether `backend` of salap is in this build and usable here (a GL context on llvmpipe).
 std::optional<std::string> unavailable(const std::string& backend) {
   try {
-    const BackendEntry& e = Registry::builtin().find("salap", backend);
+    const BackendEntry& e = builtin_registry().find("salap", backend);
     return e.unavailable ? e.unavailable() : std::nullopt;
   } catch (const Error& err) {
     return std::string(err.what());

@@ -13,9 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "host/dataset.h"
-#include "host/error.h"
-#include "host/synth.h"
+#include "app/dataset.h"
+#include "core/error.h"
+#include "app/npy.h"
+#include "app/synth.h"
 
 namespace stereo {
 namespace {

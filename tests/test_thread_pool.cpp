@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "host/error.h"
-#include "host/thread_pool.h"
+#include "core/error.h"
+#include "core/thread_pool.h"
 
 using namespace stereo;
 

@@ -14,9 +14,10 @@
 #include <thread>
 #include <vector>
 
-#include "host/error.h"
-#include "host/matcher.h"
-#include "test_util.h"
+#include "core/error.h"
+#include "core/matcher.h"
+#include "tests/test_util.h"
+#include "methods/builtin.h"
 
 using namespace stereo;
 
@@ -36,7 +37,7 @@ bool identical(const ImageF& a, const ImageF& b) {
 
 TEST(TwoThreads, EveryPairGivesTheMapsOfEachAloneOrRefusesClearly) {
   std::vector<const BackendEntry*> entries;
-  for (const BackendEntry& e : Registry::builtin().entries())
+  for (const BackendEntry& e : builtin_registry().entries())
     if (!(e.unavailable && e.unavailable())) entries.push_back(&e);
   ASSERT_FALSE(entries.empty());
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <random>
 
-#include "host/image.h"
+#include "core/image.h"
 
 namespace stereo::test {
 

@@ -1,0 +1,651 @@
+// The core commands. They name no method: titles, citations, the papers' accuracy tables and
+// speed settings all come from the registry's MethodInfo (host/methods/<name>.cpp).
+
+#include "app/cli/commands.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <tuple>
+
+#include "app/dataset.h"
+#include "core/error.h"
+#include "app/image_io.h"
+#include "core/matcher.h"
+#include "app/metrics.h"
+#include "app/revision.h"
+#include "app/synth.h"
+#include "app/cli/compare_command.h"
+#include "app/measure.h"
+#include "methods/builtin.h"
+#include "core/validate.h"
+
+namespace stereo::cli {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// ---- shared helpers --------------------------------------------------------------------
+
+struct MethodChoice {
+  std::string method;
+  std::string backend = "cpu";
+  std::vector<std::string> sets;
+
+  void add_to(CLI::App* sub, bool backend_optional_default = true) {
+    sub->add_option("-m,--method", method, "method name (see `stereo list`)")->required();
+    auto* b = sub->add_option("-b,--backend", backend, "backend: cpu, gl, glcompute, cuda (see `stereo list`)");
+    if (backend_optional_default) b->capture_default_str();
+    sub->add_option("--set", sets, "override a parameter: --set key=value (repeatable; `stereo params -m METHOD`)");
+  }
+  [[nodiscard]] Overrides overrides() const {
+    Overrides o;
+    for (const auto& s : sets) o.push_back(parse_override(s));
+    return o;
+  }
+};
+
+void print_params(const std::string& method, const std::string& backend, const Matcher& m) {
+  std::cout << method << "/" << backend << " on " << m.device() << "\nparams: " << m.params().dump() << "\n";
+}
+
+// ---- list, params ----------------------------------------------------------------------
+
+void cmd_list(bool as_json) {
+  const Registry& reg = builtin_registry();
+  if (as_json) {
+    json methods = json::array();
+    for (const MethodInfo& m : reg.methods()) {
+      json j = method_json(m);
+      j["backends"] = json::array();
+      for (const std::string& b : reg.backends(m.name)) {
+        const BackendEntry& e = reg.find(m.name, b);
+        const auto reason = unavailable(e);
+        j["backends"].push_back({{"backend", b}, {"available", !reason.has_value()},
+                                 {"reason", reason ? json(*reason) : json(nullptr)}, {"summary", e.summary}});
+      }
+      methods.push_back(j);
+    }
+    std::cout << json{{"methods", methods}}.dump(2) << "\n";
+    return;
+  }
+  // Backend rows keep the fixed columns (method 10, backend 11, available 11) that scripts
+  // read with awk; the method's own lines above them start with "name:".
+  bool first = true;
+  for (const MethodInfo& m : reg.methods()) {
+    if (!first) std::cout << "\n";
+    first = false;
+    std::cout << m.name << ": " << m.title << "\n  " << m.citation << "\n";
+    if (!m.accuracy_source.empty()) std::cout << "  paper accuracy: " << m.accuracy_source << "\n";
+    if (!m.speed_source.empty()) std::cout << "  paper speed: " << m.speed_source << "\n";
+    std::cout << "  parameters: stereo params -m " << m.name << "\n";
+    std::cout << std::left << std::setw(10) << "method" << std::setw(11) << "backend" << std::setw(11) << "available"
+              << "notes\n";
+    for (const std::string& b : reg.backends(m.name)) {
+      const BackendEntry& e = reg.find(m.name, b);
+      const auto reason = unavailable(e);
+      std::cout << std::setw(10) << m.name << std::setw(11) << b << std::setw(11) << (reason ? "no" : "yes")
+                << (reason ? *reason : e.summary) << "\n";
+    }
+  }
+}
+
+void cmd_params(const std::string& method) {
+  const Registry& reg = builtin_registry();
+  const MethodInfo& m = reg.method(method);
+  std::string backends;
+  for (const std::string& b : reg.backends(method)) backends += (backends.empty() ? "" : ", ") + b;
+  std::cout << m.name << ": " << m.title << "\n  " << m.citation << "\n\n"
+            << "parameters of every backend (--set key=value; key = default  (doc)):\n"
+            << (m.describe_params ? m.describe_params() : std::string("  (none)\n"))
+            << "\nbackends (" << backends << ") may add options of their own; every run prints all "
+            << "parameters in force\n";
+}
+
+// ---- run -------------------------------------------------------------------------------
+
+struct RunArgs {
+  std::string left, right, out, png16, color, dsi;
+  int levels = 64;
+  int min_disparity = 0;
+  bool json_out = false;
+  MethodChoice choice;
+};
+
+void check_output_folder(const std::string& path) {
+  if (path.empty()) return;
+  const fs::path parent = fs::path(path).parent_path();
+  std::error_code ec;
+  require(parent.empty() || fs::is_directory(parent, ec), "cannot write " + path + ": folder " + parent.string() + " does not exist");
+  require(!fs::is_directory(path, ec), "cannot write " + path + ": it is a folder");
+}
+
+// The DSI as raw little-endian float32 (DisparitySpaceImage's layout) and a JSON sidecar
+// PATH.json with its dimensions and meaning, so a reader needs no header parser.
+void write_dsi(const std::string& path, const DisparitySpaceImage& dsi) {
+  write_atomically(path, [&](const fs::path& tmp) {
+    std::ofstream out(tmp, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(dsi.data.data()), std::streamsize(dsi.data.size() * sizeof(float)));
+    require(bool(out), "cannot write " + path + " (disk full?)");
+  });
+  const json side = {{"format", "raw float32, little-endian, index (level * height + y) * width + x"},
+                     {"width", dsi.width}, {"height", dsi.height}, {"levels", dsi.range.count},
+                     {"min_disparity", dsi.range.min}, {"meaning", dsi.meaning}, {"better", dsi.better}};
+  write_atomically(path + ".json", [&](const fs::path& tmp) {
+    std::ofstream meta(tmp);
+    meta << side.dump(2) << "\n";
+    require(bool(meta), "cannot write " + path + ".json");
+  });
+}
+
+void cmd_run(const RunArgs& a) {
+  for (const auto& p : {a.out, a.png16, a.color, a.dsi}) check_output_folder(p);
+  const DisparityRange range{a.min_disparity, a.levels};
+  const ImageU8 left = to_rgb(read_image(a.left));
+  const ImageU8 right = to_rgb(read_image(a.right));
+  validate_pair(left, right, range, "run");
+  auto matcher = create_matcher(a.choice.method, a.choice.backend, a.choice.overrides());
+  if (!a.dsi.empty()) matcher->request_cost_volume(true);
+  if (!a.json_out) print_params(a.choice.method, a.choice.backend, *matcher);
+  const StereoResult r = matcher->compute(left, right, range);
+  write_pfm(a.out, r.disparity);
+  if (!a.dsi.empty()) {
+    require(r.dsi.has_value(), "run: " + matcher->component() + " returned no cost volume for --dsi");
+    write_dsi(a.dsi, *r.dsi);
+  }
+  if (!a.png16.empty()) write_disparity_png16(a.png16, r.disparity);
+  if (!a.color.empty()) write_png(a.color, colorize_range(r.disparity, range));
+  const double total = r.timing.total_ms();
+  if (a.json_out) {
+    json j = {{"method", a.choice.method}, {"backend", a.choice.backend}, {"revision", source_revision()},
+              {"device", matcher->device()}, {"device_info", matcher->device_info()},
+              {"params", matcher->params()}, {"width", left.width}, {"height", left.height},
+              {"min_disparity", range.min}, {"levels", range.count},
+              {"timing", timing_json(r.timing)}, {"mdes", mdes(left.width, left.height, range.count, total)},
+              {"mdes_algorithm", mdes(left.width, left.height, range.count, r.timing.algorithm_ms)},
+              {"outputs", {{"pfm", a.out}, {"png16", a.png16.empty() ? json(nullptr) : json(a.png16)},
+                           {"color", a.color.empty() ? json(nullptr) : json(a.color)}}}};
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::cout << left.width << "x" << left.height << ", disparities " << range_text(range) << " (" << range.count
+            << " levels): algorithm " << fmt(r.timing.algorithm_ms) << " ms, upload " << fmt(r.timing.upload_ms)
+            << " ms, read-back " << fmt(r.timing.readback_ms) << " ms, total " << fmt(total) << " ms ("
+            << r.timing.clock << ", one cold run)\n"
+            << "throughput " << fmt(mdes(left.width, left.height, range.count, total), 1)
+            << " Mde/s including upload and read-back\n"
+            << "disparity: " << a.out << "\n";
+  if (!a.png16.empty()) std::cout << "16-bit PNG: " << a.png16 << "\n";
+  if (!a.color.empty()) std::cout << "colour map: " << a.color << " (ramp over " << range_text(range) << ")\n";
+  if (!a.dsi.empty())
+    std::cout << "DSI: " << a.dsi << " (raw float32 " << left.width << " x " << left.height << " x " << range.count
+              << ", x fastest, then y, then level = disparity - " << range.min << "; " << r.dsi->meaning << ", "
+              << r.dsi->better << " is better; described in " << a.dsi << ".json)\n";
+}
+
+// ---- eval ------------------------------------------------------------------------------
+
+struct EvalArgs {
+  std::string dataset, out;
+  std::optional<double> threshold;
+  std::vector<double> also_thresholds;  ///< more thresholds evaluated on the same maps
+  bool json_out = false;
+  MethodChoice choice;
+};
+
+/// Sums for one column (nonocc, all or disc) of the averages.
+struct ColumnSums {
+  double ours = 0.0;    ///< over every scene with our figure
+  int n = 0;
+  double ours_vs = 0.0;  ///< over the scenes where the paper has a figure too
+  double paper = 0.0;
+  int n_vs = 0;
+
+  void add(const std::optional<double>& mine, const std::optional<double>& theirs) {
+    if (!mine) return;
+    ours += *mine, ++n;
+    if (theirs) ours_vs += *mine, paper += *theirs, ++n_vs;
+  }
+  [[nodiscard]] std::optional<double> average() const { return n ? std::optional(ours / n) : std::nullopt; }
+  [[nodiscard]] std::optional<double> average_vs() const { return n_vs ? std::optional(ours_vs / n_vs) : std::nullopt; }
+  [[nodiscard]] std::optional<double> paper_average() const {
+    return n_vs ? std::optional(paper / n_vs) : std::nullopt;
+  }
+};
+
+// Column widths of the eval table, shared by the header, the rows and the averages.
+constexpr int W_SCENE = 14, W_SIZE = 10, W_RANGE = 12, W_BAD = 8, W_TIME = 10, W_MDES = 9;
+
+void print_eval_header() {
+  std::cout << std::left << std::setw(W_SCENE) << "scene" << std::right << std::setw(W_SIZE) << "size"
+            << std::setw(W_RANGE) << "disparities" << std::setw(W_BAD) << "nonocc" << std::setw(W_BAD) << "all"
+            << std::setw(W_BAD) << "disc" << std::setw(W_BAD) << "avg err" << std::setw(W_BAD) << "density"
+            << std::setw(W_TIME) << "time ms" << std::setw(W_MDES) << "Mde/s"
+            << "  | paper: " << std::setw(W_BAD - 2) << "nonocc" << std::setw(W_BAD) << "all" << std::setw(W_BAD)
+            << "disc" << "\n";
+}
+
+std::string paper_cells(const std::optional<double>& nonocc, const std::optional<double>& all,
+                        const std::optional<double>& disc) {
+  std::ostringstream s;
+  s << "  |        " << std::setw(W_BAD - 2) << fmt(nonocc) << std::setw(W_BAD) << fmt(all) << std::setw(W_BAD)
+    << fmt(disc);
+  return s.str();
+}
+
+void cmd_eval(const EvalArgs& a) {
+  require(!a.threshold || *a.threshold >= 0.0, "eval: --threshold must be >= 0");
+  for (double t : a.also_thresholds) require(t >= 0.0, "eval: --also-threshold must be >= 0, got " + fmt(t));
+  const std::vector<Scene> scenes = load_dataset(a.dataset);
+  if (!a.out.empty()) {
+    std::error_code ec;
+    fs::create_directories(a.out, ec);
+    require(!ec, "cannot create output folder " + a.out + ": " + ec.message());
+  }
+  auto matcher = create_matcher(a.choice.method, a.choice.backend, a.choice.overrides());
+  const MethodInfo& info = builtin_registry().method(a.choice.method);
+  const json params = matcher->params();
+
+  // Each scene's format brings its own threshold (v2: 1, MiddEval3: 2); --threshold overrides all.
+  std::vector<double> thresholds;
+  for (const Scene& s : scenes) thresholds.push_back(a.threshold.value_or(s.default_threshold));
+  const bool uniform = std::all_of(thresholds.begin(), thresholds.end(), [&](double t) { return t == thresholds[0]; });
+  // The paper's figures are at its own threshold; beside any other they would mislead.
+  const auto paper_applies = [&](double threshold) { return threshold == info.accuracy_threshold; };
+
+  if (!a.json_out) {
+    print_params(a.choice.method, a.choice.backend, *matcher);
+    std::cout << "bad pixels (%): |d - gt| > ";
+    if (uniform) {
+      std::cout << thresholds[0] << " px" << (a.threshold ? "" : " (the format's default; --threshold changes it)");
+    } else {
+      std::cout << "the format's threshold per scene:";
+      for (std::size_t i = 0; i < scenes.size(); ++i) std::cout << " " << scenes[i].name << " " << thresholds[i];
+    }
+    std::cout << "\ntime = one run including upload and read-back"
+              << (a.choice.backend != "cpu" ? ", after one warm-up run of the scene" : "") << "\n";
+    if (info.accuracy.empty())
+      std::cout << "paper: " << info.citation << " gives no accuracy table\n";
+    else
+      std::cout << "paper: " << info.citation << ", " << info.accuracy_source
+                << (std::any_of(thresholds.begin(), thresholds.end(), paper_applies)
+                        ? ""
+                        : "; not shown: its threshold is " + fmt(info.accuracy_threshold, 1) + " px")
+                << "\n";
+    std::cout << "\n";
+    print_eval_header();
+  }
+  json rows = json::array();
+  ColumnSums sum_nonocc, sum_all, sum_disc;
+  // --also-threshold: nonocc and all at each extra threshold, per scene (printed after the table).
+  std::vector<ColumnSums> also_nonocc(a.also_thresholds.size()), also_all(a.also_thresholds.size());
+  std::vector<std::string> also_lines;
+  std::vector<std::string> paper_scenes;
+  // GPU backends run each scene once untimed first (allocation for the size, shader
+  // compilation, module load), so the time is the method's; the CPU reference runs once.
+  const bool warm_up = a.choice.backend != "cpu";
+  for (std::size_t i = 0; i < scenes.size(); ++i) {
+    const Scene& s = scenes[i];
+    const double threshold = thresholds[i];
+    const DisparityRange range = s.range();
+    if (warm_up) matcher->compute(s.left, s.right, range);
+    const StereoResult r = matcher->compute(s.left, s.right, range);
+    const double total = r.timing.total_ms();
+    std::optional<Metrics> m;
+    if (s.has_ground_truth()) m = evaluate(r.disparity, s, threshold);
+    const std::optional<PaperAccuracy> paper =
+        m && paper_applies(threshold) ? info.paper_accuracy(s.name, params) : std::nullopt;
+    json row = {{"name", s.name}, {"width", s.left.width}, {"height", s.left.height},
+                {"min_disparity", range.min}, {"levels", range.count}, {"threshold", threshold},
+                {"nonocc", m ? optional_json(m->bad_nonocc) : json(nullptr)},
+                {"all", m ? optional_json(m->bad_all) : json(nullptr)},
+                {"disc", m ? optional_json(m->bad_disc) : json(nullptr)},
+                {"avg_error", m ? optional_json(m->avg_error) : json(nullptr)},
+                {"density", m ? json(m->density) : json(nullptr)},
+                {"d1_all", m ? optional_json(m->d1_all) : json(nullptr)},
+                {"time_ms", total}, {"mdes", mdes(s.left.width, s.left.height, range.count, total)},
+                {"timing", timing_json(r.timing)},
+                {"paper", paper ? json{{"nonocc", optional_json(paper->nonocc)}, {"all", optional_json(paper->all)},
+                                       {"disc", optional_json(paper->disc)}}
+                                : json(nullptr)}};
+    if (m) {
+      sum_nonocc.add(m->bad_nonocc, paper ? paper->nonocc : std::nullopt);
+      sum_all.add(m->bad_all, paper ? paper->all : std::nullopt);
+      sum_disc.add(m->bad_disc, paper ? paper->disc : std::nullopt);
+    }
+    if (paper) paper_scenes.push_back(s.name);
+    if (m && !a.also_thresholds.empty()) {
+      json also = json::array();
+      std::ostringstream line;
+      line << std::left << std::setw(W_SCENE) << s.name << std::right;
+      for (std::size_t j = 0; j < a.also_thresholds.size(); ++j) {
+        const Metrics mt = evaluate(r.disparity, s, a.also_thresholds[j]);
+        also.push_back({{"threshold", a.also_thresholds[j]}, {"nonocc", optional_json(mt.bad_nonocc)},
+                        {"all", optional_json(mt.bad_all)}});
+        also_nonocc[j].add(mt.bad_nonocc, std::nullopt);
+        also_all[j].add(mt.bad_all, std::nullopt);
+        line << std::setw(W_BAD + 2) << fmt(mt.bad_nonocc) << std::setw(W_BAD) << fmt(mt.bad_all);
+      }
+      row["also"] = also;
+      also_lines.push_back(line.str());
+    }
+    if (!a.out.empty()) {
+      const fs::path base = fs::path(a.out) / s.name;
+      write_pfm(base.string() + ".pfm", r.disparity);
+      write_png(base.string() + "_color.png", colorize_range(r.disparity, range));
+      row["outputs"] = {{"pfm", base.string() + ".pfm"}, {"color", base.string() + "_color.png"}};
+      if (s.has_ground_truth()) {
+        write_png(base.string() + "_error.png", error_map(r.disparity, s, threshold));
+        write_png(base.string() + "_gt_color.png", colorize_range(s.gt, range));
+        row["outputs"]["error"] = base.string() + "_error.png";
+        row["outputs"]["gt_color"] = base.string() + "_gt_color.png";
+      }
+    }
+    if (!a.json_out) {
+      std::cout << std::left << std::setw(W_SCENE) << s.name << std::right << std::setw(W_SIZE)
+                << (std::to_string(s.left.width) + "x" + std::to_string(s.left.height)) << std::setw(W_RANGE)
+                << range_text(range) << std::setw(W_BAD) << (m ? fmt(m->bad_nonocc) : "-") << std::setw(W_BAD)
+                << (m ? fmt(m->bad_all) : "-") << std::setw(W_BAD) << (m ? fmt(m->bad_disc) : "-")
+                << std::setw(W_BAD) << (m ? fmt(m->avg_error) : "-") << std::setw(W_BAD)
+                << (m ? fmt(m->density, 1) : "-") << std::setw(W_TIME) << fmt(total) << std::setw(W_MDES)
+                << fmt(mdes(s.left.width, s.left.height, range.count, total), 1)
+                << (paper ? paper_cells(paper->nonocc, paper->all, paper->disc)
+                          : paper_cells(std::nullopt, std::nullopt, std::nullopt))
+                << "\n";
+      if (!a.out.empty())
+        std::cout << "    -> " << row["outputs"]["pfm"].get<std::string>() << ", "
+                  << row["outputs"]["color"].get<std::string>()
+                  << (s.has_ground_truth() ? ", " + row["outputs"]["error"].get<std::string>() : "") << "\n";
+    }
+    rows.push_back(row);
+  }
+  json doc = {{"method", a.choice.method},
+              {"backend", a.choice.backend},
+              {"revision", source_revision()},
+              {"device", matcher->device()}, {"device_info", matcher->device_info()},
+              {"params", params},
+              {"threshold", uniform ? json(thresholds[0]) : json(nullptr)},
+              {"scenes", rows},
+              {"average", {{"nonocc", optional_json(sum_nonocc.average())},
+                           {"all", optional_json(sum_all.average())},
+                           {"disc", optional_json(sum_disc.average())}}},
+              {"paper", {{"citation", info.citation}, {"source", info.accuracy_source},
+                         {"threshold", info.accuracy_threshold}, {"scenes", paper_scenes}}}};
+  // Ours and the paper's, each averaged over the scenes where both have the column's figure.
+  json paper_average = json::object();
+  const std::pair<const char*, const ColumnSums*> columns[] = {{"nonocc", &sum_nonocc}, {"all", &sum_all}, {"disc", &sum_disc}};
+  for (const auto& [name, c] : columns)
+    paper_average[name] = {{"ours", optional_json(c->average_vs())}, {"paper", optional_json(c->paper_average())},
+                           {"scenes", c->n_vs}};
+  doc["paper_average"] = paper_average;
+  if (!a.also_thresholds.empty()) {
+    json also = json::array();
+    for (std::size_t j = 0; j < a.also_thresholds.size(); ++j)
+      also.push_back({{"threshold", a.also_thresholds[j]}, {"nonocc", optional_json(also_nonocc[j].average())},
+                      {"all", optional_json(also_all[j].average())}});
+    doc["also_average"] = also;
+  }
+  if (!a.out.empty()) {
+    const fs::path result = fs::path(a.out) / "result.json";
+    write_atomically(result, [&](const fs::path& tmp) {
+      std::ofstream f(tmp);
+      f << doc.dump(2) << "\n";
+      if (!f) throw Error("cannot write " + result.string());
+    });
+  }
+  if (a.json_out) {
+    std::cout << doc.dump(2) << "\n";
+    return;
+  }
+  const int lead = W_SCENE + W_SIZE + W_RANGE;
+  if (sum_nonocc.n + sum_all.n + sum_disc.n > 0)
+    std::cout << std::left << std::setw(lead) << "average" << std::right << std::setw(W_BAD)
+              << fmt(sum_nonocc.average()) << std::setw(W_BAD) << fmt(sum_all.average()) << std::setw(W_BAD)
+              << fmt(sum_disc.average()) << "\n";
+  if (!paper_scenes.empty())
+    std::cout << std::left << std::setw(lead)
+              << ("vs paper (" + std::to_string(paper_scenes.size()) + (paper_scenes.size() == 1 ? " scene)" : " scenes)"))
+              << std::right << std::setw(W_BAD) << fmt(sum_nonocc.average_vs()) << std::setw(W_BAD)
+              << fmt(sum_all.average_vs()) << std::setw(W_BAD) << fmt(sum_disc.average_vs())
+              << std::string(2 * W_BAD + W_TIME + W_MDES, ' ')
+              << paper_cells(sum_nonocc.paper_average(), sum_all.paper_average(), sum_disc.paper_average()) << "\n"
+              << "(vs paper: ours and the paper's, each over the scenes where both give that column)\n";
+  if (!also_lines.empty()) {
+    std::cout << "\nbad pixels (%) at other thresholds on the same maps, nonocc / all:\n"
+              << std::left << std::setw(W_SCENE) << "scene" << std::right;
+    for (double t : a.also_thresholds)
+      std::cout << std::setw(W_BAD + 2) << ("> " + fmt(t, 1)) << std::setw(W_BAD) << "";
+    std::cout << "\n";
+    for (const std::string& line : also_lines) std::cout << line << "\n";
+    std::cout << std::left << std::setw(W_SCENE) << "average" << std::right;
+    for (std::size_t j = 0; j < a.also_thresholds.size(); ++j)
+      std::cout << std::setw(W_BAD + 2) << fmt(also_nonocc[j].average()) << std::setw(W_BAD)
+                << fmt(also_all[j].average());
+    std::cout << "\n";
+  }
+}
+
+// ---- bench -----------------------------------------------------------------------------
+
+struct BenchArgs {
+  std::string size;
+  int levels = 0;
+  int min_disparity = 0;
+  int repeat = 10;
+  bool json_out = false;
+  MethodChoice choice;
+  bool backend_given = false;
+};
+
+void print_bench_header(const std::string& device, const json& params, const MethodInfo& info, const json& first,
+                        bool any_paper) {
+  const int repeat = first["repeat"].get<int>();
+  std::cout << "GPU/CPU: " << device << "\nsource: " << source_revision() << "\nparams: " << params.dump() << "\n"
+            << "time: median of " << repeat << (repeat == 1 ? " run" : " runs") << " after " << warmup_text(WarmUp{})
+            << ", "
+            << first["clock"].get<std::string>() << "; total = upload of both images + algorithm + read-back of "
+            << "the disparity map (input generation and matcher creation excluded)\n"
+            << "Mde/s = W x H x disparities / total time (the paper's convention), alg Mde/s over the algorithm "
+               "time alone\n";
+  if (any_paper)
+    std::cout << "paper: " << info.citation << ", " << info.speed_source << "; paper Mde/s on " << info.paper_gpu
+              << ", ours/paper = our Mde/s / the paper's\n";
+  std::cout << "\n"
+            << std::left << std::setw(11) << "backend" << std::right << std::setw(11) << "size" << std::setw(11)
+            << "disp" << std::setw(11) << "alg ms" << std::setw(10) << "upload" << std::setw(10) << "readback"
+            << std::setw(10) << "total ms" << std::setw(9) << "fps" << std::setw(11) << "Mde/s" << std::setw(12)
+            << "alg Mde/s" << std::setw(13) << "paper Mde/s" << std::setw(12) << "ours/paper"
+            << "   fetch Gtex/s (ceiling, share)\n";
+}
+
+void print_bench_row(const json& j) {
+  const DisparityRange range{j["min_disparity"].get<int>(), j["levels"].get<int>()};
+  const json& paper = j["paper"];
+  const auto paper_num = [&](const char* key, int precision) {
+    return paper.is_object() && paper[key].is_number() ? fmt(paper[key].get<double>(), precision) : std::string("-");
+  };
+  std::cout << std::left << std::setw(11) << j["backend"].get<std::string>() << std::right << std::setw(11)
+            << (std::to_string(j["width"].get<int>()) + "x" + std::to_string(j["height"].get<int>())) << std::setw(11)
+            << range_text(range) << std::setw(11) << fmt(j["algorithm_ms"].get<double>(), 3) << std::setw(10)
+            << fmt(j["upload_ms"].get<double>(), 3) << std::setw(10) << fmt(j["readback_ms"].get<double>(), 3)
+            << std::setw(10) << fmt(j["total_ms"].get<double>(), 3) << std::setw(9) << fmt(j["fps"].get<double>(), 1)
+            << std::setw(11) << fmt(j["mdes"].get<double>(), 0) << std::setw(12)
+            << fmt(j["mdes_algorithm"].get<double>(), 0) << std::setw(13) << paper_num("mdes", 0) << std::setw(12)
+            << paper_num("ratio_mdes", 2);
+  if (j.contains("fetch_gtexel_s"))
+    std::cout << "   " << fmt(j["fetch_gtexel_s"].get<double>(), 1) << " (" << fmt(j["ceiling_gtexel_s"].get<double>(), 1)
+              << ", " << fmt(100.0 * j["fetch_share"].get<double>(), 0) << "%)";
+  if (paper.is_object() && !paper["mdes"].is_number() && !paper["note"].get<std::string>().empty())
+    std::cout << "   (" << paper["note"].get<std::string>() << ")";
+  if (j.contains("set"))
+    for (const auto& [key, value] : j["set"].items()) std::cout << "   " << key << "=" << value.get<std::string>();
+  if (paper.is_object() && paper["ms"].is_number() && j["total_ms"].get<double>() > 0) {
+    const double speedup = paper["ms"].get<double>() / j["total_ms"].get<double>();
+    std::cout << "   paper " << fmt(paper["ms"].get<double>(), 2) << " ms (paper / ours = "
+              << fmt(speedup, speedup < 10.0 ? 2 : 0) << ")";
+  }
+  std::cout << std::endl;
+  // One indented line per named stage; GB/s and the share of the copy rate where accounted.
+  if (j.contains("stages") && j["stages"].size() > 1)
+    for (const json& s : j["stages"]) {
+      std::cout << "    " << std::left << std::setw(28) << s["name"].get<std::string>() << std::right << std::setw(10)
+                << fmt(s["ms"].get<double>(), 3) << " ms";
+      if (s.contains("gb_s"))
+        std::cout << std::setw(10) << fmt(s["bytes"].get<double>() / 1e6, 1) << " MB" << std::setw(9)
+                  << fmt(s["gb_s"].get<double>(), 0) << " GB/s" << std::setw(6)
+                  << fmt(100.0 * s["copy_share"].get<double>(), 0) << " % of the " << fmt(j["copy_gb_s"].get<double>(), 0)
+                  << " GB/s copy";
+      std::cout << "\n";
+    }
+}
+
+void cmd_bench(const BenchArgs& a) {
+  require(a.repeat >= 1, "bench: --repeat must be >= 1, got " + std::to_string(a.repeat));
+  const Registry& reg = builtin_registry();
+  const MethodInfo& info = reg.method(a.choice.method);
+  std::vector<std::string> backends;
+  if (a.backend_given) {
+    backends.push_back(a.choice.backend);
+  } else {
+    for (const std::string& b : reg.backends(a.choice.method)) {
+      if (b == "cpu") continue;
+      const auto reason = unavailable(reg.find(a.choice.method, b));
+      if (!reason) backends.push_back(b);
+      else std::cerr << "bench: skipping " << a.choice.method << "/" << b << ": " << *reason << "\n";
+    }
+    require(!backends.empty(), "bench: no GPU backend of " + a.choice.method + " is available here; pass -b cpu");
+  }
+  // The paper's setting of a size and count, so a --size run that matches one is compared too.
+  // A setting that carries parameter overrides matches only when the user's --set has them.
+  const Overrides user = a.choice.overrides();
+  const auto paper_setting = [&](int w, int h, int levels) -> std::optional<PaperSpeed> {
+    for (const PaperSpeed& s : info.speed) {
+      const bool set_holds = std::all_of(s.set.begin(), s.set.end(), [&](const auto& kv) {
+        return std::find(user.begin(), user.end(), kv) != user.end();
+      });
+      if (s.width == w && s.height == h && s.levels == levels && set_holds) return s;
+    }
+    return std::nullopt;
+  };
+  std::vector<BenchConfig> configs;
+  if (!a.size.empty()) {
+    const auto [w, h] = parse_size(a.size, "bench: --size");
+    require(a.levels >= 1, "bench: -d LEVELS is required with --size");
+    configs.push_back({w, h, {a.min_disparity, a.levels}, paper_setting(w, h, a.levels)});
+  } else {
+    require(a.levels == 0, "bench: -d needs --size");
+    require(!info.speed.empty(), "bench: " + info.name + " registers no speed settings; pass --size WxH -d LEVELS");
+    for (const PaperSpeed& s : info.speed) configs.push_back({s.width, s.height, {a.min_disparity, s.levels}, s});
+  }
+  // Every configuration's range is checked before anything runs, so a sweep never stops halfway.
+  for (const BenchConfig& c : configs)
+    validate_pair(ImageU8(c.width, 1, 3), ImageU8(c.width, 1, 3), c.range, "bench");
+  const bool any_paper =
+      std::any_of(configs.begin(), configs.end(), [](const BenchConfig& c) { return c.paper && c.paper->mdes; });
+
+  json rows = json::array();
+  bool header = false;
+  std::vector<std::unique_ptr<Matcher>> matchers;
+  for (const auto& b : backends) {
+    matchers.push_back(create_matcher(a.choice.method, b, a.choice.overrides()));
+    if (matchers.back()->device().find("llvmpipe") != std::string::npos && a.size.empty())
+      std::cerr << "bench: " << b << " runs on Mesa's llvmpipe (software rendering): the full sweep takes many "
+                << "minutes; --size WxH -d LEVELS times one configuration\n";
+  }
+  for (const BenchConfig& c : configs)
+    for (std::size_t i = 0; i < backends.size(); ++i) {
+      // A paper setting with its own parameters (SymStereo's N per cell) runs on a matcher made
+      // for it: the user's --set, then the setting's overrides, which are the paper's cell.
+      std::unique_ptr<Matcher> own;
+      if (c.paper && !c.paper->set.empty() && a.size.empty()) {
+        Overrides o = user;
+        o.insert(o.end(), c.paper->set.begin(), c.paper->set.end());
+        own = create_matcher(a.choice.method, backends[i], o);
+      }
+      json j = bench_one(own ? *own : *matchers[i], info, backends[i], c, a.repeat);
+      if (c.paper && !c.paper->set.empty()) {
+        json set = json::object();
+        for (const auto& [key, value] : c.paper->set) set[key] = value;
+        j["set"] = set;
+      }
+      if (!a.json_out && !header) {
+        print_bench_header(matchers[i]->device(), matchers[i]->params(), info, j, any_paper);
+        header = true;
+      }
+      if (!a.json_out) print_bench_row(j);
+      rows.push_back(j);
+    }
+  if (a.json_out) std::cout << (rows.size() == 1 ? rows[0].dump(2) : rows.dump(2)) << "\n";
+}
+
+}  // namespace
+
+void add_core_commands(CLI::App& app) {
+  auto* list = app.add_subcommand("list", "list every method (title, paper) and its backends, and whether each runs here");
+  auto list_json = std::make_shared<bool>(false);
+  list->add_flag("--json", *list_json, "print JSON, with each method's paper figures and parameters");
+  list->callback([list_json] { cmd_list(*list_json); });
+
+  auto params_method = std::make_shared<std::string>();
+  auto* pa = app.add_subcommand("params", "print a method's parameters with their defaults and sources");
+  pa->add_option("-m,--method", *params_method, "method name (see `stereo list`)")->required();
+  pa->callback([params_method] { cmd_params(*params_method); });
+
+  auto run = std::make_shared<RunArgs>();
+  auto* r = app.add_subcommand("run", "compute the disparity map of one pair");
+  r->add_option("LEFT", run->left, "left (reference) image")->required();
+  r->add_option("RIGHT", run->right, "right image")->required();
+  run->choice.add_to(r);
+  r->add_option("-d,--levels", run->levels, "number of disparities searched: MIN .. MIN+LEVELS-1")->capture_default_str();
+  r->add_option("--min-disparity", run->min_disparity, "smallest disparity searched (may be negative)")
+      ->capture_default_str();
+  r->add_option("-o,--out", run->out, "disparity map, PFM (inf = none)")->required();
+  r->add_option("--png", run->png16, "also a 16-bit PNG, disparity x 256 (KITTI convention)");
+  r->add_option("--color", run->color, "also a colour-mapped PNG for people (ramp over the searched range)");
+  r->add_option("--dsi", run->dsi,
+                "also the cost volume (DSI), raw float32 x-y-level with a PATH.json description (methods that have one)");
+  r->add_flag("--json", run->json_out, "print JSON");
+  r->callback([run] { cmd_run(*run); });
+
+  auto ev = std::make_shared<EvalArgs>();
+  auto* e = app.add_subcommand("eval", "run a method over a dataset and evaluate against ground truth");
+  e->add_option("DATASET", ev->dataset, "a scene folder or a folder of scenes (each searched over its own range)")
+      ->required();
+  ev->choice.add_to(e);
+  e->add_option("--threshold", ev->threshold,
+                "bad-pixel threshold in pixels (default: the scene format's, 1.0 for Middlebury v2)");
+  e->add_option("--also-threshold", ev->also_thresholds,
+                "also report bad nonocc/all at this threshold, on the same maps (repeatable)");
+  e->add_option("--out", ev->out, "write disparity (PFM), colour and error pictures and result.json here");
+  e->add_flag("--json", ev->json_out, "print JSON");
+  e->callback([ev] { cmd_eval(*ev); });
+
+  auto be = std::make_shared<BenchArgs>();
+  auto* b = app.add_subcommand("bench", "time a method (without --size: the paper's own settings)");
+  be->choice.add_to(b, false);
+  b->add_option("--size", be->size, "image size WxH (default: the method's paper settings, see `stereo list --json`)");
+  b->add_option("-d,--levels", be->levels, "number of disparities (with --size)");
+  b->add_option("--min-disparity", be->min_disparity, "smallest disparity searched (may be negative)")
+      ->capture_default_str();
+  b->add_option("--repeat", be->repeat, "timed runs after the warm-up; medians are reported")->capture_default_str();
+  b->add_flag("--json", be->json_out, "print JSON");
+  b->callback([be, b] {
+    be->backend_given = b->count("--backend") > 0;
+    cmd_bench(*be);
+  });
+
+  add_compare_commands(app);
+}
+
+}  // namespace stereo::cli

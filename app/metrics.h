@@ -1,0 +1,38 @@
+#pragma once
+/// \file metrics.h
+/// Evaluation of a disparity map against ground truth.
+
+#include <optional>
+
+#include "app/dataset.h"
+#include "core/image.h"
+
+namespace stereo {
+
+/// Percentages are of the evaluated pixels of each mask; a field the scene's format does not
+/// define is empty. A pixel without a valid computed disparity counts as bad.
+struct Metrics {
+  double threshold = 1.0;              ///< |d - gt| > threshold is bad
+  std::optional<double> bad_nonocc;    ///< % bad over non-occluded pixels
+  std::optional<double> bad_all;       ///< % bad over all pixels with ground truth
+  std::optional<double> bad_disc;      ///< % bad near discontinuities (Middlebury v2)
+  std::optional<double> avg_error;     ///< mean |d - gt| over non-occluded (else all) valid pixels
+  double density = 0.0;                ///< % of pixels with a finite computed disparity
+  std::optional<double> d1_all;        ///< KITTI D1: % with error > 3 px and > 5% of gt, all valid gt
+};
+
+Metrics evaluate(const ImageF& disparity, const Scene& scene, double threshold);
+
+/// Share (0..1) of pixels whose integer disparities agree exactly (both non-finite counts as
+/// agreement); the maps must have equal size.
+double agreement(const ImageF& a, const ImageF& b);
+
+/// Colour picture of a disparity map for people: a perceptual colour ramp over
+/// [0, max_disparity], black where the disparity is unknown.
+ImageU8 colorize_disparity(const ImageF& disparity, float max_disparity);
+
+/// Error picture: grey (the left image, dimmed) where correct, red where bad over non-occluded
+/// pixels, orange where bad in occluded regions, black where there is no ground truth.
+ImageU8 error_map(const ImageF& disparity, const Scene& scene, double threshold);
+
+}  // namespace stereo

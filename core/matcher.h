@@ -1,0 +1,179 @@
+#pragma once
+/// \file matcher.h
+/// The interface every (method, backend) implements: a pair of images and a disparity range in,
+/// a disparity map and its timing out. The registry that names them is core/registry.h.
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/disparity_range.h"
+#include "core/error.h"
+#include "core/image.h"
+#include "core/params.h"
+
+namespace stereo {
+
+/// Wall or device time of one run, split the way the paper's Table 2 splits it.
+struct Timing {
+  double upload_ms = 0.0;     ///< host -> device copies of the two images
+  double algorithm_ms = 0.0;  ///< all matching work on the device
+  double readback_ms = 0.0;   ///< device -> host copy of the disparity map
+  std::vector<std::pair<std::string, double>> stages;  ///< named parts of algorithm_ms
+  std::string clock;  ///< what measured it ("cuda events", "GL timer queries", "host clock")
+  [[nodiscard]] double total_ms() const { return upload_ms + algorithm_ms + readback_ms; }
+};
+
+/// A method's cost volume (disparity space image), for users who want it rather than the map
+/// (`stereo run --dsi`). Raw layout: float32, x fastest, then y, then level; level k is
+/// disparity range.min + k. `better` says which way a value is a better match.
+struct DisparitySpaceImage {
+  int width = 0;
+  int height = 0;
+  DisparityRange range;
+  std::string meaning;  ///< what a value is ("joint energy E = E_A x E_S, eq. 7")
+  std::string better;   ///< "higher" or "lower"
+  std::vector<float> data;  ///< index (k * height + y) * width + x
+};
+
+struct StereoResult {
+  ImageF disparity;  ///< pixels; +inf where the method gives none
+  Timing timing;
+  /// The cost volume, only after Matcher::request_cost_volume(true) on a backend that has one.
+  std::optional<DisparitySpaceImage> dsi;
+};
+
+/// A disparity map in the smallest form that holds it exactly. Methods whose every pixel gets
+/// a whole level (SA-LAP's winner-takes-all) give level indices, disparity = range.min +
+/// index: 8 bits when range.count <= 256, 16 bits otherwise, a quarter or half of a float
+/// map's bytes to read back. Methods with sub-pixel values or pixels without a disparity give
+/// floats. to_float() widens on the host, only when a float map is asked for.
+struct DisparityMap {
+  enum class Form { pixels_f32, index_u8, index_u16 };
+  Form form = Form::pixels_f32;
+  int width = 0;
+  int height = 0;
+  DisparityRange range;
+  ImageF pixels;                      ///< Form::pixels_f32: disparity in pixels, +inf = none
+  std::vector<std::uint8_t> index8;   ///< Form::index_u8: row-major level indices
+  std::vector<std::uint16_t> index16; ///< Form::index_u16: row-major level indices
+
+  /// The index form for `levels`: index_u8 up to 256 levels, index_u16 above.
+  [[nodiscard]] static Form index_form(int levels) { return levels <= 256 ? Form::index_u8 : Form::index_u16; }
+  /// A map of `form` and this size, every index 0 (every pixel +inf for pixels_f32).
+  static DisparityMap allocate(Form form, int width, int height, DisparityRange range);
+  /// Disparity in pixels as compute() returns it (range.min + index, exactly, as float).
+  [[nodiscard]] ImageF to_float() const;
+  /// to_float() into `out` (resized when its size differs), without a new allocation when it fits.
+  void to_float(ImageF& out) const;
+};
+
+/// One pair of a sequence, as a FrameSource fills it.
+struct FramePair {
+  ImageU8 left;
+  ImageU8 right;
+};
+
+/// The result of frame `index` (0-based, in the order the source gave the pairs).
+struct FrameResult {
+  std::size_t index = 0;
+  DisparityMap disparity;
+  /// Device or host time of this frame's upload, matching and read-back. In a pipelined
+  /// sequence these overlap with other frames' work; the sum is the frame's own cost, not
+  /// the interval between results.
+  Timing timing;
+};
+
+/// Fills `pair` with the next pair of the sequence and returns true, or returns false at the
+/// end. Throws (stereo::Error naming the frame) on bad input; frames it gave before are
+/// still completed and delivered.
+using FrameSource = std::function<bool(FramePair& pair)>;
+/// Receives each frame's result, in frame order, once it is complete.
+using FrameSink = std::function<void(FrameResult&& result)>;
+
+/// Texture-fetch accounting of a shader backend, for the bench's fetch-rate ceiling.
+struct FetchStats {
+  double fetches_per_run = 0.0;    ///< texel fetches (texture() calls) the passes issue per run
+  double ceiling_gtexel_s = 0.0;   ///< a fetch-only pass of the same shape, measured now
+  std::string ceiling_pass;        ///< what that pass is
+};
+
+/// Device-memory accounting of a backend, for the bench's per-stage bandwidth figures.
+struct MemoryStats {
+  /// Bytes each named stage (as in Timing::stages) moves through device memory at the least:
+  /// its inputs read once and its outputs written once.
+  std::vector<std::pair<std::string, double>> stage_bytes;
+  double copy_gb_s = 0.0;  ///< a large device-to-device copy measured now, bytes read + written per second
+};
+
+class Matcher {
+ public:
+  virtual ~Matcher() = default;
+  /// Disparity of `left` over `range`, in pixels (range.min + the winning index); +inf where
+  /// the method gives none. Inputs are RGB or grey, equal sizes. Validates, then match().
+  StereoResult compute(const ImageU8& left, const ImageU8& right, DisparityRange range);
+  /// The same over 0 .. levels-1.
+  StereoResult compute(const ImageU8& left, const ImageU8& right, int levels) {
+    return compute(left, right, DisparityRange{0, levels});
+  }
+  /// The same map as compute(), in its smallest exact form (DisparityMap): what a backend
+  /// that reads back level indices hands over without widening them.
+  DisparityMap compute_compact(const ImageU8& left, const ImageU8& right, DisparityRange range,
+                               Timing* timing = nullptr);
+
+  /// Matches a sequence: every pair `next` gives, over `range`, each result handed to `done`
+  /// in frame order. Every map is identical to compute() on the same pair. Every pair must
+  /// have the first pair's size and channel count (a size change is an error naming the
+  /// frame). Backends that can overlap frames (CUDA streams, GL pixel buffer objects)
+  /// override match_stream(); every other method streams through its default, which calls
+  /// match_compact() frame by frame, so no method needs a loop of its own. On an error
+  /// (from `next`, validation, the method or `done`) the frames already given are finished
+  /// and delivered first where they can be, then the error propagates.
+  void match_sequence(DisparityRange range, const FrameSource& next, const FrameSink& done);
+  /// Every parameter in force, by key (the values a run used).
+  [[nodiscard]] virtual nlohmann::json params() const = 0;
+  /// "method/backend", the prefix of every error message it throws ("salap/cuda").
+  [[nodiscard]] virtual std::string component() const = 0;
+  /// Where it runs: the CPU, or the GPU's name.
+  [[nodiscard]] virtual std::string device() const = 0;
+  /// What identifies the device in a result: {"name"} at least; GPU backends add "uuid"
+  /// (nvidia-smi's "GPU-..." form, so CUDA and GL runs can be matched to one GPU) and more.
+  [[nodiscard]] virtual nlohmann::json device_info() const { return {{"name", device()}}; }
+  /// Shader backends measure their fetch ceiling for the bench; others return nothing.
+  virtual std::optional<FetchStats> fetch_stats(int /*width*/, int /*height*/, int /*levels*/) {
+    return std::nullopt;
+  }
+  /// Asks every later compute() to return its cost volume in StereoResult::dsi (not timed:
+  /// the read-back is outside Timing). Backends without one throw, naming themselves.
+  virtual void request_cost_volume(bool keep) {
+    if (keep) throw Error(component() + ": this backend exposes no cost volume (--dsi)");
+  }
+  /// GPU backends that account their stages' bytes return them with a copy rate measured now.
+  virtual std::optional<MemoryStats> memory_stats(int /*width*/, int /*height*/, DisparityRange /*range*/) {
+    return std::nullopt;
+  }
+
+ protected:
+  /// The method itself, on a pair compute() has validated against `range`.
+  virtual StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) = 0;
+  /// compute_compact()'s work on a validated pair. Default: match() in float form. Backends
+  /// that produce level indices override it (and then may implement match() through it).
+  virtual DisparityMap match_compact(const ImageU8& left, const ImageU8& right, DisparityRange range, Timing& timing);
+  /// match_sequence()'s work. `next` here gives only validated pairs of one size. Default:
+  /// match_compact() per frame, in the caller's thread. Overrides keep several frames in
+  /// flight; they must deliver in order and, when `next` throws, deliver the frames in
+  /// flight before rethrowing.
+  virtual void match_stream(DisparityRange range, const FrameSource& next, const FrameSink& done);
+};
+
+/// "CPU: <model name> (N threads)" from /proc/cpuinfo.
+std::string cpu_name();
+
+}  // namespace stereo

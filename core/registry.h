@@ -1,0 +1,102 @@
+#pragma once
+/// \file registry.h
+/// What the driver knows of each method (its paper's citation, accuracy table, speed settings and
+/// parameters) and the registry that maps a method and a backend to a factory. The registry of
+/// every method this build has is the methods layer's (methods/builtin.h); core names none.
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/matcher.h"
+#include "core/params.h"
+
+namespace stereo {
+
+/// One row of a paper's accuracy table: bad-pixel percentages at the paper's threshold.
+struct PaperAccuracy {
+  std::string scene;              ///< scene name, lower case, as the dataset loader names it ("tsukuba")
+  std::optional<double> nonocc;   ///< empty where the paper gives no figure
+  std::optional<double> all;
+  std::optional<double> disc;
+  /// Parameter values this row applies to (matched against Matcher::params() as strings);
+  /// empty = the defaults. SA-LAP's 4-window rows carry {"windows", "4"}.
+  std::vector<std::pair<std::string, std::string>> when;
+};
+
+/// One of the paper's own speed settings and what the paper measured there.
+struct PaperSpeed {
+  int width = 0;
+  int height = 0;
+  int levels = 0;
+  std::optional<double> ms;    ///< the paper's time, where it gives one
+  std::optional<double> mdes;  ///< the paper's Mde/s, where it gives one
+  std::string note;            ///< what the paper's time includes, or other context
+  /// Parameter overrides of this setting (key, value), applied by `bench` on top of the
+  /// user's --set; empty = the defaults. SymStereo's grid carries {"wavelets", "30"}.
+  std::vector<std::pair<std::string, std::string>> set{};  // {} : older rows need not name it (-Wextra)
+};
+
+/// Everything the driver knows of a method, registered once with it (host/methods/<name>.h):
+/// `list`, `eval` and `bench` read the paper's figures and settings from here and name no
+/// method themselves.
+struct MethodInfo {
+  std::string name;      ///< "salap"
+  std::string title;     ///< one line for `stereo list`
+  std::string citation;  ///< authors, title, venue, year
+  std::string accuracy_source;            ///< "Table 1 (Middlebury v2, bad > 1)"
+  double accuracy_threshold = 1.0;        ///< the bad-pixel threshold of that table
+  std::vector<PaperAccuracy> accuracy;    ///< the paper's accuracy table
+  std::string speed_source;               ///< "Table 2 (GeForce 7900 GTX)"
+  std::string paper_gpu;                  ///< the GPU of the paper's speed figures
+  std::vector<PaperSpeed> speed;          ///< the paper's own benchmark settings
+  /// The parameter table: "key = default  (doc)" lines of the method's Params::describe().
+  std::function<std::string()> describe_params;
+
+  /// The accuracy row for `scene` under `params` (the run's Matcher::params()), if the paper has one.
+  [[nodiscard]] std::optional<PaperAccuracy> paper_accuracy(const std::string& scene,
+                                                            const nlohmann::json& params) const;
+};
+
+struct BackendEntry {
+  std::string method;
+  std::string backend;
+  std::string summary;  ///< one line for `stereo list`
+  /// Empty when usable here, else why not ("no CUDA device").
+  std::function<std::optional<std::string>()> unavailable;
+  std::function<std::unique_ptr<Matcher>(const Overrides&)> create;
+};
+
+class Registry {
+ public:
+  /// Adds a backend; throws when that method/backend is registered already.
+  void add(BackendEntry entry);
+  /// Registers a method's description; each method registers exactly one.
+  void add_method(MethodInfo info);
+  /// Throws stereo::Error naming the known methods when there is none of that name.
+  [[nodiscard]] const MethodInfo& method(const std::string& name) const;
+  [[nodiscard]] const std::vector<MethodInfo>& methods() const { return methods_; }
+  /// Throws stereo::Error naming the known methods/backends when there is no such entry.
+  [[nodiscard]] const BackendEntry& find(const std::string& method, const std::string& backend) const;
+  [[nodiscard]] const std::vector<BackendEntry>& entries() const { return entries_; }
+  /// Backends of `method`, in registration order.
+  [[nodiscard]] std::vector<std::string> backends(const std::string& method) const;
+  /// The matcher of `method` on `backend`, after checking that the backend is usable here
+  /// (throws "<method>/<backend> is not available here: <reason>" when it is not).
+  [[nodiscard]] std::unique_ptr<Matcher> create(const std::string& method, const std::string& backend,
+                                                const Overrides& overrides) const;
+  /// Throws unless every backend's method has a MethodInfo and every MethodInfo at least one
+  /// backend: a method cannot reach `list`, `eval` or `bench` without its paper's figures.
+  void check_complete() const;
+
+ private:
+  std::vector<BackendEntry> entries_;
+  std::vector<MethodInfo> methods_;
+};
+
+}  // namespace stereo

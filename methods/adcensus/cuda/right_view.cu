@@ -1,0 +1,80 @@
+// The right view's volume from the left view's (reference::right_view_from_left): right(x, y, d)
+// = left(x + d, y, d) where x + d lies inside the image, else out_of_image_cost.
+//
+// Why it holds after aggregation, not only for the cost: over the combined region the right
+// view's region at (x, d) is the left view's at (x + d, d) (both take at every pixel the shorter
+// of the two views' arms at the pair it matches), and no matched cell's region holds an
+// unmatched one (pd's arms stop at the other image's border); unmatched cells keep
+// out_of_image_cost in both views. The GPU's window sums are integer sums of the same
+// fixed-point values, so the skewed left volume equals the right view's own aggregation bit for
+// bit (tests/test_cuda_adcensus_stages.cpp), and the matcher aggregates one view instead of two.
+//
+// The read is a skew: for one right pixel the levels sit D + 1 cells apart in the left volume.
+// A block takes one row, TILE right pixels and 32 levels: it loads the TILE + 31 left pixels
+// those need (32 levels each, 64 contiguous bytes a pixel) into shared memory, then writes each
+// right pixel's 32 levels contiguously. One read and one write of the volume in all.
+
+#include <cuda_fp16.h>
+
+#include <string>
+
+#include "methods/adcensus/cuda/stages.h"
+
+namespace stereo::cu::adcensus {
+namespace {
+
+constexpr int LANES = 32;  // levels a block
+constexpr int WARPS = 8;
+constexpr int TILE = 64;  // right pixels a block
+constexpr int SPAN = TILE + LANES - 1;  // left pixels a block reads
+
+__global__ void __launch_bounds__(LANES * WARPS)
+    right_view_kernel(const __half* __restrict__ left, int width, int levels, int min_d, __half out_of_image,
+                      __half* __restrict__ right) {
+  __shared__ __half tile[SPAN][LANES + 1];
+  const int lane = threadIdx.x % LANES;
+  const int warp = threadIdx.x / LANES;
+  const int y = static_cast<int>(blockIdx.z);
+  const int k0 = static_cast<int>(blockIdx.y) * LANES;
+  const int x0 = static_cast<int>(blockIdx.x) * TILE;
+  const int k = k0 + lane;
+  const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(width);
+  // Left pixel x0 + min_d + k0 + j holds level k0 + lane of right pixel x0 + j - lane.
+  const int first = x0 + min_d + k0;
+  for (int j = warp; j < SPAN; j += WARPS) {
+    const int xl = first + j;
+    if (k < levels && xl >= 0 && xl < width)
+      tile[j][lane] = left[(row + static_cast<std::size_t>(xl)) * static_cast<std::size_t>(levels) + k];
+  }
+  __syncthreads();
+  if (k >= levels) return;
+  for (int t = warp; t < TILE; t += WARPS) {
+    const int x = x0 + t;
+    if (x >= width) break;
+    const int xl = x + min_d + k;
+    right[(row + static_cast<std::size_t>(x)) * static_cast<std::size_t>(levels) + k] =
+        xl >= 0 && xl < width ? tile[t + lane][lane] : out_of_image;
+  }
+}
+
+}  // namespace
+
+void right_view_from_left(const DeviceVolume& left, float out_of_image_cost, DeviceVolume& right,
+                          cudaStream_t stream) {
+  require(right.width == left.width && right.height == left.height && right.range.min == left.range.min &&
+              right.range.count == left.range.count,
+          "adcensus/cuda right_view_from_left: both volumes must have one size and range");
+  require(right.get() != left.get(), "adcensus/cuda right_view_from_left: the right volume may not alias the left");
+  if (left.count() == 0) return;
+  const unsigned tiles = static_cast<unsigned>(div_up(left.width, TILE));
+  const unsigned groups = static_cast<unsigned>(div_up(left.range.count, LANES));
+  require(left.height <= 65535 && groups <= 65535,
+          "adcensus/cuda right_view_from_left: " + std::to_string(left.height) + " rows or " +
+              std::to_string(left.range.count) + " levels exceed one grid");
+  right_view_kernel<<<dim3(tiles, groups, static_cast<unsigned>(left.height)), LANES * WARPS, 0, stream>>>(
+      reinterpret_cast<const __half*>(left.get()), left.width, left.range.count, left.range.min,
+      __float2half_rn(out_of_image_cost), reinterpret_cast<__half*>(right.get()));
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace stereo::cu::adcensus

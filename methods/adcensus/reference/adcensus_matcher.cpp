@@ -1,0 +1,110 @@
+// The `cpu` backend of AD-Census: the reference stages of reference/adcensus.h and
+// reference/adcensus_refine.h behind the Matcher interface, timed stage by stage with the host
+// clock. The right view's aggregated volume is the left one's, skewed (right_view_from_left);
+// from there both views run the same stages (the right view with right_view = true). The right
+// view is skipped when refine = none, where nothing reads it.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "methods/adcensus/register.h"
+#include "methods/adcensus/params.h"
+#include "methods/adcensus/reference/adcensus.h"
+#include "methods/adcensus/reference/adcensus_refine.h"
+#include "reference/cpu_matcher.h"
+#include "reference/host_stage_clock.h"
+#include "core/registry.h"
+
+namespace stereo {
+namespace {
+
+class AdCensusCpu final : public reference::CpuMatcher<AdCensusParams> {
+ public:
+  explicit AdCensusCpu(const Overrides& overrides) : CpuMatcher("adcensus/cpu", overrides) {}
+
+  StereoResult match(const ImageU8& left_input, const ImageU8& right_input, DisparityRange range) override {
+    namespace ref = reference;
+    StereoResult result;
+    ref::HostStageClock clock(result.timing);
+    const std::string& stop = params_.refine;
+    const bool both_views = stop != "none";
+
+    const ImageU8 left = to_rgb(left_input);
+    const ImageU8 right = to_rgb(right_input);
+    const ref::CensusImage left_census = ref::census_transform(ref::grey_image(left));
+    const ref::CensusImage right_census = ref::census_transform(ref::grey_image(right));
+    ref::CostVolume cost_left = ref::ad_census_cost(left, right, left_census, right_census, range, params_, false);
+    clock.lap("cost");
+
+    // Both views' arms: each view's region at d combines p's cross with pd's (Zhang et al.).
+    const ref::CrossArms arms_left = ref::cross_arms(left, params_);
+    const ref::CrossArms arms_right = ref::cross_arms(right, params_);
+    clock.lap("cross");
+
+    for (int i = 1; i <= params_.aggregation_iterations; ++i)
+      cost_left = ref::aggregate_cost(cost_left, arms_left, arms_right, i, false);
+    // The right view's region at (x, d) is the left view's at (x + d, d) and its cost the same
+    // pair's: its aggregated volume is the left one's, skewed (right_view_from_left).
+    ref::CostVolume cost_right;
+    if (both_views) cost_right = ref::right_view_from_left(cost_left, params_.out_of_image_cost);
+    clock.lap("aggregate");
+
+    const ref::CostVolume c2_left = ref::scanline_optimize(cost_left, left, right, params_, false);
+    cost_left = {};
+    ref::CostVolume c2_right;
+    if (both_views) c2_right = ref::scanline_optimize(cost_right, left, right, params_, true);
+    cost_right = {};
+    clock.lap("scanline");
+
+    ImageF disparity = ref::winner_takes_all(c2_left);
+    ImageF right_disparity;
+    if (both_views) right_disparity = ref::winner_takes_all(c2_right);
+    c2_right = {};
+    clock.lap("wta");
+
+    const auto finish = [&](ImageF map) {
+      result.disparity = std::move(map);
+      clock.finish();
+      return std::move(result);
+    };
+    if (stop == "none") return finish(std::move(disparity));
+
+    ref::RefinedDisparity refined{disparity, ref::left_right_check(disparity, right_disparity, range)};
+    clock.lap("refine lrc");
+    if (stop == "lrc") return finish(ref::with_outliers_as_inf(refined.disparity, refined.outliers));
+
+    refined = ref::region_voting(refined.disparity, refined.outliers, arms_left, range, params_);
+    clock.lap("refine vote");
+    if (stop == "vote") return finish(ref::with_outliers_as_inf(refined.disparity, refined.outliers));
+
+    refined = ref::proper_interpolation(refined.disparity, refined.outliers, left);
+    clock.lap("refine interp");
+    // A pixel with no reliable pixel in any of the 16 directions stays without a disparity.
+    disparity = ref::with_outliers_as_inf(refined.disparity, refined.outliers);
+    if (stop == "interp") return finish(std::move(disparity));
+
+    disparity = ref::discontinuity_adjustment(disparity, c2_left);
+    clock.lap("refine adjust");
+    if (stop == "adjust") return finish(std::move(disparity));
+
+    disparity = ref::subpixel_enhancement(disparity, c2_left);
+    clock.lap("refine subpixel");
+    if (stop == "subpixel") return finish(std::move(disparity));
+
+    disparity = ref::median_3x3(disparity);
+    clock.lap("refine median");
+    return finish(std::move(disparity));
+  }
+};
+
+}  // namespace
+
+void register_adcensus_cpu(Registry& registry) {
+  registry.add({"adcensus", "cpu", "AD-Census cross aggregation + scanline optimisation, CPU reference (Mei et al. ICCV-W 2011)",
+                [] { return std::optional<std::string>{}; },
+                [](const Overrides& o) -> std::unique_ptr<Matcher> { return std::make_unique<AdCensusCpu>(o); }});
+}
+
+}  // namespace stereo

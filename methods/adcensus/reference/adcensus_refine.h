@@ -1,0 +1,97 @@
+#pragma once
+/// \file reference/adcensus_refine.h
+/// AD-Census multi-step disparity refinement on the CPU (Mei et al. ICCV-W 2011, Sec. 2.4),
+/// one function per step, named as the CUDA stages in cuda/adcensus/stages.h. Each step reads
+/// its inputs and returns new maps (no step updates a pixel from a neighbour it has already
+/// updated in the same pass), so a GPU kernel per pass gives the same result.
+///
+/// Order (the `refine` parameter stops after a step):
+///   outliers            = left_right_check(D_L, D_R, range)               "lrc"
+///   D, outliers         = region_voting(D, outliers, arms_L, ...) x 5     "vote"
+///   D, outliers         = proper_interpolation(D, outliers, left_rgb)     "interp"
+///   D                   = discontinuity_adjustment(D, C2_L)               "adjust"
+///   D                   = subpixel_enhancement(D, C2_L)                   "subpixel"
+///   D                   = median_3x3(D)                                   "full"
+/// A map handed out before interpolation holds +inf at the pixels still marked as outliers
+/// (with_outliers_as_inf).
+
+#include <cstdint>
+
+#include "core/disparity_range.h"
+#include "core/image.h"
+#include "reference/median.h"
+#include "methods/adcensus/reference/adcensus.h"
+
+namespace stereo::reference {
+
+/// Per-pixel label of the LR check, one channel.
+enum class OutlierKind : std::uint8_t {
+  reliable = 0,   ///< D_L(p) == D_R(p - D_L(p)), or filled by voting / interpolation
+  occlusion = 1,  ///< no disparity d of the range has D_R(p - d) == d (Hirschmueller's rule)
+  mismatch = 2,   ///< some other d has D_R(p - d) == d: the epipolar line meets D_R
+};
+using OutlierMap = Image<std::uint8_t>;  // values of OutlierKind
+
+/// Sec. 2.4 outlier detection: p is reliable when x - D_L(p) lies inside the right map and
+/// D_R(x - D_L(p), y) == D_L(p) exactly (integer WTA maps). An outlier is a mismatch when
+/// some d of `range` with x - d inside the image has D_R(x - d, y) == d; else an occlusion
+/// where the whole epipolar line (x - d for every d of `range`) lies inside the right image,
+/// and a mismatch where part of it leaves the image: there "no intersection" is not
+/// established (it may lie outside), so p is not taken to be hidden behind a nearer surface.
+/// Non-finite values are never consistent.
+OutlierMap left_right_check(const ImageF& left_disparity, const ImageF& right_disparity, DisparityRange range);
+
+/// `disparity` with +inf at every pixel `outliers` does not mark reliable.
+ImageF with_outliers_as_inf(const ImageF& disparity, const OutlierMap& outliers);
+
+/// The maps one refinement step hands on.
+struct RefinedDisparity {
+  ImageF disparity;
+  OutlierMap outliers;
+};
+
+/// One region-voting iteration (eq. 6). For each outlier p, a histogram (range.count bins) of
+/// the disparities of the reliable pixels in p's cross region (the horizontal arms of the
+/// pixels on p's vertical arm, the left image's arms, p excluded since it is an outlier);
+/// S_p = their number, d* = the fullest bin (the smallest d on a tie). p takes d* and becomes
+/// reliable when S_p > tau_S and H_p(d*) / S_p > tau_H. Every pixel reads the input maps only
+/// (pixels filled in this iteration vote from the next one on).
+RefinedDisparity region_voting_iteration(const ImageF& disparity, const OutlierMap& outliers, const CrossArms& arms,
+                                         DisparityRange range, const AdCensusParams& params);
+
+/// params.voting_iterations (5, Sec. 2.4) iterations of region_voting_iteration.
+RefinedDisparity region_voting(const ImageF& disparity, const OutlierMap& outliers, const CrossArms& arms,
+                               DisparityRange range, const AdCensusParams& params);
+
+/// The 16 directions of proper_interpolation as (dx, dy) with max(|dx|, |dy|) = 2, counter-
+/// clockwise from +x; step k of a direction visits p + (k*dx/2, k*dy/2) (C++ integer division,
+/// truncating toward zero), so every direction visits one new column or row per step.
+extern const int INTERPOLATION_DIRECTIONS[16][2];
+
+/// Sec. 2.4 proper interpolation: for each outlier p, the first reliable pixel (by the input
+/// map) along each of the 16 directions, up to the image border. An occlusion takes the
+/// smallest of their disparities; a mismatch the disparity of the one whose colour is closest
+/// to p's (D_c = max over RGB of |difference|); ties go to the earlier direction. Filled pixels
+/// become reliable; a pixel with no reliable pixel in any direction stays an outlier.
+RefinedDisparity proper_interpolation(const ImageF& disparity, const OutlierMap& outliers, const ImageU8& rgb);
+
+/// Sec. 2.4 depth discontinuity adjustment over all the edges of the disparity image. p lies
+/// on an edge crossed horizontally when |D(p) - D(q)| >= 1 for its left or right neighbour q,
+/// and then offers p1 = (x-1, y), p2 = (x+1, y); on one crossed vertically (upper or lower
+/// neighbour) p1 = (x, y-1), p2 = (x, y+1); on both, all four (neighbours inside the image).
+/// D(p) becomes the candidate disparity with the smallest C2(p, .) when that cost is strictly
+/// smaller than C2(p, D(p)) (the earlier of left, right, up, down on a tie). Integer
+/// disparities inside cost.range; other values are left alone. A candidate whose match p - d
+/// falls outside the right image is not offered: its C2 holds out_of_image_cost, a constant
+/// (not in the paper, which does not say what a match outside the image costs).
+ImageF discontinuity_adjustment(const ImageF& disparity, const CostVolume& cost);
+
+/// Eq. 7: d* = d - (C2(d+1) - C2(d-1)) / (2 (C2(d+1) + C2(d-1) - 2 C2(d))) at the integer d =
+/// D(p), applied only where C2(d) < C2(d-1) and C2(d) < C2(d+1): eq. 7 interpolates a cost
+/// minimum (the vertex then lies within half a level of d), and after voting, interpolation
+/// and adjustment d need not be one. d stays where d-1 or d+1 lies outside the range or its
+/// match p - (d +- 1) outside the right image (a constant there, not a cost), and non-finite
+/// values stay.
+ImageF subpixel_enhancement(const ImageF& disparity, const CostVolume& cost);
+
+}  // namespace stereo::reference

@@ -1,0 +1,173 @@
+#pragma once
+// The three-sample pass of eq. 5/6 (ESMP eq. 14/16) as one kernel template over its direction,
+// shared by aggr_h.cu (DX = 1) and aggr_v.cu (DY = 1); each .cu keeps its own launch function.
+//
+// Why it is written this way (NOTES.md, "Memory-level parallelism"):
+//  - every pointer is __restrict__ (centre and side may be equal: both are only read), so the
+//    loads of a plane need not wait for the store of the plane before;
+//  - the plane loop runs in groups of PLANES_IN_FLIGHT: all loads of a group are issued before
+//    the first value is used. One pixel per thread reads 2-byte values, so one load in flight per
+//    thread cannot cover DRAM or L2 latency (Little's law: 2.9 TB/s x ~0.7 us = 2 MB in flight);
+//  - resident warps matter as much as loads per warp: at 60 registers (groups of 8, no cap) only
+//    half the warp slots were filled and a pass ran at 31 % of the copy rate. Capped at 40
+//    registers (6 blocks of 256 per SM, 75 % of the slots) with groups of 4, 1920 x 1080 x 256
+//    on the H100: ESAW-9 40.3 -> 31.0 ms, ESMP-8 48.8 -> 40.7 ms; the sweep (min blocks 0/6/8 x
+//    groups 4/8) is in NOTES.md. 32 registers (8 blocks) spill and lose. With the prefetch below,
+//    48 registers (5 blocks, no spills) beat 40 (22.5 against 23.2 ms);
+//  - more bytes in flight than registers can hold: before loading a group, each thread asks the
+//    L2 to fetch its centre cells PREFETCH_AHEAD planes ahead (prefetch.global.L2, no register, no
+//    wait), so DRAM works on the next groups while this one is summed. ESAW-9 28.0 -> 24.1 ms,
+//    ESMP-8 39.6 -> 37.2 ms (16 planes ahead: the same; 32: lines evicted before use, slower);
+//  - what a pass does with its outputs (store, fused WTA, ESMP's forward min-sum) is a template
+//    argument, so a plain pass carries no registers or branches for the others;
+//  - the arithmetic of a cell is exactly the old kernel's (weights.cuh, the reference's order,
+//    explicit _rn intrinsics), so the stage tests stay bit-exact.
+
+#include <cuda_fp16.h>
+
+#include "methods/esaw/cuda/stages.h"
+#include "methods/esaw/cuda/weights.cuh"
+
+namespace stereo::cu::esaw::detail {
+
+constexpr int AGGR_BLOCK_X = 64;
+constexpr int AGGR_BLOCK_Y = 4;
+constexpr int PLANES_IN_FLIGHT = 4;
+// 5 blocks of 256 a SM: 48 registers, no spills (6 blocks, 40 registers, spill a few bytes in the
+// vertical pass: 23.2 against 22.5 ms for ESAW-9 at 1080p x 256 on the H100, NOTES.md).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+constexpr int AGGR_MIN_BLOCKS = 4;  // Turing holds at most 1024 threads per SM
+#else
+constexpr int AGGR_MIN_BLOCKS = 5;
+#endif
+
+// Vertical passes visit rows in the order q, q + s, q + 2s, ... for q = 0 .. s - 1 (row slot v of
+// the grid is row vertical_row_order(v)), so the rows a pass reads as sides (y +- s) are the
+// centre rows of the threads just before and after it and are still in L2 when the volume
+// streams from DRAM; in plain order they are s rows apart and, with many planes per thread,
+// evicted before their third read. The grid has vertical_row_slots(step, height) row slots;
+// the slots past the image map to rows >= height.
+__host__ __device__ inline int vertical_row_slots(int step, int height) {
+  const int stride = step < height ? step : height;
+  return stride * ((height + stride - 1) / stride);
+}
+__device__ __forceinline__ int vertical_row_order(int slot, int step, int height) {
+  const int stride = min(step, height), per_class = (height + stride - 1) / stride;
+  if (slot >= stride * per_class) return height;  // the grid's rounding to whole blocks
+  return (slot % per_class) * stride + slot / per_class;
+}
+
+// What a pass does with its output cells, fixed at compile time so that a plain pass carries no
+// registers for the others: store them (plain), also keep the running arg-min (winner; the store
+// then optional), or store their forward min-sum and min + eta (forward, ESMP's aggr_H+/aggr_V+).
+enum class PassOutput { plain, winner, forward };
+
+template <int DX, int DY, PassOutput MODE>
+__global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y, AGGR_MIN_BLOCKS)
+    aggr_pass_kernel(const uchar4* __restrict__ guide, int width, int height, const __half* __restrict__ centre,
+                     const __half* __restrict__ side, int planes, int step, WeightTable table, bool clamp_border,
+                     __half* __restrict__ out, float* __restrict__ winner_cost, float* __restrict__ winner_disparity,
+                     int first_disparity, float c, float eta, float* __restrict__ truncation) {
+  __shared__ WeightTable shared_table;
+  stage_table(shared_table, table, threadIdx.y * AGGR_BLOCK_X + threadIdx.x, AGGR_BLOCK_X * AGGR_BLOCK_Y);
+
+  const int x = blockIdx.x * AGGR_BLOCK_X + threadIdx.x;
+  int y = blockIdx.y * AGGR_BLOCK_Y + threadIdx.y;
+  if (DY) y = vertical_row_order(y, step, height);
+  if (x >= width || y >= height) return;
+  const int xm = x - DX * step, ym = y - DY * step, xp = x + DX * step, yp = y + DY * step;
+  // Border::drop reads no sample outside; Border::clamp reads the edge pixel instead.
+  const bool in_minus = clamp_border || (xm >= 0 && ym >= 0);
+  const bool in_plus = clamp_border || (xp < width && yp < height);
+  const std::size_t w = std::size_t(width);
+  const std::size_t i = std::size_t(y) * w + std::size_t(x);
+  const std::size_t im = std::size_t(max(ym, 0)) * w + std::size_t(max(xm, 0));
+  const std::size_t ip = std::size_t(min(yp, height - 1)) * w + std::size_t(min(xp, width - 1));
+  const Weights wt = pass_weights(shared_table, guide[i], guide[im], guide[ip], in_minus, in_plus);
+  // The side loads are predicated on the geometry only, not on the weights, so that they need not
+  // wait for the RGBA loads and the weights' arithmetic: every thread issues its RGBA loads and
+  // the first group's volume loads at once. (im, ip are clamped, so the addresses are valid;
+  // weighted_sum ignores a side whose weight came out 0, as the reference does.)
+  const bool read_minus = in_minus, read_plus = in_plus;
+
+  const std::size_t plane = w * std::size_t(height);
+  float best = 0.0f, best_d = 0.0f;
+  if constexpr (MODE == PassOutput::winner) {
+    best = winner_cost[i];
+    best_d = winner_disparity[i];
+  }
+  float lowest = 0.0f, forward = 0.0f;  // aggr_H+/aggr_V+ (ESMP): the min-sum's forward pass, eq. 17-19
+  constexpr int GROUP = PLANES_IN_FLIGHT;
+  for (int k0 = 0; k0 < planes; k0 += GROUP) {
+    if constexpr (PREFETCH_AHEAD > 0) {
+#pragma unroll
+      for (int u = 0; u < GROUP; ++u) {
+        const int k = k0 + PREFETCH_AHEAD + u;
+        if (k < planes) prefetch_l2(centre + std::size_t(k) * plane + i);
+      }
+    }
+    // (Not named c: that is eq. 10's slope, a parameter of this kernel.)
+    float at_centre[GROUP], at_minus[GROUP], at_plus[GROUP];
+#pragma unroll
+    for (int u = 0; u < GROUP; ++u) {
+      const bool live = k0 + u < planes;
+      const std::size_t o = std::size_t(live ? k0 + u : k0) * plane;
+      at_centre[u] = live ? __half2float(centre[o + i]) : 0.0f;
+      at_minus[u] = live && read_minus ? __half2float(side[o + im]) : 0.0f;
+      at_plus[u] = live && read_plus ? __half2float(side[o + ip]) : 0.0f;
+    }
+#pragma unroll
+    for (int u = 0; u < GROUP; ++u) {
+      const int k = k0 + u;
+      if (k >= planes) break;
+      const std::size_t o = std::size_t(k) * plane;
+      const __half v = weighted_sum(wt, at_centre[u], at_minus[u], at_plus[u]);
+      if constexpr (MODE == PassOutput::forward) {
+        // Eq. 18's minimum over the stored outputs; eq. 19 on them, each forward value rounded
+        // as reference::cost2msg rounds it.
+        const float value = __half2float(v);
+        lowest = k == 0 ? value : fminf(lowest, value);
+        forward = k == 0 ? value : __half2float(__float2half_rn(fminf(__fadd_rn(forward, c), value)));
+        out[o + i] = __float2half_rn(forward);
+      } else if (out) {
+        out[o + i] = v;
+      }
+      if constexpr (MODE == PassOutput::winner) {
+        const float stored = __half2float(v);
+        if (stored < best) {  // strictly smaller: over increasing disparities the first wins a tie
+          best = stored;
+          best_d = float(first_disparity + k);
+        }
+      }
+    }
+  }
+  if constexpr (MODE == PassOutput::winner) {
+    winner_cost[i] = best;
+    winner_disparity[i] = best_d;
+  }
+  if constexpr (MODE == PassOutput::forward) truncation[i] = __fadd_rn(lowest, eta);  // eq. 18's h
+}
+
+// Launches the pass in the mode its arguments ask for (winner: a fused WTA; truncation: the
+// forward min-sum; neither: a plain pass).
+template <int DX, int DY>
+void launch_pass(dim3 grid, cudaStream_t stream, const uchar4* guide, int width, int height, const __half* centre,
+                 const __half* side, int planes, int step, const WeightTable& table, bool clamp_border, __half* out,
+                 float* winner_cost, float* winner_disparity, int first_disparity, float c, float eta,
+                 float* truncation) {
+  const dim3 block(AGGR_BLOCK_X, AGGR_BLOCK_Y);
+  if (winner_cost)
+    aggr_pass_kernel<DX, DY, PassOutput::winner><<<grid, block, 0, stream>>>(
+        guide, width, height, centre, side, planes, step, table, clamp_border, out, winner_cost, winner_disparity,
+        first_disparity, c, eta, truncation);
+  else if (truncation)
+    aggr_pass_kernel<DX, DY, PassOutput::forward><<<grid, block, 0, stream>>>(
+        guide, width, height, centre, side, planes, step, table, clamp_border, out, winner_cost, winner_disparity,
+        first_disparity, c, eta, truncation);
+  else
+    aggr_pass_kernel<DX, DY, PassOutput::plain><<<grid, block, 0, stream>>>(
+        guide, width, height, centre, side, planes, step, table, clamp_border, out, winner_cost, winner_disparity,
+        first_disparity, c, eta, truncation);
+}
+
+}  // namespace stereo::cu::esaw::detail

@@ -1,0 +1,167 @@
+// cost2msg: eq. 17-21, the O(L) min-sum with V(x) = min(c|x|, eta), one thread per pixel over
+// all disparity planes. The forward values are rounded to half (as the reference rounds them,
+// since the fused aggr_H+/aggr_V+ path stores them), so shared memory holds them as halves,
+// [k][thread]: a warp reads 64 consecutive bytes, no bank conflict. The backward pass reads them
+// back in fp32 arithmetic; the volume is read once and written once. 64 threads a block: 256
+// levels take 32 KB of shared memory.
+
+#include <cuda_fp16.h>
+
+#include "methods/esaw/cuda/stages.h"
+
+namespace stereo::cu::esaw {
+namespace {
+
+constexpr int THREADS = 64;
+
+__global__ void cost2msg_kernel(const __half* in, std::size_t pixels, int levels, float c, float eta, __half* out) {
+  extern __shared__ __half m[];  // m[k * THREADS + t]
+  const int t = threadIdx.x;
+  const std::size_t i = std::size_t(blockIdx.x) * THREADS + t;
+  if (i >= pixels) return;  // no barrier below: each thread owns its column of m
+  float lowest = __half2float(in[i]);
+  m[t] = in[i];
+  for (int k = 1; k < levels; ++k) {  // eq. 17-19, with the minimum of eq. 18 on the way
+    const float v = __half2float(in[std::size_t(k) * pixels + i]);
+    lowest = fminf(lowest, v);
+    // Rounded as the reference rounds it (the fused path stores these values in fp16).
+    m[k * THREADS + t] = __float2half_rn(fminf(__fadd_rn(__half2float(m[(k - 1) * THREADS + t]), c), v));
+  }
+  const float h = __fadd_rn(lowest, eta);
+  float next = fminf(__half2float(m[(levels - 1) * THREADS + t]), h);  // eq. 20
+  out[std::size_t(levels - 1) * pixels + i] = __float2half_rn(next);
+  for (int k = levels - 2; k >= 0; --k) {  // eq. 21
+    next = fminf(fminf(__fadd_rn(next, c), __half2float(m[k * THREADS + t])), h);
+    out[std::size_t(k) * pixels + i] = __float2half_rn(next);
+  }
+}
+
+// init_cost + cost2msg: ESMP's first cost2msg with eq. 3 computed on the fly from the grey rows
+// (the match column clamped as init_cost.cu clamps it, each cost rounded to half as stored), so
+// C0 is never written or read: the kernel writes 2 B a cell and reads a byte from L1. Same
+// forward and backward passes as cost2msg_kernel; the previous forward value is kept in a
+// register (it equals the half just stored).
+__global__ void init_cost2msg_kernel(const std::uint8_t* __restrict__ grey_left,
+                                     const std::uint8_t* __restrict__ grey_right, int width, std::size_t pixels,
+                                     int first_disparity, int levels, float lambda, float tau, float c, float eta,
+                                     __half* __restrict__ out) {
+  extern __shared__ __half m[];  // m[k * THREADS + t]
+  const int t = threadIdx.x;
+  const std::size_t i = std::size_t(blockIdx.x) * THREADS + t;
+  if (i >= pixels) return;
+  const int x = int(i % std::size_t(width));
+  const int left = grey_left[i];
+  const std::uint8_t* right = grey_right + (i - std::size_t(x));
+  const auto cost = [&](int k) {
+    const int xr = min(max(x - (first_disparity + k), 0), width - 1);
+    return __float2half_rn(__fmul_rn(lambda, fminf(float(abs(left - int(right[xr]))), tau)));
+  };
+  m[t] = cost(0);
+  float lowest = __half2float(m[t]);
+  float previous = lowest;
+  for (int k = 1; k < levels; ++k) {  // eq. 17-19
+    const float v = __half2float(cost(k));
+    lowest = fminf(lowest, v);
+    const __half f = __float2half_rn(fminf(__fadd_rn(previous, c), v));
+    m[k * THREADS + t] = f;
+    previous = __half2float(f);
+  }
+  const float h = __fadd_rn(lowest, eta);
+  float next = fminf(previous, h);  // eq. 20
+  out[std::size_t(levels - 1) * pixels + i] = __float2half_rn(next);
+  for (int k = levels - 2; k >= 0; --k) {  // eq. 21
+    next = fminf(fminf(__fadd_rn(next, c), __half2float(m[k * THREADS + t])), h);
+    out[std::size_t(k) * pixels + i] = __float2half_rn(next);
+  }
+}
+
+// cost2msg-: eq. 20-21 over stored forward values; the running value stays fp32. A pure stream
+// (2 B read, 2 B written per cell) whose thread reads one 2-byte value per level: the levels are
+// loaded BACKWARD_IN_FLIGHT at a time before the recurrence uses them, so a thread keeps that many
+// loads in flight (Little's law, NOTES.md), and __restrict__ lets them pass the earlier stores.
+constexpr int BACKWARD_IN_FLIGHT = 8;
+
+__global__ void cost2msg_backward_kernel(const __half* __restrict__ forward, const float* __restrict__ truncation,
+                                         std::size_t pixels, int levels, float c, __half* __restrict__ out) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= pixels) return;
+  const float h = truncation[i];
+  float next = 0.0f;
+  for (int top = levels - 1; top >= 0; top -= BACKWARD_IN_FLIGHT) {
+    float f[BACKWARD_IN_FLIGHT];
+#pragma unroll
+    for (int u = 0; u < BACKWARD_IN_FLIGHT; ++u) {
+      const int k = top - u;
+      f[u] = k >= 0 ? __half2float(forward[std::size_t(k) * pixels + i]) : 0.0f;
+    }
+#pragma unroll
+    for (int u = 0; u < BACKWARD_IN_FLIGHT; ++u) {
+      const int k = top - u;
+      if (k < 0) break;
+      // eq. 20 at the top level, eq. 21 below it
+      next = k == levels - 1 ? fminf(f[u], h) : fminf(fminf(__fadd_rn(next, c), f[u]), h);
+      out[std::size_t(k) * pixels + i] = __float2half_rn(next);
+    }
+  }
+}
+
+constexpr int BACKWARD_THREADS = 256;
+
+}  // namespace
+
+void cost2msg_backward(const std::uint16_t* forward, const DeviceImage<float>& truncation, int levels, float c,
+                       std::uint16_t* out, cudaStream_t stream) {
+  require(forward != out, "esaw/cuda: cost2msg-: the output may not alias the input");
+  require(levels >= 1, "esaw/cuda: cost2msg-: needs at least one level");
+  const std::size_t pixels = truncation.count();
+  cost2msg_backward_kernel<<<blocks_1d(pixels, BACKWARD_THREADS, "esaw/cuda cost2msg-"), BACKWARD_THREADS, 0,
+                             stream>>>(reinterpret_cast<const __half*>(forward), truncation.get(), pixels, levels, c,
+                                       reinterpret_cast<__half*>(out));
+  CUDA_CHECK_LAUNCH();
+}
+
+void cost2msg(const std::uint16_t* in, int width, int height, int levels, float c, float eta, std::uint16_t* out,
+              cudaStream_t stream) {
+  require(in != out, "esaw/cuda: cost2msg: the output may not alias the input");
+  require(levels >= 1, "esaw/cuda: cost2msg: needs at least one level");
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const std::size_t smem = std::size_t(levels) * THREADS * sizeof(__half);
+  const std::size_t limit = shared_memory_optin_limit(device);
+  require(smem <= limit, "esaw/cuda: cost2msg: " + std::to_string(levels) + " levels need " + std::to_string(smem) +
+                             " B of shared memory per block, the device allows " + std::to_string(limit));
+  if (smem > 48 * 1024)
+    CUDA_CHECK(cudaFuncSetAttribute(cost2msg_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  const std::size_t pixels = std::size_t(width) * std::size_t(height);
+  cost2msg_kernel<<<blocks_1d(pixels, THREADS, "esaw/cuda cost2msg"), THREADS, smem, stream>>>(
+      reinterpret_cast<const __half*>(in), pixels, levels, c, eta, reinterpret_cast<__half*>(out));
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace stereo::cu::esaw
+
+namespace stereo::cu::esaw {
+
+void init_cost2msg(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
+                   int first_disparity, int levels, float lambda, float tau, float c, float eta, std::uint16_t* out,
+                   cudaStream_t stream) {
+  require(grey_left.width == grey_right.width && grey_left.height == grey_right.height,
+          "esaw/cuda: init_cost+cost2msg: left and right grey images differ in size");
+  require(levels >= 1, "esaw/cuda: init_cost+cost2msg: needs at least one level");
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  const std::size_t smem = std::size_t(levels) * THREADS * sizeof(__half);
+  const std::size_t limit = shared_memory_optin_limit(device);
+  require(smem <= limit, "esaw/cuda: init_cost+cost2msg: " + std::to_string(levels) + " levels need " +
+                             std::to_string(smem) + " B of shared memory per block, the device allows " +
+                             std::to_string(limit));
+  if (smem > 48 * 1024)
+    CUDA_CHECK(cudaFuncSetAttribute(init_cost2msg_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+  const std::size_t pixels = grey_left.count();
+  init_cost2msg_kernel<<<blocks_1d(pixels, THREADS, "esaw/cuda init_cost+cost2msg"), THREADS, smem, stream>>>(
+      grey_left.get(), grey_right.get(), grey_left.width, pixels, first_disparity, levels, lambda, tau, c, eta,
+      reinterpret_cast<__half*>(out));
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace stereo::cu::esaw

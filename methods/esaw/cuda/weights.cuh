@@ -1,0 +1,87 @@
+#pragma once
+// The adaptive weights of one three-sample pass (reference/esaw.cpp sample_weights) and the
+// cell arithmetic, shared by the pass kernels (aggr_pass.cuh, init_aggr_h.cu, aggr_hv.cu, ...). The operations are the reference's, one by one, with explicit
+// round-to-nearest intrinsics so that nvcc does not fuse them: the weights come out bit-equal.
+
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "methods/esaw/cuda/stages.h"
+
+namespace stereo::cu::esaw::detail {
+
+// max_rgb: the largest channel difference of two RGBA pixels, colour[]'s index.
+__device__ __forceinline__ int colour_distance(uchar4 a, uchar4 b) {
+  return max(max(abs(int(a.x) - int(b.x)), abs(int(a.y) - int(b.y))), abs(int(a.z) - int(b.z)));
+}
+
+// lab8: the squared Euclidean distance of two lab8 pixels, exact in int, lab8_colour[]'s index.
+// (The reference takes the float root of the same exact sum; the table holds the factor of that
+// root, so no root is taken here.)
+__device__ __forceinline__ int squared_lab8_distance(uchar4 a, uchar4 b) {
+  const int dl = int(a.x) - int(b.x), da = int(a.y) - int(b.y), db = int(a.z) - int(b.z);
+  return dl * dl + da * da + db * db;
+}
+
+// exp(-Delta_c(p, q) / gamma_c) as the table of the pass's colour reading holds it. The branch
+// is the same for every thread of a launch.
+__device__ __forceinline__ float colour_factor(const WeightTable& table, uchar4 p, uchar4 q) {
+  if (table.lab8_colour) return __ldg(table.lab8_colour + squared_lab8_distance(p, q));
+  return table.colour[colour_distance(p, q)];
+}
+
+// A kernel's copy of the table in shared memory (a dynamic index into the kernel's parameters
+// would go to local memory), written by the block's `threads` threads, `thread` this one's index;
+// ends with a barrier. lab8's colour factors stay in global memory (763 KB).
+__device__ __forceinline__ void stage_table(WeightTable& shared, const WeightTable& table, int thread, int threads) {
+  if (!table.lab8_colour)
+    for (int i = thread; i < 256; i += threads) shared.colour[i] = table.colour[i];
+  if (thread == 0) {
+    shared.spatial = table.spatial;
+    shared.lab8_colour = table.lab8_colour;
+  }
+  __syncthreads();
+}
+
+struct Weights {
+  float minus, centre, plus;
+};
+
+// in_minus / in_plus: whether the sample is read at all (inside the image, or clamped). p and the
+// q's are pixels of the guide image (RGBA for max_rgb, rgb2lab8's for lab8).
+__device__ __forceinline__ Weights pass_weights(const WeightTable& table, uchar4 p, uchar4 q_minus, uchar4 q_plus,
+                                                bool in_minus, bool in_plus) {
+  const float minus = in_minus ? __fmul_rn(colour_factor(table, p, q_minus), table.spatial) : 0.0f;
+  const float plus = in_plus ? __fmul_rn(colour_factor(table, p, q_plus), table.spatial) : 0.0f;
+  const float norm = __fdiv_rn(1.0f, __fadd_rn(__fadd_rn(1.0f, minus), plus));
+  return Weights{__fmul_rn(minus, norm), norm, __fmul_rn(plus, norm)};
+}
+
+// One output cell, in the reference's order (centre, minus, plus), rounded to half.
+__device__ __forceinline__ __half weighted_sum(const Weights& w, float centre, float minus, float plus) {
+  float sum = __fmul_rn(w.centre, centre);
+  if (w.minus > 0.0f) sum = __fadd_rn(sum, __fmul_rn(w.minus, minus));
+  if (w.plus > 0.0f) sum = __fadd_rn(sum, __fmul_rn(w.plus, plus));
+  return __float2half_rn(sum);
+}
+
+// Eq. 3 at (x, row) for disparity d, the match column clamped to the image (init_cost.cu),
+// rounded to half as stored: the samples of the passes that compute C0 on the fly
+// (init_aggr_h.cu, aggr_hv.cu).
+__device__ __forceinline__ float grey_cost(int left, const std::uint8_t* __restrict__ right_row, int x, int d,
+                                           int width, float lambda, float tau) {
+  const int xr = min(max(x - d, 0), width - 1);
+  const float diff = float(abs(left - int(right_row[xr])));
+  return __half2float(__float2half_rn(__fmul_rn(lambda, fminf(diff, tau))));
+}
+
+// Planes ahead whose centre cells a pass kernel asks the L2 to fetch (prefetch_l2) before it
+// loads its current group of planes: DRAM bytes in flight without registers to hold them
+// (aggr_pass.cuh, aggr_hv.cu; NOTES.md "Round 3"). 0 = none.
+constexpr int PREFETCH_AHEAD = 8;
+
+// Asks the L2 to fetch the line of `p` (no register, no wait); a hint only.
+__device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
+
+}  // namespace stereo::cu::esaw::detail

@@ -1,0 +1,15 @@
+#pragma once
+/// \file methods/sgbm/register.h
+/// The registration hooks of sgbm: `register_sgbm` (register.cpp) adds the method's
+/// description and each backend this build has; each backend's sources define its own hook.
+
+#include "core/registry.h"
+
+namespace stereo {
+
+void register_sgbm(Registry& registry);
+
+// ---- backends: each defined in its backend's sources -------------------------------
+void register_sgbm_opencv(Registry& registry);          // opencv/sgbm_opencv.cpp (only where OpenCV is found)
+
+}  // namespace stereo
