@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace stereo {
 
@@ -17,6 +18,14 @@ class Error : public std::runtime_error {
 /// Throws stereo::Error with `message` unless `condition` holds.
 inline void require(bool condition, const std::string& message) {
   if (!condition) throw Error(message);
+}
+
+/// The same, the message made only when the check fails: for checks on a hot path (a stage
+/// launcher runs every frame), where building the text on every call would cost more than the
+/// check. `require(n > 0, [&] { return component + ": n must be > 0"; })`.
+template <class MakeMessage, class = std::enable_if_t<std::is_invocable_r_v<std::string, MakeMessage>>>
+inline void require(bool condition, MakeMessage&& make_message) {
+  if (!condition) throw Error(make_message());
 }
 
 }  // namespace stereo

@@ -70,6 +70,10 @@ struct BackendEntry {
   /// Empty when usable here, else why not ("no CUDA device").
   std::function<std::optional<std::string>()> unavailable;
   std::function<std::unique_ptr<Matcher>(const Overrides&)> create;
+  /// The backend's own knobs (its Options struct, not the paper's parameters): "key = default
+  /// (doc)" lines as describe_defaults() gives them; empty function or text when it has none.
+  /// `stereo params -m M` lists them under the method's parameters, per backend.
+  std::function<std::string()> describe_options{};  // {} : entries without options need not name it
 };
 
 class Registry {
