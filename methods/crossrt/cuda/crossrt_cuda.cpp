@@ -16,6 +16,7 @@
 #include "methods/crossrt/cuda/stages.h"
 #include "cuda/shared/median.h"
 #include "methods/crossrt/register.h"
+#include "methods/crossrt/model.h"
 #include "methods/crossrt/params.h"
 #include "core/registry.h"
 
@@ -104,7 +105,7 @@ class CrossRtCudaMatcher final : public Matcher {
                                                  " channels, right " + std::to_string(right.channels));
     require(left.channels == 1 || left.channels == 3 || left.channels == 4,
             std::string(COMPONENT) + ": images must have 1, 3 or 4 channels, got " + std::to_string(left.channels));
-    const DisparityRange levels = reference::crossrt::scaled_range(range, params_.scale);
+    const DisparityRange levels = crossrt::scaled_range(range, params_.scale);
     prepare(left.width, left.height, left.channels, levels);
     Workspace& w = *work_;
     w.cax_left.range = levels;
@@ -180,7 +181,7 @@ class CrossRtCudaMatcher final : public Matcher {
     const int k = params_.scale;
     const double px = double(width) * double(height);
     const double spx = double((width + k - 1) / k) * double((height + k - 1) / k);
-    const double cells = spx * double(reference::crossrt::scaled_range(range, k).count);
+    const double cells = spx * double(crossrt::scaled_range(range, k).count);
     MemoryStats m;
     m.stage_bytes = {
         {"SD", 2.0 * (px * 3.0 + px + spx)},           // RGB in, full and scaled grey out, per view

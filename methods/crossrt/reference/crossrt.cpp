@@ -71,14 +71,6 @@ CostTables cost_tables(const CrossRtParams& params) {
   return t;
 }
 
-DisparityRange scaled_range(DisparityRange range, int scale) {
-  require(scale >= 1 && range.count >= 1, "crossrt: scaled_range needs scale >= 1 and a non-empty range");
-  const auto floor_div = [scale](int v) { return v >= 0 ? v / scale : -((-v + scale - 1) / scale); };
-  const int lo = floor_div(range.min);
-  const int hi = -floor_div(-range.max());  // ceil
-  return {lo, hi - lo + 1};
-}
-
 ImageU8 scale_down(const ImageU8& grey, int scale) {
   require_grey(grey, "image", "scale_down");
   require(scale == 1 || scale == 2, "crossrt: scale_down supports K = 1 or 2, got " + std::to_string(scale));

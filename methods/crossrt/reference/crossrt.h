@@ -29,6 +29,7 @@
 
 #include "core/disparity_range.h"
 #include "core/image.h"
+#include "methods/crossrt/model.h"
 #include "reference/cost_volume.h"
 
 namespace stereo {
@@ -56,9 +57,7 @@ struct CostTables {
 };
 CostTables cost_tables(const CrossRtParams& params);
 
-/// The range at scale K: [floor(min / K), ceil(max / K)], so every full-size disparity of
-/// `range` has its half-size level.
-DisparityRange scaled_range(DisparityRange range, int scale);
+using stereo::crossrt::scaled_range;  // methods/crossrt/model.h
 
 /// Eq. 2 with K = 2, m = 1: the rounded mean of the 3x3 block around (2x, 2y) (clamp to
 /// edge), (sum + 4) / 9; the result is ceil(W / 2) x ceil(H / 2). scale = 1 returns the input.
