@@ -1,7 +1,7 @@
 #pragma once
 /// \file host/methods/crossrt.h
 /// Real-time high-resolution cross-based stereo: Q. Chang, T. Maruyama, "Real-Time
-/// High-Quality Stereo Matching System on a GPU" (shared/papers/004). Grey images scaled down by K = 2, AD + mini-census cost,
+/// High-Quality Stereo Matching System on a GPU", IEEE ASAP 2018. Grey images scaled down by K = 2, AD + mini-census cost,
 /// cross aggregation along x then y, WTA for both views, ground control points by cross-check,
 /// median + bilateral fill, bilateral/linear scale-up. Parameters of every backend; the
 /// defaults are the paper's Sec. V and Table II unless a comment says why not.
