@@ -18,6 +18,11 @@
 
 namespace stereo {
 
+/// How a paper's accuracy figures were scored: on the maps as its benchmark received them (the
+/// old Middlebury evaluation took an 8-bit image at the ground truth's scale: app/protocol.h) or
+/// on the maps as computed.
+enum class ScoreProtocol { submitted, float_maps };
+
 /// One row of a paper's accuracy table: bad-pixel percentages at the paper's threshold.
 struct PaperAccuracy {
   std::string scene;              ///< scene name, lower case, as the dataset loader names it ("tsukuba")
@@ -51,6 +56,9 @@ struct MethodInfo {
   std::string citation;  ///< authors, title, venue, year
   std::string accuracy_source;            ///< "Table 1 (Middlebury v2, bad > 1)"
   double accuracy_threshold = 1.0;        ///< the bad-pixel threshold of that table
+  /// How that table scored maps: every paper here submitted to its benchmark (Middlebury v2's
+  /// 8-bit images; MiddEval3's float PFM, which the submitted rule leaves unchanged).
+  ScoreProtocol accuracy_protocol = ScoreProtocol::submitted;
   std::vector<PaperAccuracy> accuracy;    ///< the paper's accuracy table
   std::string speed_source;               ///< "Table 2 (GeForce 7900 GTX)"
   std::string paper_gpu;                  ///< the GPU of the paper's speed figures

@@ -27,6 +27,7 @@
 #include "app/image_io.h"
 #include "core/matcher.h"
 #include "app/metrics.h"
+#include "app/protocol.h"
 #include "app/report.h"
 #include "app/revision.h"
 #include "core/thread_pool.h"
@@ -190,14 +191,17 @@ json accuracy_row(Lane& lane, const Dataset& d, const Scene& s, const fs::path& 
   row["upload_ms"] = r.timing.upload_ms;
   row["readback_ms"] = r.timing.readback_ms;
   add_times(row, s.left.width, s.left.height, range.count, r.timing.total_ms());
-  if (s.has_ground_truth()) {
-    const Metrics m = evaluate(r.disparity, s, s.default_threshold);
-    row["metrics"] = {{"nonocc", optional_json(m.bad_nonocc)}, {"all", optional_json(m.bad_all)},
-                      {"disc", optional_json(m.bad_disc)}, {"avg_error", optional_json(m.avg_error)},
-                      {"density", m.density}, {"d1_all", optional_json(m.d1_all)}};
-  } else {
-    row["metrics"] = nullptr;
-  }
+  // "metrics": the map as computed; "metrics_submitted": as the format's benchmark received it
+  // (app/protocol.h; the same figures where the format takes float maps).
+  const auto metrics = [&](const ImageF& map) -> json {
+    const Metrics m = evaluate(map, s, s.default_threshold);
+    return {{"nonocc", optional_json(m.bad_nonocc)}, {"all", optional_json(m.bad_all)},
+            {"disc", optional_json(m.bad_disc)},     {"avg_error", optional_json(m.avg_error)},
+            {"density", m.density},                  {"d1_all", optional_json(m.d1_all)}};
+  };
+  row["submission_rule"] = submission_rule(s).text;
+  row["metrics"] = s.has_ground_truth() ? metrics(r.disparity) : json(nullptr);
+  row["metrics_submitted"] = s.has_ground_truth() ? metrics(as_submitted(r.disparity, s)) : json(nullptr);
   // The paper's row only at the paper's own threshold: beside another it would mislead.
   const std::optional<PaperAccuracy> paper = s.default_threshold == lane.info->accuracy_threshold
                                                  ? lane.info->paper_accuracy(s.name, lane.params)
