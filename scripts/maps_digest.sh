@@ -17,13 +17,16 @@ import json, sys
 for e in json.load(sys.stdin)["backends"]:
     if e["available"]: print(e["method"] + "/" + e["backend"])')
 fi
+# Figures of the maps as computed, comparable with builds that score no other way.
+protocol=()
+"$stereo" eval --help 2>/dev/null | grep -q -- --protocol && protocol=(--protocol float)
 status=0
 for mb in $BACKENDS; do
   m=${mb%/*} b=${mb#*/}
   for set in middlebury-v2 middlebury-v3-quarter; do
     [ -d "$data/$set" ] || continue
     tag="${m}_${b}_${set}"
-    if ! "$stereo" eval "$data/$set" -m "$m" -b "$b" --out "$out/maps/$tag" >"$out/$tag.txt" 2>&1; then
+    if ! "$stereo" eval "$data/$set" -m "$m" -b "$b" "${protocol[@]}" --out "$out/maps/$tag" >"$out/$tag.txt" 2>&1; then
       echo "maps_digest: $tag failed: $(tail -1 "$out/$tag.txt")"; status=1; continue
     fi
     # the figures (every scene's metrics, no timing) and the maps' digests
