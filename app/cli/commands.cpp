@@ -21,6 +21,7 @@
 #include "app/dataset.h"
 #include "core/error.h"
 #include "app/image_io.h"
+#include "app/listing.h"
 #include "core/matcher.h"
 #include "app/metrics.h"
 #include "app/revision.h"
@@ -47,54 +48,13 @@ void print_params(const std::string& method, const std::string& backend, const M
 // ---- list, params ----------------------------------------------------------------------
 
 void cmd_list(bool as_json) {
-  const Registry& reg = builtin_registry();
-  if (as_json) {
-    json methods = json::array();
-    for (const MethodInfo& m : reg.methods()) {
-      json j = method_json(m);
-      j["backends"] = json::array();
-      for (const std::string& b : reg.backends(m.name)) {
-        const BackendEntry& e = reg.find(m.name, b);
-        const auto reason = unavailable(e);
-        j["backends"].push_back({{"backend", b}, {"available", !reason.has_value()},
-                                 {"reason", reason ? json(*reason) : json(nullptr)}, {"summary", e.summary}});
-      }
-      methods.push_back(j);
-    }
-    std::cout << json{{"methods", methods}}.dump(2) << "\n";
-    return;
-  }
-  // Backend rows keep the fixed columns (method 10, backend 11, available 11) that scripts
-  // read with awk; the method's own lines above them start with "name:".
-  bool first = true;
-  for (const MethodInfo& m : reg.methods()) {
-    if (!first) std::cout << "\n";
-    first = false;
-    std::cout << m.name << ": " << m.title << "\n  " << m.citation << "\n";
-    if (!m.accuracy_source.empty()) std::cout << "  paper accuracy: " << m.accuracy_source << "\n";
-    if (!m.speed_source.empty()) std::cout << "  paper speed: " << m.speed_source << "\n";
-    std::cout << "  parameters: stereo params -m " << m.name << "\n";
-    std::cout << std::left << std::setw(10) << "method" << std::setw(11) << "backend" << std::setw(11) << "available"
-              << "notes\n";
-    for (const std::string& b : reg.backends(m.name)) {
-      const BackendEntry& e = reg.find(m.name, b);
-      const auto reason = unavailable(e);
-      std::cout << std::setw(10) << m.name << std::setw(11) << b << std::setw(11) << (reason ? "no" : "yes")
-                << (reason ? *reason : e.summary) << "\n";
-    }
-  }
+  if (as_json) std::cout << list_json(builtin_registry()).dump(2) << "\n";
+  else std::cout << list_text(builtin_registry());
 }
 
-void cmd_params(const std::string& method) {
-  const Registry& reg = builtin_registry();
-  const MethodInfo& m = reg.method(method);
-  std::string backends;
-  for (const std::string& b : reg.backends(method)) backends += (backends.empty() ? "" : ", ") + b;
-  std::cout << m.name << ": " << m.title << "\n  " << m.citation << "\n\n"
-            << "parameters of every backend (--set key=value; key = default  (doc)):\n"
-            << (m.describe_params ? m.describe_params() : std::string("  (none)\n"))
-            << "\nbackends (" << backends << ") may add options of their own; every run prints all "
-            << "parameters in force\n";
+void cmd_params(const std::string& method, bool as_json) {
+  if (as_json) std::cout << params_json(builtin_registry(), method).dump(2) << "\n";
+  else std::cout << params_text(builtin_registry(), method);
 }
 
 // ---- run -------------------------------------------------------------------------------
@@ -424,14 +384,17 @@ void cmd_eval(const EvalArgs& a) {
 
 void add_core_commands(CLI::App& app) {
   auto* list = app.add_subcommand("list", "list every method (title, paper) and its backends, and whether each runs here");
-  auto list_json = std::make_shared<bool>(false);
-  list->add_flag("--json", *list_json, "print JSON, with each method's paper figures and parameters");
-  list->callback([list_json] { cmd_list(*list_json); });
+  auto list_as_json = std::make_shared<bool>(false);
+  list->add_flag("--json", *list_as_json, "print JSON: each method's paper figures and parameters, and every backend");
+  list->callback([list_as_json] { cmd_list(*list_as_json); });
 
   auto params_method = std::make_shared<std::string>();
-  auto* pa = app.add_subcommand("params", "print a method's parameters with their defaults and sources");
+  auto params_as_json = std::make_shared<bool>(false);
+  auto* pa = app.add_subcommand("params", "print a method's parameters with their defaults and sources, then each "
+                                          "backend's own options");
   pa->add_option("-m,--method", *params_method, "method name (see `stereo list`)")->required();
-  pa->callback([params_method] { cmd_params(*params_method); });
+  pa->add_flag("--json", *params_as_json, "print JSON");
+  pa->callback([params_method, params_as_json] { cmd_params(*params_method, *params_as_json); });
 
   auto run = std::make_shared<RunArgs>();
   auto* r = app.add_subcommand("run", "compute the disparity map of one pair");
