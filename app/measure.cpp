@@ -17,9 +17,7 @@
 namespace stereo::cli {
 using nlohmann::json;
 
-namespace {
-
-std::vector<std::string> lines_of(const std::string& text) {
+std::vector<std::string> describe_lines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
@@ -28,8 +26,6 @@ std::vector<std::string> lines_of(const std::string& text) {
   }
   return out;
 }
-
-}  // namespace
 
 // Million disparity evaluations per second: W x H x the number of disparities searched.
 double mdes(int width, int height, int levels, double ms) {
@@ -90,7 +86,7 @@ json method_json(const MethodInfo& m) {
           {"speed_source", m.speed_source},
           {"paper_gpu", m.paper_gpu},
           {"speed", speed},
-          {"params", m.describe_params ? json(lines_of(m.describe_params())) : json::array()}};
+          {"params", m.describe_params ? json(describe_lines(m.describe_params())) : json::array()}};
 }
 
 double median(std::vector<double> v) {

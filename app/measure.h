@@ -43,6 +43,10 @@ ImageU8 colorize_range(const ImageF& disparity, DisparityRange r);
 /// Why a backend cannot run here, or nothing when it can.
 std::optional<std::string> unavailable(const BackendEntry& e);
 
+/// The lines of a "key = default  (doc)" table (Params::describe(), a backend's
+/// describe_options), their indentation dropped and blank lines left out.
+std::vector<std::string> describe_lines(const std::string& text);
+
 /// A method's registry description as JSON: title, citation, the paper's accuracy rows (with
 /// their `when` conditions), speed settings, paper GPU and parameter table (`list --json`,
 /// and `compare`'s results.json, so a report needs no registry).

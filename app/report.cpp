@@ -16,6 +16,7 @@
 #include "app/measure.h"
 #include "core/error.h"
 #include "app/image_io.h"
+#include "app/montage.h"
 #include "core/registry.h"
 
 namespace stereo {
@@ -562,30 +563,12 @@ std::string csv_value(const json& row, const std::string& column) {
 
 // ---- montages -----------------------------------------------------------------------------
 
-/// `img` made at most `max_width` wide by averaging f x f blocks (f the smallest integer that
-/// fits), as RGB.
-ImageU8 shrink(const ImageU8& img, int max_width) {
-  const ImageU8 rgb = to_rgb(img);
-  const int f = std::max(1, (rgb.width + max_width - 1) / max_width);
-  if (f == 1) return rgb;
-  ImageU8 out(rgb.width / f, rgb.height / f, 3);
-  for (int y = 0; y < out.height; ++y)
-    for (int x = 0; x < out.width; ++x)
-      for (int c = 0; c < 3; ++c) {
-        int sum = 0;
-        for (int dy = 0; dy < f; ++dy)
-          for (int dx = 0; dx < f; ++dx) sum += rgb.at(x * f + dx, y * f + dy, c);
-        out.at(x, y, c) = std::uint8_t(sum / (f * f));
-      }
-  return out;
-}
-
 constexpr int TILE_WIDTH = 360;  // a montage of two tiles stays readable on one screen
-constexpr int GAP = 6;
 
-/// One grid picture per scene: first row the left view and the ground truth, then one row per
-/// method/backend with its disparity and error maps. Returns (file, row labels); adds the files it
-/// wrote to `written`.
+/// One grid picture per scene (app/montage.h): first row the left view and the ground truth,
+/// then one row per method/backend with its disparity and error maps, each row labelled in the
+/// picture as report.md lists it. Returns (file, row labels); adds the files it wrote to
+/// `written`.
 std::vector<std::pair<std::string, std::vector<std::string>>> write_montages(const json& doc, const fs::path& dir,
                                                                             std::vector<std::string>& written) {
   std::vector<std::pair<std::string, std::vector<std::string>>> out;
@@ -601,39 +584,29 @@ std::vector<std::pair<std::string, std::vector<std::string>>> write_montages(con
       grid.push_back({lane_of(*r) + ": disparity | error", {text(m, "disparity"), text(m, "error")}});
     }
     if (grid.size() < 2) continue;
-    std::vector<std::array<ImageU8, 2>> tiles;
-    int tw = 0, th = 0;
+    std::vector<MontageRow> rows;
+    bool any_tile = false;
     for (const auto& [label, files] : grid) {
-      std::array<ImageU8, 2> t;
+      MontageRow row{label, {}, {}};
       for (int i = 0; i < 2; ++i)
         if (!files[std::size_t(i)].empty() && fs::exists(dir / files[std::size_t(i)])) {
-          t[std::size_t(i)] = shrink(read_image(dir / files[std::size_t(i)]), TILE_WIDTH);
-          tw = std::max(tw, t[std::size_t(i)].width);
-          th = std::max(th, t[std::size_t(i)].height);
+          (i == 0 ? row.left : row.right) = shrink(read_image(dir / files[std::size_t(i)]), TILE_WIDTH);
+          any_tile = true;
         }
-      tiles.push_back(std::move(t));
+      rows.push_back(std::move(row));
     }
     std::string name = input;
     std::replace(name.begin(), name.end(), '/', '-');
     const std::string file = (fs::path("maps") / ("montage_" + name + ".png")).string();
     std::vector<std::string> labels;
     for (const auto& g : grid) labels.push_back(g.first);
-    if (tw == 0) {
+    if (!any_tile) {
       // No map of this scene is here (a results folder kept without its maps): an existing
       // montage, made where the maps were, still stands for the same rows.
       if (fs::exists(dir / file)) out.push_back({file, labels});
       continue;
     }
-    ImageU8 canvas(2 * tw + 3 * GAP, int(tiles.size()) * (th + GAP) + GAP, 3, 255);
-    for (std::size_t row = 0; row < tiles.size(); ++row)
-      for (int col = 0; col < 2; ++col) {
-        const ImageU8& t = tiles[row][std::size_t(col)];
-        const int ox = GAP + col * (tw + GAP), oy = GAP + int(row) * (th + GAP);
-        for (int y = 0; y < th; ++y)
-          for (int x = 0; x < tw; ++x)
-            for (int c = 0; c < 3; ++c)  // a missing map shows as mid grey
-              canvas.at(ox + x, oy + y, c) = x < t.width && y < t.height ? t.at(x, y, c) : std::uint8_t(128);
-      }
+    const ImageU8 canvas = compose_montage(input, rows);
     fs::create_directories(dir / "maps");
     write_png(dir / file, canvas);
     written.push_back(file);

@@ -14,8 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 CLANG_VERSION="${CLANG_VERSION:-14}"
 bash scripts/deps.sh "clang-$CLANG_VERSION" "libclang-rt-$CLANG_VERSION-dev"
-CC_BIN="$(command -v clang-$CLANG_VERSION || command -v clang)"
-CXX_BIN="$(command -v clang++-$CLANG_VERSION || command -v clang++)"
+CC_BIN="$(command -v "clang-$CLANG_VERSION" || command -v clang)"
+CXX_BIN="$(command -v "clang++-$CLANG_VERSION" || command -v clang++)"
 FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
 FUZZ_TIMEOUT="${FUZZ_TIMEOUT:-10}"
 FUZZ_RUNS="${FUZZ_RUNS:-}"
@@ -29,10 +29,16 @@ DATA="${STEREO_DATA:-$PWD/../shared/data}"
 
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+targets=(make_seeds)
+for t in $TARGETS; do targets+=("fuzz_$t"); done
+# The logs keep the terminal short; a failure prints the end of its log (errexit then stops).
+mkdir -p "$BUILD"
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER="$CC_BIN" \
   -DCMAKE_CXX_COMPILER="$CXX_BIN" -DSTEREO_FUZZ=ON -DSTEREO_WITH_GL=OFF -DSTEREO_WITH_CUDA=OFF \
-  -DSTEREO_BUILD_TESTS=OFF "${launcher[@]}" >/dev/null
-cmake --build "$BUILD" -j"${FUZZ_JOBS:-$(nproc)}" --target make_seeds $(for t in $TARGETS; do echo fuzz_$t; done) >/dev/null
+  -DSTEREO_BUILD_TESTS=OFF "${launcher[@]}" >"$BUILD/configure.log" 2>&1 ||
+  { tail -30 "$BUILD/configure.log"; echo "fuzz: configure failed ($BUILD/configure.log)"; exit 1; }
+cmake --build "$BUILD" -j"${FUZZ_JOBS:-$(nproc)}" --target "${targets[@]}" >"$BUILD/build.log" 2>&1 ||
+  { grep -E "error|Error" "$BUILD/build.log" | head -40; echo "fuzz: build failed ($BUILD/build.log)"; exit 1; }
 
 seeds="$BUILD/seeds"
 rm -rf "$seeds"

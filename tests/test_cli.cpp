@@ -13,7 +13,10 @@
 
 #include "app/dataset.h"
 #include "app/image_io.h"
+#include "app/listing.h"
 #include "app/revision.h"
+#include "core/error.h"
+#include "core/registry.h"
 #include "tests/cli_util.h"
 #include "tests/test_util.h"
 
@@ -196,6 +199,96 @@ TEST_F(Cli, ParamsPrintsTheTableWithDocs) {
   EXPECT_NE(o.out.find("Sec. 4"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("windows = \"9\""), std::string::npos) << o.out;
   expect_user_error(stereo("params -m nosuch"), "nosuch");
+}
+
+// Scripts pick backends from the flat list (scripts/maps_digest.sh, gpu_check.sh): every row of
+// every method is in it once, with its method, and says whether it runs here and why not.
+TEST_F(Cli, ListJsonHasEveryBackendInOneFlatList) {
+  const Outcome o = stereo("list --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  std::vector<nlohmann::json> nested;
+  for (const auto& method : j["methods"])
+    for (auto row : method["backends"]) {
+      EXPECT_EQ(row["method"], method["name"]);
+      nested.push_back(row);
+    }
+  ASSERT_TRUE(j["backends"].is_array());
+  ASSERT_EQ(j["backends"].size(), nested.size());
+  for (std::size_t i = 0; i < nested.size(); ++i) EXPECT_EQ(j["backends"][i], nested[i]) << i;
+  const auto& flat = j["backends"];
+  const auto salap_cpu = std::find_if(flat.begin(), flat.end(), [](const auto& row) {
+    return row["method"] == "salap" && row["backend"] == "cpu";
+  });
+  ASSERT_NE(salap_cpu, flat.end());
+  EXPECT_TRUE((*salap_cpu)["available"].get<bool>());
+  EXPECT_TRUE((*salap_cpu)["reason"].is_null());
+  EXPECT_NE((*salap_cpu)["summary"].get<std::string>().find("CPU"), std::string::npos) << *salap_cpu;
+  for (const auto& row : flat)
+    EXPECT_EQ(row["reason"].is_null(), row["available"].get<bool>()) << row;
+}
+
+// The paper's parameters once, then each backend's own options under its own heading, from a
+// registry of the test's own (one backend with options, one without).
+TEST(Params, EachBackendsOptionsAppearUnderItsOwnHeading) {
+  Registry registry;
+  MethodInfo info;
+  info.name = "toy";
+  info.title = "a toy method";
+  info.citation = "nobody, 2026";
+  info.describe_params = [] { return std::string("  radius = 3  (Sec. 2)\n"); };
+  registry.add_method(info);
+  registry.add({"toy", "cpu", "host", {}, {}});
+  registry.add({"toy", "gpu", "device", [] { return std::optional<std::string>("no device"); }, {},
+                [] { return std::string("  tile = 16  (threads per block)\n  fast = true  (half floats)\n"); }});
+  const std::string text = cli::params_text(registry, "toy");
+  const std::size_t params = text.find("radius = 3  (Sec. 2)");
+  const std::size_t cpu = text.find("toy/cpu options:\n  (no options)\n");
+  const std::size_t gpu = text.find("toy/gpu options (not available here):\n  tile = 16  (threads per block)\n"
+                                    "  fast = true  (half floats)\n");
+  ASSERT_NE(params, std::string::npos) << text;
+  ASSERT_NE(cpu, std::string::npos) << text;
+  ASSERT_NE(gpu, std::string::npos) << text;
+  EXPECT_LT(params, cpu);
+  EXPECT_LT(cpu, gpu);
+  EXPECT_EQ(text.find("radius", params + 1), std::string::npos) << "the paper's parameters once: " << text;
+
+  const nlohmann::json j = cli::params_json(registry, "toy");
+  EXPECT_EQ(j["params"], nlohmann::json::array({"radius = 3  (Sec. 2)"}));
+  ASSERT_EQ(j["backends"].size(), 2u);
+  EXPECT_EQ(j["backends"][0]["backend"], "cpu");
+  EXPECT_TRUE(j["backends"][0]["options"].empty());
+  EXPECT_TRUE(j["backends"][0]["available"].get<bool>());
+  EXPECT_EQ(j["backends"][1]["options"], nlohmann::json::array({"tile = 16  (threads per block)", "fast = true  (half floats)"}));
+  EXPECT_FALSE(j["backends"][1]["available"].get<bool>());
+  EXPECT_THROW((void)cli::params_json(registry, "nosuch"), Error);
+}
+
+// The built registry: `params --json` names every backend `list` has, in its order, and the
+// text shows each one's options (or "(no options)") under its own heading.
+TEST_F(Cli, ParamsShowsEveryBackendOfTheMethodWithItsOptions) {
+  const Outcome list = stereo("list --json");
+  ASSERT_EQ(list.code, 0) << list.err;
+  std::vector<std::string> salap_backends;
+  const auto listed = nlohmann::json::parse(list.out);
+  for (const auto& row : listed["backends"])
+    if (row["method"] == "salap") salap_backends.push_back(row["backend"]);
+  const Outcome pj = stereo("params -m salap --json");
+  ASSERT_EQ(pj.code, 0) << pj.err;
+  const auto j = nlohmann::json::parse(pj.out);
+  EXPECT_EQ(j["params"][0].get<std::string>().rfind("gamma = 5", 0), 0u) << j["params"];
+  const Outcome pt = stereo("params -m salap");
+  ASSERT_EQ(pt.code, 0) << pt.err;
+  ASSERT_EQ(j["backends"].size(), salap_backends.size());
+  for (std::size_t i = 0; i < salap_backends.size(); ++i) {
+    const auto& b = j["backends"][i];
+    EXPECT_EQ(b["backend"], salap_backends[i]);
+    std::string block = "salap/" + salap_backends[i] + " options" +
+                        (b["available"].get<bool>() ? "" : " (not available here)") + ":\n";
+    if (b["options"].empty()) block += "  (no options)\n";
+    for (const auto& line : b["options"]) block += "  " + line.get<std::string>() + "\n";
+    EXPECT_NE(pt.out.find(block), std::string::npos) << "no block\n" << block << "in\n" << pt.out;
+  }
 }
 
 TEST_F(Cli, EvalWritesMapsPicturesAndJson) {

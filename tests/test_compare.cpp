@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -16,6 +18,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "app/measure.h"
 #include "app/dataset.h"
@@ -23,6 +26,7 @@
 #include "app/image_io.h"
 #include "core/matcher.h"
 #include "app/metrics.h"
+#include "app/montage.h"
 #include "app/report.h"
 #include "app/revision.h"
 #include "app/synth.h"
@@ -44,6 +48,21 @@ fs::path fresh_dir(const std::string& name) {
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
+}
+
+// The strip of the montage at `top`, the whole width, holds `label` drawn in black on white
+// from x = MONTAGE_GAP and nothing else; the label has ink (it is not blank).
+void expect_label(const ImageU8& montage, int top, const std::string& label) {
+  ImageU8 expected(montage.width, MONTAGE_LABEL_HEIGHT, 3, 255);
+  draw_text(expected, MONTAGE_GAP, 0, label, MONTAGE_LABEL_SCALE, {0, 0, 0});
+  int ink = 0, differ = 0;
+  for (int y = 0; y < MONTAGE_LABEL_HEIGHT; ++y)
+    for (int x = 0; x < montage.width; ++x) {
+      ink += montage.at(x, top + y, 0) == 0 && montage.at(x, top + y, 1) == 0 && montage.at(x, top + y, 2) == 0;
+      for (int c = 0; c < 3; ++c) differ += montage.at(x, top + y, c) != expected.at(x, y, c);
+    }
+  EXPECT_GT(ink, 0) << "no label drawn at y " << top << " (\"" << label << "\")";
+  EXPECT_EQ(differ, 0) << "the strip at y " << top << " is not \"" << label << "\" on white";
 }
 
 // A results document as `compare` writes it, small and fixed: one method with a paper table
@@ -182,10 +201,19 @@ TEST(CompareReport, MadeFromAFixedResultsJsonAlone) {
   EXPECT_NE(md.find("m/cpu: not run: no reason, a test"), std::string::npos);
   EXPECT_NE(md.find("Not made here"), std::string::npos);
   EXPECT_NE(md.find("Source: `0123456789ab`."), std::string::npos) << md;
-  // The montage: the scene row and one method row, two tiles each.
+  // The montage: the scene's name, then the scene row and one method row, each named in the
+  // picture right above its two tiles. The labels are wider than two 8-pixel tiles: they set
+  // the width.
   const ImageU8 montage = read_image(dir / "maps" / "montage_d-s1.png");
-  EXPECT_EQ(montage.width, 2 * 8 + 3 * 6);
-  EXPECT_EQ(montage.height, 2 * (6 + 6) + 6);
+  const std::string method_row = "m/cuda: disparity | error";
+  EXPECT_EQ(montage.width, text_width(method_row, MONTAGE_LABEL_SCALE) + 2 * MONTAGE_GAP);
+  EXPECT_EQ(montage.height, montage_label_top(2, 6));
+  expect_label(montage, montage_label_top(-1, 6), "d/s1");
+  expect_label(montage, montage_label_top(0, 6), "left view | ground truth");
+  expect_label(montage, montage_label_top(1, 6), method_row);
+  const int tiles_y = montage_label_top(1, 6) + MONTAGE_LABEL_HEIGHT + MONTAGE_LABEL_GAP;
+  EXPECT_EQ(montage.at(MONTAGE_GAP, tiles_y, 0), 100);  // the disparity map's tile
+  EXPECT_EQ(montage.at(2 * MONTAGE_GAP + 8 + 7, tiles_y + 5, 2), 100);  // the error map's last pixel
   EXPECT_TRUE(fs::exists(dir / "plots" / "pareto.gp"));
   EXPECT_TRUE(fs::exists(dir / "plots" / "mdes_vs_levels_64x48.gp"));
   EXPECT_EQ(slurp(dir / "results.csv"), results_csv(fixed_results()));
@@ -213,6 +241,75 @@ TEST(CompareReport, MadeFromAFixedResultsJsonAlone) {
     EXPECT_NE(slurp(dir / "report.md").find("![plots/pareto.png](plots/pareto.png)"), std::string::npos);
   }
   fs::remove_all(dir);
+}
+
+// Each row's label sits right above its own tiles (nearer to them than to the row above), the
+// scene's name above all; tiles of different sizes share the largest cell, a missing map is
+// mid grey, and a label wider than the tiles widens the picture instead of being cut.
+TEST(CompareMontage, LabelsNameTheSceneAndEachRowAboveItsTiles) {
+  // A 10 x 4 red tile and 12 x 5 blue ones; no error map in the second row.
+  MontageRow scene{"left view | ground truth", ImageU8(10, 4, 3, 0), ImageU8(12, 5, 3, 0)};
+  MontageRow lane{"salap/cuda: disparity | error", ImageU8(12, 5, 3, 0), ImageU8{}};
+  for (int x = 0; x < 10; ++x)
+    for (int y = 0; y < 4; ++y) scene.left.at(x, y, 0) = 200;
+  for (int x = 0; x < 12; ++x)
+    for (int y = 0; y < 5; ++y) scene.right.at(x, y, 2) = 210, lane.left.at(x, y, 2) = 210;
+  const ImageU8 m = compose_montage("middlebury-v2/tsukuba", {scene, lane});
+  ASSERT_EQ(m.width, text_width(lane.label, MONTAGE_LABEL_SCALE) + 2 * MONTAGE_GAP);
+  ASSERT_GT(m.width, 2 * 12 + 3 * MONTAGE_GAP);
+  ASSERT_EQ(m.height, montage_label_top(2, 5));
+  expect_label(m, montage_label_top(-1, 5), "middlebury-v2/tsukuba");
+  expect_label(m, montage_label_top(0, 5), scene.label);
+  expect_label(m, montage_label_top(1, 5), lane.label);
+  for (int row = 0; row < 2; ++row) {
+    const int label_bottom = montage_label_top(row, 5) + MONTAGE_LABEL_HEIGHT;
+    const int tiles = label_bottom + MONTAGE_LABEL_GAP;
+    const int above = montage_label_top(row, 5) - (row == 0 ? montage_label_top(-1, 5) + MONTAGE_LABEL_HEIGHT
+                                                             : montage_label_top(row - 1, 5) + MONTAGE_LABEL_HEIGHT +
+                                                                   MONTAGE_LABEL_GAP + 5);
+    EXPECT_LT(tiles - label_bottom, above) << "row " << row << "'s label is nearer the row above than its own";
+    const int right_x = 2 * MONTAGE_GAP + 12;
+    if (row == 0) {
+      EXPECT_EQ(m.at(MONTAGE_GAP, tiles, 0), 200);          // red tile
+      EXPECT_EQ(m.at(MONTAGE_GAP + 10, tiles, 0), 128);     // beyond the 10-wide tile: grey
+      EXPECT_EQ(m.at(MONTAGE_GAP, tiles + 4, 1), 128);      // below the 4-high tile: grey
+      EXPECT_EQ(m.at(right_x + 11, tiles + 4, 2), 210);     // the 12 x 5 tile fills its cell
+    } else {
+      EXPECT_EQ(m.at(MONTAGE_GAP + 11, tiles + 4, 2), 210);
+      EXPECT_EQ(m.at(right_x, tiles, 0), 128);  // the missing error map
+    }
+  }
+  EXPECT_THROW(compose_montage("x", {}), Error);
+  EXPECT_THROW(compose_montage("x", {MontageRow{"empty", ImageU8{}, ImageU8{}}}), Error);
+  EXPECT_THROW(compose_montage("x", {MontageRow{"grey", ImageU8(4, 4, 1), ImageU8{}}}), Error);
+}
+
+// The font: every printable character its own glyph, inked and within its 5 columns; the
+// space blank; anything else a hollow box; text width and clipping at the edges.
+TEST(CompareMontage, FontHasADistinctGlyphPerPrintableCharacter) {
+  std::vector<std::array<std::uint8_t, GLYPH_HEIGHT>> seen;
+  for (char c = ' '; c <= '~'; ++c) {
+    const auto g = glyph(c);
+    int ink = 0;
+    for (std::uint8_t row : g) {
+      EXPECT_EQ(row & ~0x1F, 0) << "'" << c << "' is wider than 5 columns";
+      ink += std::popcount(unsigned(row));
+    }
+    EXPECT_EQ(ink == 0, c == ' ') << "'" << c << "'";
+    EXPECT_EQ(std::find(seen.begin(), seen.end(), g), seen.end()) << "'" << c << "' looks like an earlier character";
+    seen.push_back(g);
+  }
+  const std::array<std::uint8_t, GLYPH_HEIGHT> bar = {0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x00};
+  EXPECT_EQ(glyph('|'), bar);
+  EXPECT_EQ(glyph('\xc3'), glyph('\n'));
+  EXPECT_EQ(std::find(seen.begin(), seen.end(), glyph('\n')), seen.end()) << "the box is no printable character";
+  EXPECT_EQ(text_width("", 2), 0);
+  EXPECT_EQ(text_width("ab", 2), (2 * GLYPH_ADVANCE - 1) * 2);
+  ImageU8 img(7, 5, 3, 255);
+  draw_text(img, -3, -4, "||", 2, {1, 2, 3});  // partly outside on every side: clipped, no throw
+  EXPECT_EQ(img.at(0, 0, 0), 255);             // the first bar's column 2 x 2 lands at x 1..2
+  EXPECT_EQ(img.at(1, 0, 2), 3);
+  EXPECT_THROW(draw_text(img, 0, 0, "a", 0, {0, 0, 0}), Error);
 }
 
 TEST(CompareRun, TinyRunOnEveryAvailableBackendMatchesADirectEvaluation) {

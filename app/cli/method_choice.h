@@ -1,6 +1,6 @@
 #pragma once
 /// \file method_choice.h
-/// What every command that runs a method takes: -m METHOD, -b BACKEND, --set key=value.
+/// The method, backend and --set overrides that run, eval and bench take, declared once.
 
 #include <CLI/CLI.hpp>
 
@@ -18,6 +18,8 @@ struct MethodChoice {
   std::string backend = "cpu";
   std::vector<std::string> sets;
 
+  /// Adds -m, -b and --set to `sub`; `backend_optional_default` shows "cpu" as -b's default
+  /// (bench has none: without -b it times every available GPU backend).
   void add_to(CLI::App* sub, bool backend_optional_default = true) {
     sub->add_option("-m,--method", method, "method name (see `stereo list`)")->required();
     auto* b = sub->add_option("-b,--backend", backend, "backend: cpu, gl, glcompute, cuda (see `stereo list`)");

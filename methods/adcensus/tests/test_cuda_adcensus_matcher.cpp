@@ -205,35 +205,5 @@ TEST(CudaAdCensusMatcher, UserErrorsThrow) {
   EXPECT_THROW(matcher->compute(left, left, 0), Error);
 }
 
-// Speed is the bench's business; this disabled test is a quick look on the GPU machine
-// (--gtest_also_run_disabled_tests): Teddy's size and 1080p, both views and the whole
-// refinement, median of 7 after a warm-up.
-TEST(CudaAdCensusMatcher, DISABLED_Throughput) {
-  STEREO_REQUIRE_CUDA();
-  struct Size {
-    int width, height, levels;
-  };
-  for (const Size s : {Size{450, 375, 60}, Size{1920, 1080, 256}}) {
-    const ImageU8 left = test::random_texture(s.width, s.height, 61);
-    const ImageU8 right = test::shifted(left, 17);
-    auto matcher = create_matcher("adcensus", "cuda", {});
-    (void)matcher->compute(left, right, s.levels);
-    std::vector<double> ms;
-    Timing last;
-    for (int i = 0; i < 7; ++i) {
-      last = matcher->compute(left, right, s.levels).timing;
-      ms.push_back(last.algorithm_ms);
-    }
-    std::sort(ms.begin(), ms.end());
-    const double t = ms[ms.size() / 2];
-    std::printf("  %s: %dx%dx%d algorithm %.3f ms = %.1f Gde/s (min %.3f, max %.3f ms)\n", matcher->device().c_str(),
-                s.width, s.height, s.levels, t, double(s.width) * s.height * s.levels / (t * 1e-3) / 1e9, ms.front(),
-                ms.back());
-    std::printf("    upload %.3f ms, read-back %.3f ms;", last.upload_ms, last.readback_ms);
-    for (const auto& [name, stage_ms] : last.stages) std::printf(" %s %.3f ms;", name.c_str(), stage_ms);
-    std::printf("\n");
-  }
-}
-
 }  // namespace
 }  // namespace stereo

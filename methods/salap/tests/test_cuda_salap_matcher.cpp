@@ -5,10 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <vector>
 #include <filesystem>
 #include <string>
 
@@ -268,39 +266,6 @@ TEST(CudaSalapMatcher, UserErrorsThrow) {
   EXPECT_THROW(create_matcher("salap", "cuda", {{"d_chunk", "300"}}), Error);
   EXPECT_THROW(create_matcher("salap", "cuda", {{"arithmetic", "double"}}), Error);
   EXPECT_THROW(create_matcher("salap", "cuda", {{"no_such_key", "1"}}), Error);
-}
-
-}  // namespace
-}  // namespace stereo
-
-namespace stereo {
-namespace {
-
-// Speed is the bench's business; this disabled test is a quick look on the GPU machine
-// (--gtest_also_run_disabled_tests): 1920x1080, 256 levels, median of 7 after a warm-up.
-TEST(CudaSalapMatcher, DISABLED_Throughput1080p) {
-  STEREO_REQUIRE_CUDA();
-  const ImageU8 left = test::random_texture(1920, 1080, 121);
-  const ImageU8 right = test::shifted(left, 37);
-  for (const std::string arithmetic : {"float", "half"})
-  for (const std::string chunk : {"0", "32", "64", "128", "256"}) {
-    auto matcher = create_matcher("salap", "cuda", {{"d_chunk", chunk}, {"arithmetic", arithmetic}});
-    (void)matcher->compute(left, right, 256);
-    std::vector<double> ms;
-    Timing last;
-    for (int i = 0; i < 7; ++i) {
-      last = matcher->compute(left, right, 256).timing;
-      ms.push_back(last.algorithm_ms);
-    }
-    std::sort(ms.begin(), ms.end());
-    const double t = ms[ms.size() / 2];
-    std::printf("  %s d_chunk %s on %s: 1920x1080x256 algorithm %.3f ms = %.1f Gde/s (min %.3f, max %.3f ms)\n",
-                arithmetic.c_str(), chunk.c_str(),
-                matcher->device().c_str(), t, 1920.0 * 1080.0 * 256.0 / (t * 1e-3) / 1e9, ms.front(), ms.back());
-    std::printf("    upload %.3f ms, read-back %.3f ms;", last.upload_ms, last.readback_ms);
-    for (const auto& [name, stage_ms] : last.stages) std::printf(" %s %.3f ms;", name.c_str(), stage_ms);
-    std::printf("\n");
-  }
 }
 
 }  // namespace
