@@ -149,7 +149,7 @@ class FrameMatcher : public CudaMatcher<P, O> {
   /// The workspace for this pair and range (cuda/workspace.h Workspace::prepare).
   Buffers& prepare(const ImageU8& left, DisparityRange range, cudaStream_t stream) {
     return workspace_.prepare(
-        key_for(left, range), [this](Key& key, std::size_t free_bytes) { choose(key, free_bytes); },
+        key_for(left, range), stream, [this](Key& key, std::size_t free_bytes) { choose(key, free_bytes); },
         [this, stream](Buffers& buffers) { fill(buffers, stream); });
   }
 

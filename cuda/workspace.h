@@ -30,7 +30,10 @@ constexpr std::size_t ALLOCATION_SLACK = std::size_t(2) << 20;
 /// allocating pass it also allocates, naming `what` in an out-of-memory error.
 class BufferList {
  public:
-  BufferList(std::string component, bool allocate) : component_(std::move(component)), allocate_(allocate) {}
+  /// `stream`: where the set's work runs (what an object that binds to a stream, a cuFFT plan,
+  /// is made for).
+  BufferList(std::string component, bool allocate, cudaStream_t stream = nullptr)
+      : component_(std::move(component)), allocate_(allocate), stream_(stream) {}
 
   /// `count` elements of T on the device.
   template <class T>
@@ -68,6 +71,7 @@ class BufferList {
   }
 
   [[nodiscard]] bool allocating() const { return allocate_; }
+  [[nodiscard]] cudaStream_t stream() const { return stream_; }
   /// The declared device buffers' bytes, with ALLOCATION_SLACK each.
   [[nodiscard]] std::size_t device_bytes() const { return device_bytes_; }
   /// The externals' estimates, with ALLOCATION_SLACK per allocation (calls every estimate).
@@ -86,6 +90,7 @@ class BufferList {
   };
   std::string component_;
   bool allocate_ = false;
+  cudaStream_t stream_ = nullptr;
   std::size_t device_bytes_ = 0;
   std::size_t host_bytes_ = 0;
   std::vector<External> externals_;
@@ -106,14 +111,15 @@ class Workspace {
 
   explicit Workspace(std::string component) : component_(std::move(component)) {}
 
-  /// The buffers for `key`: the held set when its key equals `key`; else the held set is
-  /// released first (the new one may need its memory), `choose(key, free_bytes)` completes the
-  /// key's free-memory choices, the sizing pass is checked against free memory (the buffers,
-  /// then with the externals: cu::require_free_memory naming describe(key)), every buffer is
-  /// allocated into a fresh set, `fill(set)` completes it (tables it needs uploaded once), and
-  /// only then is the set kept. Any throw leaves no set held, and the next call starts over.
+  /// The buffers for `key`, whose work runs on `stream`: the held set when its key equals
+  /// `key`; else the held set is released first (the new one may need its memory),
+  /// `choose(key, free_bytes)` completes the key's free-memory choices, the sizing pass is
+  /// checked against free memory (the buffers, then with the externals: cu::require_free_memory
+  /// naming describe(key)), every buffer is allocated into a fresh set, `fill(set)` completes it
+  /// (tables it needs, made once), and only then is the set kept. Any throw leaves no set held,
+  /// and the next call starts over.
   template <class Choose, class Fill>
-  Buffers& prepare(Key key, Choose&& choose, Fill&& fill) {
+  Buffers& prepare(Key key, cudaStream_t stream, Choose&& choose, Fill&& fill) {
     if (held_ && key_ == key) return *held_;
     release();
     std::size_t free_bytes = 0, total_bytes = 0;
@@ -128,7 +134,7 @@ class Workspace {
       if (sizes.has_externals()) require_free_memory(sizes.device_bytes() + sizes.external_bytes(), component_, what);
     }
     auto fresh = std::make_unique<Buffers>();
-    BufferList list(component_, true);
+    BufferList list(component_, true, stream);
     fresh->declare(list, key);
     fill(*fresh);
     held_ = std::move(fresh);
@@ -136,8 +142,8 @@ class Workspace {
     ++generation_;
     return *held_;
   }
-  Buffers& prepare(const Key& key) {
-    return prepare(key, [](Key&, std::size_t) {}, [](Buffers&) {});
+  Buffers& prepare(const Key& key, cudaStream_t stream) {
+    return prepare(key, stream, [](Key&, std::size_t) {}, [](Buffers&) {});
   }
 
   /// The device bytes the buffers of `key` take as the memory check counts them (the sizing
