@@ -23,7 +23,8 @@ cudaStream_t CudaMatcherBase::stream() {
 }
 
 std::optional<MemoryStats> CudaMatcherBase::memory_stats(int width, int height, DisparityRange range) {
-  std::optional<std::vector<std::pair<std::string, double>>> bytes = stage_bytes(width, height, range);
+  const double pixels = double(width) * double(height);
+  std::optional<StageBytes> bytes = stage_bytes(ProblemSize{width, height, range, pixels, pixels * double(range.count)});
   if (!bytes) return std::nullopt;
   const DeviceScope device_scope(ordinal_);
   MemoryStats m;

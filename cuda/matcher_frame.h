@@ -41,6 +41,17 @@
 
 namespace stereo::cu {
 
+/// Bytes a stage moves through device memory, by stage name (MemoryStats::stage_bytes).
+using StageBytes = std::vector<std::pair<std::string, double>>;
+
+/// The problem memory_stats() is asked about, with its pixel and cost-cell counts.
+struct ProblemSize {
+  int width = 0, height = 0;
+  DisparityRange range;
+  double pixels = 0.0;  ///< width x height
+  double cells = 0.0;   ///< pixels x range.count
+};
+
 /// The Options of a backend without knobs of its own.
 struct NoOptions {
   template <class B>
@@ -67,10 +78,9 @@ class CudaMatcherBase : public Matcher {
   /// Read-only facts of the backend merged into params() (what its volumes hold, the path in
   /// force and why): reported with every result, never set by an override.
   [[nodiscard]] virtual nlohmann::json facts() const { return nlohmann::json::object(); }
-  /// The fewest bytes each timed stage moves through device memory at (width, height, range),
-  /// named as in Timing::stages; empty for a backend that does not account them.
-  [[nodiscard]] virtual std::optional<std::vector<std::pair<std::string, double>>> stage_bytes(
-      int /*width*/, int /*height*/, DisparityRange /*range*/) const {
+  /// The fewest bytes each timed stage moves through device memory at `size`, named as in
+  /// Timing::stages; empty for a backend that does not account them.
+  [[nodiscard]] virtual std::optional<StageBytes> stage_bytes(const ProblemSize& /*size*/) const {
     return std::nullopt;
   }
 

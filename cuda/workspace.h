@@ -37,7 +37,7 @@ class BufferList {
 
   /// `count` elements of T on the device.
   template <class T>
-  void buffer(DeviceBuffer<T>& b, std::size_t count, const char* what) {
+  void buffer(DeviceBuffer<T>& b, std::size_t count, const std::string& what) {
     static_assert(std::is_trivially_copyable_v<T>);
     device_bytes_ += count * sizeof(T) + ALLOCATION_SLACK;
     if (allocate_) b = make_device_buffer<T>(count, component_, what);
@@ -45,15 +45,22 @@ class BufferList {
 
   /// A width x height device image.
   template <class T>
-  void image(DeviceImage<T>& image, int width, int height, const char* what) {
+  void image(DeviceImage<T>& image, int width, int height, const std::string& what) {
     image.width = width;
     image.height = height;
     buffer(image.data, image.count(), what);
   }
 
+  /// The two views' width x height images, "the left <what>" and "the right <what>".
+  template <class T>
+  void views(DeviceImage<T>& left, DeviceImage<T>& right, int width, int height, const std::string& what) {
+    image(left, width, height, "the left " + what);
+    image(right, width, height, "the right " + what);
+  }
+
   /// `count` elements of page-locked host memory (counted apart: it is not GPU memory).
   template <class T>
-  void pinned(HostBuffer<T>& b, std::size_t count, const char* what) {
+  void pinned(HostBuffer<T>& b, std::size_t count, const std::string& what) {
     host_bytes_ += count * sizeof(T);
     if (allocate_) b = make_host_buffer<T>(count, component_, what);
   }

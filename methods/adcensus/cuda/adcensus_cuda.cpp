@@ -70,14 +70,10 @@ struct AdCensusBuffers : cu::InputPair {
   void declare(cu::BufferList& list, const Key& k) {
     declare_inputs(list, k.width, k.height, k.channels);
     const int w = k.width, h = k.height;
-    list.image(rgb_left, w, h, "the packed left image");
-    list.image(rgb_right, w, h, "the packed right image");
-    list.image(arms_left, w, h, "the left cross arms");
-    list.image(arms_right, w, h, "the right cross arms");
-    list.image(grey_left, w, h, "the left grey image");
-    list.image(grey_right, w, h, "the right grey image");
-    list.image(census_left, w, h, "the left census image");
-    list.image(census_right, w, h, "the right census image");
+    list.views(rgb_left, rgb_right, w, h, "packed image");
+    list.views(arms_left, arms_right, w, h, "cross arms");
+    list.views(grey_left, grey_right, w, h, "grey image");
+    list.views(census_left, census_right, w, h, "census image");
     volume(list, cost_left, k, "the left cost volume");
     volume(list, cost_right, k, "the right cost volume");
     path_set(list, paths, k, "a scanline path volume", "the scanline edge bits");
@@ -90,12 +86,9 @@ struct AdCensusBuffers : cu::InputPair {
       list.buffer(counts.h_then_v, counts.cells, "the H-V region counts");
       list.buffer(counts.v_then_h, counts.cells, "the V-H region counts");
     }
-    list.image(disparity_left, w, h, "the left disparity map");
-    list.image(disparity_right, w, h, "the right disparity map");
-    list.image(map_a, w, h, "a refinement map");
-    list.image(map_b, w, h, "a refinement map");
-    list.image(outliers_a, w, h, "an outlier map");
-    list.image(outliers_b, w, h, "an outlier map");
+    list.views(disparity_left, disparity_right, w, h, "disparity map");
+    for (cu::DeviceImage<float>* map : {&map_a, &map_b}) list.image(*map, w, h, "a refinement map");
+    for (cu::DeviceImage<std::uint8_t>* map : {&outliers_a, &outliers_b}) list.image(*map, w, h, "an outlier map");
   }
 
   static void volume(cu::BufferList& list, ca::DeviceVolume& v, const Key& k, const char* what) {
@@ -302,11 +295,9 @@ class AdCensusCudaMatcher final : public cu::FrameMatcher<AdCensusParams, AdCens
 
   /// The fewest bytes each timed stage moves through device memory in this design (both
   /// views; cuda/adcensus/NOTES.md).
-  [[nodiscard]] std::optional<std::vector<std::pair<std::string, double>>> stage_bytes(
-      int width, int height, DisparityRange range) const override {
-    const double pixels = double(width) * double(height);
-    const double cells = pixels * double(range.count);
-    return std::vector<std::pair<std::string, double>>{
+  [[nodiscard]] std::optional<cu::StageBytes> stage_bytes(const cu::ProblemSize& size) const override {
+    const double pixels = size.pixels, cells = size.cells;
+    return cu::StageBytes{
         {"census", pixels * 2.0 * (4.0 + 8.0)},             // RGBA in, census out, per view
         {"cross", pixels * 2.0 * (4.0 + 4.0 + 2.0 * 4.0)},  // RGBA in, arms and two region sizes out
         // The left view: 2 passes an iteration, the first writes fp16, each later one reads and

@@ -46,22 +46,17 @@ struct CrossRtBuffers : cu::InputPair {
   void declare(cu::BufferList& list, const Key& k) {
     declare_inputs(list, k.width, k.height, k.channels);
     const int sw = scaled(k.width, k.scale), sh = scaled(k.height, k.scale);
-    list.image(grey_left, k.width, k.height, "the left grey image");
-    list.image(grey_right, k.width, k.height, "the right grey image");
-    list.image(scaled_left, sw, sh, "the scaled left image");
-    list.image(scaled_right, sw, sh, "the scaled right image");
+    list.views(grey_left, grey_right, k.width, k.height, "grey image");
+    list.views(scaled_left, scaled_right, sw, sh, "scaled image");
     list.image(gcp_mask, sw, sh, "the GCP mask");
-    list.image(arms_x_left, sw, sh, "the left horizontal arms");
-    list.image(arms_x_right, sw, sh, "the right horizontal arms");
-    list.image(arms_y_left, sw, sh, "the left vertical arms");
-    list.image(arms_y_right, sw, sh, "the right vertical arms");
+    list.views(arms_x_left, arms_x_right, sw, sh, "horizontal arms");
+    list.views(arms_y_left, arms_y_right, sw, sh, "vertical arms");
     for (cr::DeviceVolume16* v : {&cax_left, &cax_right}) {
       v->width = sw;
       v->height = sh;
       list.buffer(v->data, cr::DeviceVolume16::cells(sw, sh, k.levels), "a CA_x volume");
     }
-    list.image(disparity_left, sw, sh, "the left disparity map");
-    list.image(disparity_right, sw, sh, "the right disparity map");
+    list.views(disparity_left, disparity_right, sw, sh, "disparity map");
     list.image(refined, sw, sh, "the sub-pixel left map");
     list.image(median, sw, sh, "the median-filtered map");
     list.image(filled, sw, sh, "the filled map");
@@ -139,13 +134,12 @@ class CrossRtCudaMatcher final : public cu::FrameMatcher<CrossRtParams, cu::NoOp
   }
 
   /// The fewest bytes each timed stage moves in this design (both views; NOTES.md).
-  [[nodiscard]] std::optional<std::vector<std::pair<std::string, double>>> stage_bytes(
-      int width, int height, DisparityRange range) const override {
+  [[nodiscard]] std::optional<cu::StageBytes> stage_bytes(const cu::ProblemSize& size) const override {
     const int k = params_.scale;
-    const double px = double(width) * double(height);
-    const double spx = double((width + k - 1) / k) * double((height + k - 1) / k);
-    const double cells = spx * double(crossrt::scaled_range(range, k).count);
-    return std::vector<std::pair<std::string, double>>{
+    const double px = size.pixels;
+    const double spx = double(CrossRtBuffers::scaled(size.width, k)) * double(CrossRtBuffers::scaled(size.height, k));
+    const double cells = spx * double(crossrt::scaled_range(size.range, k).count);
+    return cu::StageBytes{
         {"SD", 2.0 * (px * 3.0 + px + spx)},           // RGB in, full and scaled grey out, per view
         {"arms x", 2.0 * (spx + 2.0 * spx)},           // grey in, uchar2 out, per view
         {"arms y", 2.0 * (spx + 2.0 * spx)},

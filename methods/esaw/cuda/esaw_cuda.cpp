@@ -140,11 +140,9 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
   /// The fewest bytes each timed stage moves (NOTES.md): each pass reads its volume once and
   /// writes it once. ESAW's default slab is the whole volume (DRAM traffic); with slab_planes
   /// set to an L2-sized slab the figure is L2 traffic and may exceed the DRAM copy rate.
-  [[nodiscard]] std::optional<std::vector<std::pair<std::string, double>>> stage_bytes(
-      int width, int height, DisparityRange range) const override {
-    const double px = double(width) * double(height);
-    const double cells = px * double(range.count);
-    std::vector<std::pair<std::string, double>> bytes;
+  [[nodiscard]] std::optional<cu::StageBytes> stage_bytes(const cu::ProblemSize& size) const override {
+    const double px = size.pixels, cells = size.cells;
+    cu::StageBytes bytes;
     if constexpr (!ESMP) {
       // Bytes per cell, iteration by iteration, as enqueue_slabs runs them: init_cost writes 2;
       // a pass reads 2 and writes 2, the last writes nothing (fused WTA); a fused aggr_HV reads 2

@@ -14,6 +14,7 @@
 #include "core/disparity_range.h"
 #include "core/error.h"
 #include "cuda/common.h"
+#include "cuda/matcher_frame.h"
 #include "cuda/stage_clock.h"
 #include "cuda/workspace.h"
 #include "methods/esaw/cuda/stages.h"
@@ -121,12 +122,10 @@ struct EsawBuffers : cu::InputPair {
   void declare(cu::BufferList& list, const Key& k) {
     declare_inputs(list, k.width, k.height, k.channels);
     const int w = k.width, h = k.height;
-    list.image(rgba_left, w, h, "the left RGBA image");
-    list.image(rgba_right, w, h, "the right RGBA image");
+    list.views(rgba_left, rgba_right, w, h, "RGBA image");
     lab8 = k.lab8;
     if (lab8) list.image(lab8_left, w, h, "the left lab8 image");
-    list.image(grey_left, w, h, "the left grey image");
-    list.image(grey_right, w, h, "the right grey image");
+    list.views(grey_left, grey_right, w, h, "grey image");
     list.image(winner.cost, w, h, "the winning costs");
     list.image(winner.disparity, w, h, "the winning disparities");
     list.image(disparity, w, h, "the disparity map");
@@ -161,8 +160,7 @@ void run_esmp_passes(const EsmpParams& params, const EsmpCudaOptions& options, c
                      EsawBuffers& w, DisparityRange range, cu::StageClock& clock, cudaStream_t s);
 
 /// The fewest bytes each of ESMP's timed stages moves at `pixels` and `cells` (NOTES.md).
-std::vector<std::pair<std::string, double>> esmp_stage_bytes(const EsmpParams& params,
-                                                             const EsmpCudaOptions& options, double pixels,
-                                                             double cells);
+cu::StageBytes esmp_stage_bytes(const EsmpParams& params, const EsmpCudaOptions& options, double pixels,
+                                double cells);
 
 }  // namespace stereo

@@ -101,9 +101,8 @@ void run_esmp_passes(const EsmpParams& p, const EsmpCudaOptions& options, const 
   }
 }
 
-std::vector<std::pair<std::string, double>> esmp_stage_bytes(const EsmpParams& params,
-                                                             const EsmpCudaOptions& options, double px,
-                                                             double cells) {
+cu::StageBytes esmp_stage_bytes(const EsmpParams& params, const EsmpCudaOptions& options, double px,
+                                double cells) {
   const double T = double(params.iterations);
   if (params.esmp_variant == "literal" && options.fold_cost2msg)
     return {

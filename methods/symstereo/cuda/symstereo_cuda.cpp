@@ -133,20 +133,19 @@ class SymStereoCudaMatcher final : public cu::FrameMatcher<SymStereoParams, cu::
   }
 
   /// The fewest bytes each stage moves (both views; cuda/symstereo/NOTES.md), for `bench`.
-  [[nodiscard]] std::optional<std::vector<std::pair<std::string, double>>> stage_bytes(
-      int width, int height, DisparityRange range) const override {
-    const double px = double(width) * double(height);
-    const int padded = symstereo_padded_length(width, params_);
-    const double ppx = double(padded) * double(height);
+  [[nodiscard]] std::optional<cu::StageBytes> stage_bytes(const cu::ProblemSize& size) const override {
+    const double px = size.pixels;
+    const int padded = symstereo_padded_length(size.width, params_);
+    const double ppx = double(padded) * double(size.height);
     const double n = double(params_.wavelets);
-    const double bins = double(padded / 2 + 1) * double(height);
-    return std::vector<std::pair<std::string, double>>{
+    const double bins = double(padded / 2 + 1) * double(size.height);
+    return cu::StageBytes{
         {"flip + grey", 2.0 * (px * 3.0 + ppx * 4.0)},
         {"fft forward", 2.0 * (ppx * 4.0 + bins * 8.0)},
         {"filtering", 2.0 * (bins * 8.0 + n * ppx * 8.0)},
         {"fft inverse", 2.0 * 2.0 * n * ppx * 8.0},  // in place: read + write
-        {"energy", 2.0 * n * px * 8.0 + px * double(range.count) * 4.0},
-        {"wta", px * double(range.count) * 4.0 + px * 4.0},
+        {"energy", 2.0 * n * px * 8.0 + size.cells * 4.0},
+        {"wta", size.cells * 4.0 + px * 4.0},
     };
   }
 
