@@ -29,18 +29,18 @@ bool inject_failure() {
   return left == 0;
 }
 
-std::string mib(std::size_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f", double(bytes) / (1024.0 * 1024.0));
-  return text;
-}
-
 // 13000 -> "13.0", 12080 -> "12.8" (CUDA's 1000 * major + 10 * minor encoding).
 std::string cuda_version_string(int version) {
   return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }
 
 }  // namespace
+
+std::string mib(std::size_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", double(bytes) / (1024.0 * 1024.0));
+  return text;
+}
 
 void throw_cuda_error(cudaError_t status, const char* expression, const char* file, int line) {
   std::ostringstream message;

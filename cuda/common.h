@@ -62,6 +62,9 @@ struct DeviceFree {
 template <class T>
 using DeviceBuffer = std::unique_ptr<T[], DeviceFree>;
 
+/// `bytes` in MiB with one decimal ("12.5"), as every memory message of the CUDA backend gives it.
+std::string mib(std::size_t bytes);
+
 /// cudaMalloc that turns out-of-memory into "<component>: out of GPU memory allocating
 /// N MiB for <what>" and any other failure into the usual CUDA_CHECK message.
 void* device_alloc(std::size_t bytes, const std::string& component, const std::string& what);

@@ -90,26 +90,8 @@ struct EsawParams {
   // 9.72 (more iterations hurt).
   std::string colour = "lab8";
   bool median = true;      // step 4: 3x3 median of the disparity map
-  // CUDA only, no effect on the result: disparity planes per slab that runs through all passes
-  // before the next (cuda/esaw/NOTES.md). 0 = the whole volume where two copies fit in the
-  // GPU's memory (each pass streams it through DRAM), else the most planes whose two buffers
-  // fill half the L2; K > 0 = K planes (3 = the L2 slabs at 1080p). A tuning knob.
-  int slab_planes = 0;
-  // CUDA only, no effect on the result: launch the slab loop (init_cost and 2T passes per slab,
-  // ~1600 launches at 1920 x 1080 x 256) as one CUDA graph, captured once per image size and
-  // range, instead of launch by launch. false = the launch-by-launch loop, for comparison.
-  bool cuda_graph = true;
-  // CUDA only, no effect on the result: compute eq. 3 inside the first aggr_H
-  // (cuda/esaw/init_aggr_h.cu) instead of storing C0. false = init_cost then aggr_H.
-  bool fuse_init_cost = true;
-  // CUDA only, no effect on the result: an iteration whose step is at most this runs aggr_H and
-  // aggr_V as one kernel (cuda/esaw/aggr_hv.cu), the H result of a tile kept in shared memory,
-  // so the volume crosses DRAM twice per iteration instead of four times. 0 = never; at most
-  // cu::esaw::HV_MAX_STEP (16). The last iteration keeps its two kernels (the WTA is fused there).
-  // Off by default: measured on the H100 (1920 x 1080 x 256, ESAW-9, passes with the L2
-  // prefetch) 23.1 ms unfused against 24.0 with steps <= 4 fused and 28.1 with <= 16; before the
-  // prefetch the fused kernel won (29.2 against 31.0). cuda/esaw/NOTES.md, "Round 3".
-  int fuse_hv_max_step = 0;
+  // The CUDA backend's own knobs (slab size, graph, fused kernels) are its Options
+  // (methods/esaw/cuda/esaw_cuda.cpp, EsawCudaOptions): none changes the result.
 
   template <class B>
   void describe(B& b) {
@@ -120,23 +102,10 @@ struct EsawParams {
     b.field("tau", tau, "truncation of the grey difference, eq. 3 (Table III: 12)");
     b.field("lambda", lambda, "cost scale of eq. 3 (not in Table III for ESAW; no effect on the result)");
     describe_shared_choices(b, *this);
-    b.field("slab_planes", slab_planes,
-            "cuda: disparity planes per slab through all passes (0 = the whole volume if it fits, else two slabs "
-            "fill half the L2; no effect on the result)");
-    b.field("cuda_graph", cuda_graph, "cuda: run the slab loop as one captured CUDA graph (no effect on the result)");
-    b.field("fuse_init_cost", fuse_init_cost,
-            "cuda: compute the costs inside the first aggr_H instead of storing them (no effect on the result)");
-    b.field("fuse_hv_max_step", fuse_hv_max_step,
-            "cuda: iterations with a step up to this run aggr_H and aggr_V as one kernel (0 = never, at most 16; no "
-            "effect on the result)");
   }
 
   void validate(const std::string& component) const {
     validate_shared_ranges(*this, component);
-    require(slab_planes >= 0, component + ": slab_planes must be >= 0 (0 = automatic), got " +
-                                  std::to_string(slab_planes));
-    require(fuse_hv_max_step >= 0 && fuse_hv_max_step <= 16,
-            component + ": fuse_hv_max_step must be in 0..16, got " + std::to_string(fuse_hv_max_step));
   }
 };
 
@@ -185,15 +154,8 @@ struct EsmpParams {
   // iterations than at 5); max_rgb 8.82 (ESAW 8.33), lab (L* 0..100; cpu only) 8.66 (ESAW 10.67).
   std::string colour = "lab8";
   bool median = true;
-  // CUDA only, no effect on the result: in the literal reading, finish each pass's messages
-  // (cost2msg-) inside the next aggregation (cuda/esaw/aggr_msg.cu), so a pass reads and writes
-  // the volume once. Off by default: measured on the H100 at 1920x1080x256 the folded passes
-  // ran at 444-567 GB/s (64.5 ms in all) against 41.5 ms for the paper's separate aggr_H+ /
-  // cost2msg- / aggr_V+ kernels (issue-bound, not memory-bound; cuda/esaw/NOTES.md).
-  bool fold_cost2msg = false;
-  // CUDA only, no effect on the result: the literal reading's first cost2msg computes eq. 3 on
-  // the fly (cuda/esaw/cost2msg.cu init_cost2msg) instead of reading a stored C0.
-  bool fuse_init_cost = true;
+  // The CUDA backend's own knobs (folded passes, fused C0) are its Options
+  // (methods/esaw/cuda/esaw_cuda.cpp, EsmpCudaOptions): none changes the result.
 
   template <class B>
   void describe(B& b) {
@@ -208,12 +170,6 @@ struct EsmpParams {
     b.choice("esmp_variant", esmp_variant, {"literal", "centre", "data", "bp", "bpsum", "sum", "costs"},
              "reading of eq. 13-16 (literal = as written, the default; bp, bpsum, sum, costs: cpu only; README \"ESMP readings\")");
     describe_shared_choices(b, *this);
-    b.field("fold_cost2msg", fold_cost2msg,
-            "cuda, literal reading: finish the messages inside the next aggregation (no cost2msg- pass; no effect on "
-            "the result)");
-    b.field("fuse_init_cost", fuse_init_cost,
-            "cuda, literal reading: compute the costs inside the first cost2msg instead of storing them (no effect "
-            "on the result)");
   }
 
   void validate(const std::string& component) const {

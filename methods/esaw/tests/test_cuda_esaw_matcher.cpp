@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cuda/common.h"
 #include "app/dataset.h"
@@ -43,10 +45,15 @@ Scene crop(const Scene& s, int x0, int y0, int w, int h) {
   return out;
 }
 
-void compare_on_v2(const std::string& method, const Overrides& overrides, bool whole) {
+// `overrides` go to both backends; `cuda_options`, the CUDA backend's own knobs (which the cpu
+// backend refuses), to the GPU only.
+void compare_on_v2(const std::string& method, const Overrides& overrides, bool whole,
+                   const Overrides& cuda_options = {}) {
   const std::filesystem::path root = data_root() / "middlebury-v2";
   if (!std::filesystem::is_directory(root)) GTEST_SKIP() << "no Middlebury v2 data at " << root;
-  auto gpu = create_matcher(method, "cuda", overrides);
+  Overrides gpu_overrides = overrides;
+  gpu_overrides.insert(gpu_overrides.end(), cuda_options.begin(), cuda_options.end());
+  auto gpu = create_matcher(method, "cuda", gpu_overrides);
   auto cpu = create_matcher(method, "cpu", overrides);
   for (const std::string name : {"tsukuba", "venus", "teddy", "cones"}) {
     Scene scene = load_scene(root / name);
@@ -81,16 +88,14 @@ TEST(CudaEsawMatcher, EsawV2CropsAgreeWithCpu) {
     // The slab size changes only the order of the work: one plane, an odd slab (tails of the
     // kernels' groups of 8 planes) and the whole volume in one slab give the same map.
     for (const char* slab : {"1", "5", "1000"})
-      compare_on_v2("esaw", with_colour({{"slab_planes", slab}}, colour), false);
+      compare_on_v2("esaw", with_colour({}, colour), false, {{"slab_planes", slab}});
     // round 1's launches (no fused kernel at all), and the fused iterations (aggr_hv.cu, off by
     // default), whole and over odd slabs
-    compare_on_v2("esaw",
-                  with_colour({{"cuda_graph", "false"}, {"fuse_init_cost", "false"}, {"fuse_hv_max_step", "0"}}, colour),
-                  false);
-    compare_on_v2("esaw", with_colour({{"fuse_hv_max_step", "16"}}, colour), false);
-    compare_on_v2("esaw",
-                  with_colour({{"fuse_hv_max_step", "16"}, {"fuse_init_cost", "false"}, {"slab_planes", "5"}}, colour),
-                  false);
+    compare_on_v2("esaw", with_colour({}, colour), false,
+                  {{"cuda_graph", "false"}, {"fuse_init_cost", "false"}, {"fuse_hv_max_step", "0"}});
+    compare_on_v2("esaw", with_colour({}, colour), false, {{"fuse_hv_max_step", "16"}});
+    compare_on_v2("esaw", with_colour({}, colour), false,
+                  {{"fuse_hv_max_step", "16"}, {"fuse_init_cost", "false"}, {"slab_planes", "5"}});
   }
 }
 
@@ -101,8 +106,8 @@ TEST(CudaEsawMatcher, EsmpV2CropsAgreeWithCpu) {
     compare_on_v2("esmp", with_colour({{"esmp_variant", "centre"}, {"iterations", "3"}}, colour), false);
     // The folded passes (cost2msg- inside the next aggregation; off by default, slower on the
     // H100) and round 1's kernels (a stored C0) give the same map.
-    compare_on_v2("esmp", with_colour({{"fold_cost2msg", "true"}}, colour), false);
-    compare_on_v2("esmp", with_colour({{"fold_cost2msg", "false"}, {"fuse_init_cost", "false"}}, colour), false);
+    compare_on_v2("esmp", with_colour({}, colour), false, {{"fold_cost2msg", "true"}});
+    compare_on_v2("esmp", with_colour({}, colour), false, {{"fold_cost2msg", "false"}, {"fuse_init_cost", "false"}});
   }
 }
 
@@ -183,6 +188,37 @@ TEST(CudaEsawMatcher, UserErrorsThrow) {
   auto matcher = create_matcher("esaw", "cuda", {});
   const ImageU8 left = test::random_texture(40, 30, 51), smaller = test::random_texture(39, 30, 52);
   EXPECT_THROW(matcher->compute(left, smaller, 8), Error);
+}
+
+// The slab, graph and fusion knobs are the CUDA backend's Options: the cpu backends refuse them
+// as unknown keys (no GPU needed for that), `stereo params` lists them under esaw/cuda only, and
+// the CUDA backends take and validate them.
+TEST(CudaEsawMatcher, CudaKnobsBelongToTheCudaBackend) {
+  const std::vector<std::pair<std::string, Overrides>> knobs = {
+      {"esaw", {{"slab_planes", "3"}, {"cuda_graph", "false"}, {"fuse_init_cost", "false"}, {"fuse_hv_max_step", "4"}}},
+      {"esmp", {{"fold_cost2msg", "true"}, {"fuse_init_cost", "false"}}}};
+  for (const auto& [method, overrides] : knobs) {
+    const std::string cuda_options = builtin_registry().find(method, "cuda").describe_options();
+    const std::string params = builtin_registry().method(method).describe_params();
+    for (const auto& [key, value] : overrides) {
+      try {
+        (void)create_matcher(method, "cpu", {{key, value}});
+        ADD_FAILURE() << method << "/cpu took the CUDA knob " << key;
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("unknown parameter '" + key + "'"), std::string::npos) << e.what();
+      }
+      EXPECT_NE(cuda_options.find(key + " = "), std::string::npos) << method << "/cuda options:\n" << cuda_options;
+      EXPECT_EQ(params.find(key + " = "), std::string::npos) << method << " params:\n" << params;
+    }
+  }
+  STEREO_REQUIRE_CUDA();
+  for (const auto& [method, overrides] : knobs) {
+    auto gpu = create_matcher(method, "cuda", overrides);
+    for (const auto& [key, value] : overrides) EXPECT_EQ(gpu->params()[key].dump(), value) << method << " " << key;
+  }
+  EXPECT_THROW(create_matcher("esaw", "cuda", {{"slab_planes", "-1"}}), Error);
+  EXPECT_THROW(create_matcher("esaw", "cuda", {{"fuse_hv_max_step", "17"}}), Error);
+  EXPECT_THROW(create_matcher("esmp", "cuda", {{"slab_planes", "3"}}), Error);  // ESAW's knob only
 }
 
 }  // namespace

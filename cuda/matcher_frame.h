@@ -1,0 +1,204 @@
+#pragma once
+/// \file cuda/matcher_frame.h
+/// The frame every CUDA matcher sits in (libSGM's StereoSGM::Impl: the constructor binds and
+/// allocates, `execute` chains the stages). It owns what no method should write again:
+///  - CudaMatcher<Params, Options>: the paper's Params and the backend's Options bound from the
+///    overrides in one ParamBinder and validated, params() (with the backend's read-only
+///    facts), component(), the device (--device / STEREO_DEVICE) and its identity, the stream,
+///    memory_stats() beside a copy ceiling measured now;
+///  - FrameMatcher<Params, Options, Buffers>: on top, one workspace of the method's Buffers
+///    (cuda/workspace.h: declared once, summed for one free-memory check, allocated whole,
+///    reused while the key stays), the upload of the two images, one StageClock
+///    (cuda/stage_clock.h) and the read-back of the float map; a method adds its stages.
+/// Class templates over the method's types, as reference::CpuMatcher<Params> is for the cpu
+/// backend, because the binder refers to the Params and Options fields themselves and the
+/// workspace holds the method's own buffer struct; what depends on neither (device, stream,
+/// JSON, memory stats, copies) is the plain CudaMatcherBase, compiled once. A method overrides
+/// virtual hooks (key_for, run_stages, ...) rather than match(), so that the per-frame steps
+/// (prepare, upload, stages, read-back) stay the frame's own and a sequence that overlaps them
+/// across frames (one stream and workspace per frame in flight) can be added here alone: every
+/// hook takes its buffers, clock and stream as arguments.
+/// SA-LAP, whose compact index maps, row slabs and three-slot stream are its own, derives from
+/// CudaMatcher and uses Workspace and StageClock per slot.
+
+#include <cuda_runtime.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/matcher.h"
+#include "core/params.h"
+#include "core/registry.h"
+#include "cuda/common.h"
+#include "cuda/stage_clock.h"
+#include "cuda/workspace.h"
+
+namespace stereo::cu {
+
+/// Bytes a stage moves through device memory, by stage name (MemoryStats::stage_bytes).
+using StageBytes = std::vector<std::pair<std::string, double>>;
+
+/// The problem memory_stats() is asked about, with its pixel and cost-cell counts.
+struct ProblemSize {
+  int width = 0, height = 0;
+  DisparityRange range;
+  double pixels = 0.0;  ///< width x height
+  double cells = 0.0;   ///< pixels x range.count
+};
+
+/// The Options of a backend without knobs of its own.
+struct NoOptions {
+  template <class B>
+  void describe(B& /*binder*/) {}
+};
+
+/// What every CUDA matcher has, whatever its Params: identity, device, stream, JSON.
+class CudaMatcherBase : public Matcher {
+ public:
+  /// The bound Params and Options values, and facts() beside them.
+  [[nodiscard]] nlohmann::json params() const final;
+  [[nodiscard]] std::string component() const final { return component_; }
+  [[nodiscard]] std::string device() const final { return device_; }
+  [[nodiscard]] nlohmann::json device_info() const final { return device_info_; }
+  /// stage_bytes() with a device copy measured now (cu::measure_copy_gb_s), for `bench`.
+  std::optional<MemoryStats> memory_stats(int width, int height, DisparityRange range) final;
+
+ protected:
+  explicit CudaMatcherBase(std::string component) : component_(std::move(component)) {}
+  /// After binding: keeps the bound values, selects the device (cu::select_device, current in
+  /// this thread from here on) and reads its identity (cu::device_info_json).
+  void open_device(nlohmann::json bound);
+
+  /// Read-only facts of the backend merged into params() (what its volumes hold, the path in
+  /// force and why): reported with every result, never set by an override.
+  [[nodiscard]] virtual nlohmann::json facts() const { return nlohmann::json::object(); }
+  /// The fewest bytes each timed stage moves through device memory at `size`, named as in
+  /// Timing::stages; empty for a backend that does not account them.
+  [[nodiscard]] virtual std::optional<StageBytes> stage_bytes(const ProblemSize& /*size*/) const {
+    return std::nullopt;
+  }
+
+  [[nodiscard]] int ordinal() const { return ordinal_; }
+  /// The matcher's stream (non-blocking), made on first use: call under a DeviceScope.
+  cudaStream_t stream();
+
+ private:
+  std::string component_;
+  nlohmann::json bound_;
+  int ordinal_ = 0;
+  nlohmann::json device_info_;
+  std::string device_;
+  Stream stream_;
+};
+
+/// A CUDA matcher's Params (the paper's) and Options (its CUDA knobs), bound from the overrides
+/// in one binder, so a key of neither is refused, and validated (Options::validate where it
+/// has one) before the device is touched.
+template <class P, class O = NoOptions>
+class CudaMatcher : public CudaMatcherBase {
+ public:
+  using Params = P;
+  using Options = O;
+
+ protected:
+  CudaMatcher(std::string component, const Overrides& overrides) : CudaMatcherBase(component) {
+    nlohmann::json bound = bind_params(component, overrides, params_, options_);
+    params_.validate(component);
+    if constexpr (requires { options_.validate(component); }) options_.validate(component);
+    open_device(std::move(bound));
+  }
+
+  Params params_;
+  Options options_;
+};
+
+/// Enqueues on `stream` the copies of both images into `inputs` (sized for them by its
+/// declare_inputs).
+void upload_pair(InputPair& inputs, const ImageU8& left, const ImageU8& right, cudaStream_t stream);
+/// Enqueues on `stream` the copy of a device map into `out`, resized to the map's size.
+void read_back(const DeviceImage<float>& map, ImageF& out, cudaStream_t stream);
+
+/// A CudaMatcher whose frame is the usual one: the method's Buffers (an InputPair first, see
+/// cuda/workspace.h for what else they declare) prepared for the pair, both images uploaded,
+/// the method's stages run and timed, one float map read back.
+template <class P, class O, class Buffers>
+class FrameMatcher : public CudaMatcher<P, O> {
+ protected:
+  using Key = typename Buffers::Key;
+
+  FrameMatcher(const std::string& component, const Overrides& overrides)
+      : CudaMatcher<P, O>(component, overrides), workspace_(component) {}
+
+  // ---- what a method adds ------------------------------------------------------------
+
+  /// The buffers' key for this pair and range, after the method's own checks of them (throws
+  /// stereo::Error naming the component).
+  virtual Key key_for(const ImageU8& left, DisparityRange range) const = 0;
+  /// Completes a new set's key with the choices that depend on the free memory (measured
+  /// after the old set was released). Default: none.
+  virtual void choose(Key& /*key*/, std::size_t /*free_bytes*/) const {}
+  /// Completes a freshly allocated set before it is kept (tables made once per set).
+  virtual void fill(Buffers& /*buffers*/, cudaStream_t /*stream*/) {}
+  /// Before the frame's upload, outside its timing (ranges set on volumes, graphs captured).
+  virtual void before_frame(Buffers& /*buffers*/, DisparityRange /*range*/, cudaStream_t /*stream*/) {}
+  /// The method's stages on the uploaded pair, enqueued on `stream` with clock.lap(name) after
+  /// each; returns the device map to read back (disparity in pixels, +inf = none).
+  virtual const DeviceImage<float>& run_stages(Buffers& buffers, DisparityRange range, StageClock& clock,
+                                               cudaStream_t stream) = 0;
+  /// After the read-back, outside the timing (a cost volume a caller asked for).
+  virtual void after_frame(const Buffers& /*buffers*/, DisparityRange /*range*/, StereoResult& /*result*/) {}
+
+  // ---- the frame's steps -------------------------------------------------------------
+
+  /// The workspace for this pair and range (cuda/workspace.h Workspace::prepare).
+  Buffers& prepare(const ImageU8& left, DisparityRange range, cudaStream_t stream) {
+    return workspace_.prepare(
+        key_for(left, range), stream, [this](Key& key, std::size_t free_bytes) { choose(key, free_bytes); },
+        [this, stream](Buffers& buffers) { fill(buffers, stream); });
+  }
+
+  StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) final {
+    const DeviceScope device_scope(this->ordinal());  // the caller's thread may have another device current
+    cudaStream_t s = this->stream();
+    Buffers& buffers = prepare(left, range, s);
+    before_frame(buffers, range, s);
+    clock_.start(s);
+    upload_pair(buffers, left, right, s);
+    clock_.uploaded();
+    const DeviceImage<float>& map = run_stages(buffers, range, clock_, s);
+    clock_.matched();
+    StereoResult out;
+    read_back(map, out.disparity, s);
+    clock_.read_back();
+    out.timing = clock_.timing();
+    after_frame(buffers, range, out);
+    return out;
+  }
+
+  Workspace<Buffers> workspace_;
+
+ private:
+  StageClock clock_;
+};
+
+/// The registry entry of CUDA matcher M (constructed from the overrides): usable where a CUDA
+/// device is, with M's Options table as the backend's own knobs (`stereo params`).
+template <class M>
+BackendEntry backend_entry(const std::string& method, std::string summary) {
+  return BackendEntry{method,
+                      "cuda",
+                      std::move(summary),
+                      [] { return device_unavailable(); },
+                      [](const Overrides& overrides) -> std::unique_ptr<Matcher> {
+                        return std::make_unique<M>(overrides);
+                      },
+                      [method] { return describe_defaults<typename M::Options>(method + "/cuda"); }};
+}
+
+}  // namespace stereo::cu

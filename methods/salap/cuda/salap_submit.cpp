@@ -1,0 +1,134 @@
+// salap/cuda: one frame enqueued on a slot (salap_cuda.h), whole or in row slabs. Nothing here
+// waits for the device; the matcher (salap_cuda.cpp) waits on the slot's clock and copies out.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "methods/salap/cuda/salap_cuda.h"
+
+namespace stereo::salap_cuda {
+namespace {
+
+namespace cs = cu::salap;
+
+/// One frame in SLABS row slabs, so that the matching starts while the rest still uploads:
+/// slab k's rows are staged, copied and packed on the slot's stream; then the bands whose
+/// rows and the W rows below them are on the device (all remaining ones after the last slab)
+/// run on one of two lane streams, which take turns so that one launch's last wave shares
+/// the SMs with the next one's first; the same lane merges those bands' key planes and reads
+/// their indices back. Band launches give the same keys as the whole launch (every block
+/// computes its own rows), so the map is bit-identical to submit without slabs (tested
+/// against the stream, which submits whole frames). Clock: upload = the first slab;
+/// algorithm = from there to the last band's keys (the other slabs' upload and the earlier
+/// bands' read-back overlap it, a lap names the part beside the matching); read-back = the
+/// last merge and copy.
+void submit_slabs(Slot& slot, SlotBuffers& b, const ImageU8& left, const ImageU8& right, DisparityRange range,
+                  const Method& method) {
+  cudaStream_t s = slot.stream.get();
+  const int width = b.width, height = b.height;
+  const std::size_t row_bytes = static_cast<std::size_t>(width) * static_cast<std::size_t>(b.channels);
+  const std::size_t pixels = left.pixel_count();
+  const bool wide_index = DisparityMap::index_form(range.count) == DisparityMap::Form::index_u16;
+  const std::size_t index_bytes = wide_index ? 2 : 1;
+  const int band_rows = cs::fused_band_rows(slot.plan.tile);
+  const int bands = cu::div_up(height, band_rows);
+  const int radius = method.params.radius();
+  slot.clock.start(s);
+  std::size_t staged = 0;
+  int launched = 0, groups = 0;
+  for (int k = 0; k < SLABS; ++k) {
+    // Slab k: band-aligned rows r0 .. r1 - 1.
+    const int r0 = std::min(height, band_rows * (bands * k / SLABS));
+    const int r1 = k + 1 == SLABS ? height : std::min(height, band_rows * (bands * (k + 1) / SLABS));
+    if (r1 <= r0) continue;
+    const std::size_t offset = static_cast<std::size_t>(r0) * row_bytes;
+    const std::size_t bytes = static_cast<std::size_t>(r1 - r0) * row_bytes;
+    cu::staged_upload({{b.raw_left.get() + offset, left.data.data() + offset, bytes},
+                       {b.raw_right.get() + offset, right.data.data() + offset, bytes}},
+                      b.h_staging.get() + staged, s, &method.pool);
+    staged += 2 * bytes;
+    if (k == 0) slot.clock.uploaded();
+    const std::size_t first_pixel = static_cast<std::size_t>(r0) * static_cast<std::size_t>(width);
+    cs::pack_pair(b.raw_left.get() + offset, b.raw_right.get() + offset, width, r1 - r0, b.channels, b.pair.code,
+                  b.pair.left.get() + first_pixel, b.pair.right.get() + first_pixel, s);
+    const cudaEvent_t packed = slot.slab_events[static_cast<std::size_t>(3 * k)].get();
+    CUDA_CHECK(cudaEventRecord(packed, s));
+    // Bands whose rows and the W rows below them are packed.
+    const int ready = r1 == height ? bands : std::max(0, (r1 - radius) / band_rows);
+    if (ready <= launched) continue;
+    cudaStream_t lane = slot.lanes[static_cast<std::size_t>(groups % 2)].get();
+    CUDA_CHECK(cudaStreamWaitEvent(lane, packed, 0));
+    cs::salap_fused_bands(b.pair, range, method.params, slot.plan, launched, ready - launched, b.keys.get(), lane);
+    CUDA_CHECK(cudaEventRecord(slot.slab_events[static_cast<std::size_t>(3 * groups + 1)].get(), lane));
+    const std::size_t p0 = static_cast<std::size_t>(launched) * static_cast<std::size_t>(band_rows * width);
+    const std::size_t p1 =
+        std::min(static_cast<std::size_t>(ready) * static_cast<std::size_t>(band_rows * width), pixels);
+    if (wide_index)
+      cs::merge_chunks_index(b.keys.get(), slot.plan.chunks, pixels, p0, p1 - p0,
+                             reinterpret_cast<std::uint16_t*>(b.d_index.get()), lane);
+    else
+      cs::merge_chunks_index(b.keys.get(), slot.plan.chunks, pixels, p0, p1 - p0, b.d_index.get(), lane);
+    CUDA_CHECK(cudaMemcpyAsync(b.h_index.get() + p0 * index_bytes, b.d_index.get() + p0 * index_bytes,
+                               (p1 - p0) * index_bytes, cudaMemcpyDeviceToHost, lane));
+    CUDA_CHECK(cudaEventRecord(slot.slab_events[static_cast<std::size_t>(3 * groups + 2)].get(), lane));
+    ++groups;
+    launched = ready;
+  }
+  slot.clock.lap("upload + pack of the other slabs (beside the matching)");  // every slab on the device and packed
+  for (int g = 0; g < groups; ++g)
+    CUDA_CHECK(cudaStreamWaitEvent(s, slot.slab_events[static_cast<std::size_t>(3 * g + 1)].get(), 0));
+  slot.clock.matched();  // every band's keys
+  for (int g = 0; g < groups; ++g)
+    CUDA_CHECK(cudaStreamWaitEvent(s, slot.slab_events[static_cast<std::size_t>(3 * g + 2)].get(), 0));
+  slot.clock.read_back();
+}
+
+}  // namespace
+
+void submit(Slot& slot, const ImageU8& left, const ImageU8& right, DisparityRange range, bool slabs,
+            const Method& method) {
+  SlotBuffers& b = *slot.work.held();
+  slot.slabbed = slabs && method.fused && cu::div_up(b.height, cs::fused_band_rows(slot.plan.tile)) >= 2 * SLABS;
+  if (slot.slabbed) {
+    submit_slabs(slot, b, left, right, range, method);
+    return;
+  }
+  cudaStream_t s = slot.stream.get();
+  const std::size_t image_bytes = left.data.size();
+  const std::size_t pixels = left.pixel_count();
+  const bool wide_index = DisparityMap::index_form(range.count) == DisparityMap::Form::index_u16;
+  slot.clock.start(s);
+  // Both images in one pipeline of slices (the right image's first slices are copied while
+  // the left image's last ones are on the link).
+  cu::staged_upload({{b.raw_left.get(), left.data.data(), image_bytes}, {b.raw_right.get(), right.data.data(), image_bytes}},
+                    b.h_staging.get(), s, &method.pool);
+  slot.clock.uploaded();
+  cs::pack_pair(b.raw_left.get(), b.raw_right.get(), b.width, b.height, b.channels, b.pair.code, b.pair.left.get(),
+                b.pair.right.get(), s);
+  slot.clock.lap("pack");
+  if (method.fused) {
+    cs::salap_fused(b.pair, range, method.params, slot.plan, b.keys.get(), s);
+    slot.clock.lap("fused tad+aggregate+wta");
+    if (wide_index)
+      cs::merge_chunks_index(b.keys.get(), slot.plan.chunks, pixels, reinterpret_cast<std::uint16_t*>(b.d_index.get()),
+                             s);
+    else
+      cs::merge_chunks_index(b.keys.get(), slot.plan.chunks, pixels, b.d_index.get(), s);
+    slot.clock.lap("merge chunks");
+  } else {
+    cs::salap_stages(b.pair, range, method.params, *b.stages, b.disparity, s);
+    slot.clock.lap("stages (all levels)");
+    if (wide_index)
+      cs::disparity_to_index(b.disparity, range.min, reinterpret_cast<std::uint16_t*>(b.d_index.get()), s);
+    else
+      cs::disparity_to_index(b.disparity, range.min, b.d_index.get(), s);
+    slot.clock.lap("level index");
+  }
+  slot.clock.matched();
+  CUDA_CHECK(cudaMemcpyAsync(b.h_index.get(), b.d_index.get(), pixels * (wide_index ? 2 : 1), cudaMemcpyDeviceToHost,
+                             s));
+  slot.clock.read_back();
+}
+
+}  // namespace stereo::salap_cuda
