@@ -14,7 +14,7 @@
 #include "gl/context.h"
 #include "gl/objects.h"
 #include "gl/program.h"
-#include "methods/salap/gl/salap_passes.h"
+#include "gl/pixel_transfer.h"
 #include "gl/state.h"
 #include "methods/salap/register.h"
 #include "core/error.h"
