@@ -2,9 +2,10 @@
 /// \file methods/salap/gl/salap_passes.h
 /// What the two GL backends of SA-LAP share beyond the matcher shell (gl/matcher_shell.h):
 /// the options and textures of the intermediates, the tap layout of the bilinear 1D filters,
-/// the cost mode of the TAD pass, the debug read-back of one group and the fetch-ceiling
-/// measurement. salap_gl.cpp has the fragment passes, salap_glcompute.cpp the compute
-/// dispatches, each a GlPasses type derived from SalapPassesBase.
+/// what both pass sets hold (SalapPassesBase: parameters, taps, the TAD pass per cost mode),
+/// their matcher (SalapShaderMatcher: the shell plus the debug read-back of one group) and
+/// the fetch-ceiling measurement. salap_gl.cpp has the fragment passes, salap_glcompute.cpp
+/// the compute dispatches, each a GlPasses type derived from SalapPassesBase.
 
 #include <GL/glew.h>
 
