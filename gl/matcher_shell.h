@@ -183,15 +183,16 @@ class GlMatcher : public Matcher {
     return std::forward<Body>(body)(*passes_, frame);
   }
 
-  /// The whole of `texture` as `channels` floats per pixel, after the passes' writes.
+  /// The whole of `texture` (one of the passes') as `channels` floats per pixel, after the
+  /// passes' writes.
   ImageF read(const Texture& texture, GLenum format, int channels) {
-    passes_->make_readable();
-    return transfer_.download(texture, format, channels);
+    context_->make_current();
+    return download(texture, format, channels);
   }
   /// The winners so far as disparities (level index + d_min where finite).
   ImageF read_disparity(int d_min) {
-    const GlReadback r = passes_->disparity();
-    return with_min_disparity(read(r.texture, r.format, 1), d_min);
+    context_->make_current();
+    return download_disparity(d_min);
   }
 
  protected:
@@ -222,7 +223,7 @@ class GlMatcher : public Matcher {
     result.timing.clock = timer.clock() + "; host clock around glFinish for upload and read-back";
 
     t0 = std::chrono::steady_clock::now();
-    result.disparity = read_disparity(range.min);
+    result.disparity = download_disparity(range.min);
     result.timing.readback_ms = ms_since(t0);
     if (check_state) check_state_at_rest(component + " read-back");
     return result;
@@ -309,6 +310,16 @@ class GlMatcher : public Matcher {
   }
 
  private:
+  // read() and read_disparity() with the context current.
+  ImageF download(const Texture& texture, GLenum format, int channels) {
+    passes_->make_readable();
+    return transfer_.download(texture, format, channels);
+  }
+  ImageF download_disparity(int d_min) {
+    const GlReadback r = passes_->disparity();
+    return with_min_disparity(download(r.texture, r.format, 1), d_min);
+  }
+
   // The views' textures and the passes' targets for `left`'s size (made once per size and
   // reused across groups and calls), and the frame a run of `range` hands the passes.
   GlFrame allocate(const ImageU8& left, DisparityRange range) {
