@@ -151,6 +151,27 @@ void FullscreenPass::draw(const Framebuffer& target, int width, int height) {
   GL_CHECK(glDrawArrays(GL_TRIANGLES, 0, 3));
 }
 
+ComputePass::ComputePass(std::string_view file, Defines defines, LocalSize local, const std::string& label)
+    : local_(local) {
+  defines.emplace_back("LOCAL_X", std::to_string(local.x));
+  defines.emplace_back("LOCAL_Y", std::to_string(local.y));
+  program_ = Program::from_compute_file(file, defines, label);
+  GL_CHECK(glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &max_groups_x_));
+  GL_CHECK(glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 1, &max_groups_y_));
+}
+
+void ComputePass::dispatch(int width, int height) {
+  const GLuint groups_x = GLuint((width + local_.x - 1) / local_.x);
+  const GLuint groups_y = GLuint((height + local_.y - 1) / local_.y);
+  require(groups_x <= GLuint(max_groups_x_) && groups_y <= GLuint(max_groups_y_),
+          "gl: " + program_.label() + ": " + std::to_string(groups_x) + " x " + std::to_string(groups_y) +
+              " work groups exceed the driver's " + std::to_string(max_groups_x_) + " x " +
+              std::to_string(max_groups_y_));
+  program_.set("u_size", glm::ivec2(width, height));
+  GL_CHECK(glUseProgram(program_.id()));
+  GL_CHECK(glDispatchCompute(groups_x, groups_y, 1));
+}
+
 void PassTimer::begin(const std::string& kind) {
   current_kind_ = sums_.size();
   for (std::size_t i = 0; i < sums_.size(); ++i)

@@ -138,6 +138,34 @@ class FullscreenPass {
   VertexArray vao_;
 };
 
+/// A compute work-group shape (the LOCAL_X, LOCAL_Y defines of a compute shader).
+struct LocalSize {
+  int x = 16, y = 16;
+};
+
+/// One compute dispatch over a width x height pixel grid: owns its program, one invocation
+/// per pixel, ceil-divided into work groups of the given shape (injected as LOCAL_X, LOCAL_Y).
+class ComputePass {
+ public:
+  ComputePass() = default;
+  ComputePass(std::string_view file, Defines defines, LocalSize local, const std::string& label);
+
+  explicit operator bool() const { return bool(program_); }
+  template <class T>
+  ComputePass& set(const std::string& uniform, T value) {
+    program_.set(uniform, value);
+    return *this;
+  }
+  /// Sets uniform u_size to (width, height) and dispatches; throws stereo::Error naming the
+  /// program when the grid needs more work groups than the driver allows.
+  void dispatch(int width, int height);
+
+ private:
+  Program program_;
+  LocalSize local_;
+  GLint max_groups_x_ = 0, max_groups_y_ = 0;  // GL_MAX_COMPUTE_WORK_GROUP_COUNT
+};
+
 /// Sums the GPU time of passes by kind ("tad", "vertical", ...): GL_TIME_ELAPSED queries,
 /// read back once at the end, or (Mesa llvmpipe, whose timer queries do not cover a pass)
 /// glFinish around each pass and a host clock.

@@ -14,7 +14,7 @@
 #include "gl/context.h"
 #include "gl/objects.h"
 #include "gl/program.h"
-#include "methods/salap/gl/salap_passes.h"
+#include "gl/pixel_transfer.h"
 #include "gl/state.h"
 #include "methods/salap/register.h"
 #include "core/error.h"
@@ -274,6 +274,12 @@ TEST(GlRegistry, SalapGlEntry) {
   register_salap_gl(registry);
   const BackendEntry& entry = registry.find("salap", "gl");
   EXPECT_FALSE(entry.summary.empty());
+  // The backend's knobs and the shell's, never the paper's parameters.
+  ASSERT_TRUE(entry.describe_options);
+  const std::string options = entry.describe_options();
+  for (const char* key : {"gl_format =", "gl_taps =", "gl_depth =", "gl_upload ="})
+    EXPECT_NE(options.find(key), std::string::npos) << key << " missing from:\n" << options;
+  EXPECT_EQ(options.find("window ="), std::string::npos) << options;
   const auto reason = entry.unavailable();
   if (reason) {
     EXPECT_EQ(reason->rfind("no OpenGL 4.5 context: ", 0), 0u) << *reason;

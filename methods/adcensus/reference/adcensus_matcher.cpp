@@ -4,8 +4,6 @@
 // from there both views run the same stages (the right view with right_view = true). The right
 // view is skipped when refine = none, where nothing reads it.
 
-#include <memory>
-#include <optional>
 #include <string>
 #include <utility>
 
@@ -102,9 +100,8 @@ class AdCensusCpu final : public reference::CpuMatcher<AdCensusParams> {
 }  // namespace
 
 void register_adcensus_cpu(Registry& registry) {
-  registry.add({"adcensus", "cpu", "AD-Census cross aggregation + scanline optimisation, CPU reference (Mei et al. ICCV-W 2011)",
-                [] { return std::optional<std::string>{}; },
-                [](const Overrides& o) -> std::unique_ptr<Matcher> { return std::make_unique<AdCensusCpu>(o); }});
+  registry.add(reference::cpu_backend_entry<AdCensusCpu>(
+      "adcensus", "AD-Census cross aggregation + scanline optimisation, CPU reference (Mei et al. ICCV-W 2011)"));
 }
 
 }  // namespace stereo

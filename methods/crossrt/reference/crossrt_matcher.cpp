@@ -2,8 +2,6 @@
 // reference/crossrt.h behind the Matcher interface, timed stage by stage with the host clock
 // under the paper's Table II names.
 
-#include <memory>
-#include <optional>
 #include <string>
 #include <utility>
 
@@ -78,10 +76,8 @@ class CrossRtCpu final : public reference::CpuMatcher<CrossRtParams> {
 }  // namespace
 
 void register_crossrt_cpu(Registry& registry) {
-  registry.add({"crossrt", "cpu",
-                "Chang-Maruyama real-time cross-based stereo, CPU reference (scale down x2, AD + mini-census, GCPs)",
-                [] { return std::optional<std::string>{}; },
-                [](const Overrides& o) -> std::unique_ptr<Matcher> { return std::make_unique<CrossRtCpu>(o); }});
+  registry.add(reference::cpu_backend_entry<CrossRtCpu>(
+      "crossrt", "Chang-Maruyama real-time cross-based stereo, CPU reference (scale down x2, AD + mini-census, GCPs)"));
 }
 
 }  // namespace stereo

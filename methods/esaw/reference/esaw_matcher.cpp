@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <memory>
-#include <optional>
 #include <string>
 #include <utility>
 
@@ -169,15 +167,13 @@ class EsmpCpu final : public EsawFamilyCpu<EsmpParams> {
 }  // namespace
 
 void register_esaw_cpu(Registry& registry) {
-  registry.add({"esaw", "cpu", "ESAW exponential-step adaptive-weight aggregation, CPU reference (Yu et al. TCSVT 2010)",
-                [] { return std::optional<std::string>{}; },
-                [](const Overrides& o) -> std::unique_ptr<Matcher> { return std::make_unique<EsawCpu>(o); }});
+  registry.add(ref::cpu_backend_entry<EsawCpu>(
+      "esaw", "ESAW exponential-step adaptive-weight aggregation, CPU reference (Yu et al. TCSVT 2010)"));
 }
 
 void register_esmp_cpu(Registry& registry) {
-  registry.add({"esmp", "cpu", "ESMP exponential-step message propagation, CPU reference (Yu et al. TCSVT 2010)",
-                [] { return std::optional<std::string>{}; },
-                [](const Overrides& o) -> std::unique_ptr<Matcher> { return std::make_unique<EsmpCpu>(o); }});
+  registry.add(ref::cpu_backend_entry<EsmpCpu>(
+      "esmp", "ESMP exponential-step message propagation, CPU reference (Yu et al. TCSVT 2010)"));
 }
 
 }  // namespace stereo

@@ -1,5 +1,5 @@
 #pragma once
-/// \file gl/salap_gl.h
+/// \file methods/salap/gl/salap_gl.h
 /// SA-LAP as GLSL 4.50 fragment passes, the shader-era implementation of Lu et al. Sec. 3:
 /// four disparities per RGBA texel, render-to-texture through FBOs, support coordinates from
 /// the vertex stage, bilinear pairs of taps, 8-bit intermediates, and the winner-takes-all
@@ -11,72 +11,59 @@
 ///   vertical    C_L, C_R                      C0, C1, C2, C3 (MRT)   2 (1 + 2 S)
 ///   select      C0..C3                        disparity R32F, depth  4
 ///
-/// S = W/2 bilinear taps per side (gl_taps=bilinear), or W (gl_taps=nearest).
+/// S = W/2 bilinear taps per side (gl_taps=bilinear), or W (gl_taps=nearest). The matcher
+/// around the passes (binding, upload, timing, read-back, sequences) is gl/matcher_shell.h's.
 
-#include <memory>
-#include <optional>
 #include <string>
 
-#include "methods/salap/gl/salap_passes.h"
 #include "core/image.h"
 #include "core/matcher.h"
+#include "gl/context.h"
+#include "gl/matcher_shell.h"
+#include "gl/objects.h"
+#include "gl/program.h"
+#include "methods/salap/gl/salap_passes.h"
 #include "methods/salap/params.h"
 
 namespace stereo::gl {
 
 /// Options of the gl backend, bound beside SalapParams (`--set gl_format=rgba16f`).
 struct SalapGlOptions {
-  std::string format = "rgba8";      // Lu et al. Sec. 3: intermediates stored 8 bits per channel
-  std::string taps = "bilinear";     // Sec. 3: W/2 bilinear lookups + one nearest per 1D filter
-  std::string depth = "depth24";     // Sec. 3 Z-test; the depth format of that era
-  // How RGB reaches the texture: a choice, not the paper's. Measured on the H100 at 1920x1080
-  // (two images): rgb (the driver expands while unpacking from the PBO) 0.89-0.93 ms, rgba
-  // (expanded by host threads first) 2.17-2.39 ms; the maps are identical (tests).
-  std::string upload = "rgb";
+  SalapIntermediateOptions intermediates;
+  std::string depth = "depth24";  // Sec. 3 Z-test; the depth format of that era
 
   template <class B>
   void describe(B& b) {
-    b.choice("gl_format", format, {"rgba8", "rgba16f", "rgba32f"},
-             "intermediate texture format (Sec. 3: rgba8)");
-    b.choice("gl_taps", taps, {"bilinear", "nearest"},
-             "1D filter taps: bilinear pairs (Sec. 3) or W+1 plain fetches");
+    intermediates.describe(b);
     b.choice("gl_depth", depth, {"depth24", "depth32f"}, "depth buffer of the depth-test WTA");
-    b.choice("gl_upload", upload, {"rgba", "rgb"},
-             "RGB images into the upload buffer: rgba = expanded to RGBA by the host; rgb = as given, the "
-             "driver expands them while unpacking from the buffer (a quarter fewer bytes over the link)");
   }
 };
 
-class SalapGlMatcher final : public Matcher {
+/// The four fragment passes of a group (the table above): a GlPasses type.
+class SalapFragmentPasses : public SalapPassesBase<SalapGlOptions, FullscreenPass> {
  public:
-  /// Binds SalapParams + SalapGlOptions, validates, takes the shared context and builds the
-  /// programs; throws stereo::Error (no context, bad parameter, shader failure).
-  explicit SalapGlMatcher(const Overrides& overrides);
-  ~SalapGlMatcher() override;
+  static constexpr const char* COMPONENT = "salap/gl";
 
-  [[nodiscard]] nlohmann::json params() const override { return json_; }
-  [[nodiscard]] std::string component() const override;
-  [[nodiscard]] std::string device() const override;
-  /// The context's Context::device_info(): renderer, UUID (or null), vendor, version, EGL device.
-  [[nodiscard]] nlohmann::json device_info() const override;
-  std::optional<FetchStats> fetch_stats(int width, int height, int levels) override;
+  /// Builds the programs (the TAD program of a cost mode on first use); throws stereo::Error
+  /// on a shader failure.
+  SalapFragmentPasses(const SalapParams& params, const SalapGlOptions& options);
 
-  /// Debug entry point: uploads the pair, runs the group starting at `d0` once (depth
-  /// cleared first) and reads every intermediate back.
-  SalapGroupTextures debug_group(const ImageU8& left, const ImageU8& right, int d0, int levels);
-
-  /// Texture fetches one fragment issues per group, all passes (the table above).
-  [[nodiscard]] int fetches_per_fragment() const;
-
- protected:
-  StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override;
-  /// Frames double-buffered through the pixel buffer objects (stream_salap, gl/salap_passes.h).
-  void match_stream(DisparityRange range, const FrameSource& next, const FrameSink& done) override;
+  void allocate(int width, int height);
+  /// Depth 1 (farther than any cost) and disparity 0 everywhere.
+  void clear_selection();
+  void run_group(const GlFrame& frame, int d0, PassTimer* timer);
+  /// Nothing to order: GL orders rendering before later read-backs itself.
+  void make_readable() {}
+  /// The depth test's winners, R32F level indices.
+  [[nodiscard]] GlReadback disparity() const { return {winner_, GL_RED}; }
+  FetchStats fetch_stats(const Context& context, int width, int height, int levels);
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-  nlohmann::json json_;
+  Texture winner_, depth_;
+  Framebuffer tad_fbo_, horizontal_fbo_, vertical_fbo_, select_fbo_;
 };
+
+/// The gl backend of SA-LAP.
+using SalapGlMatcher = SalapShaderMatcher<SalapFragmentPasses>;
 
 }  // namespace stereo::gl

@@ -1,6 +1,6 @@
 #pragma once
-/// \file gl/salap_glcompute.h
-/// SA-LAP as GLSL 4.50 compute shaders: the passes of the `gl` backend (gl/salap_gl.h) with
+/// \file methods/salap/gl/salap_glcompute.h
+/// SA-LAP as GLSL 4.50 compute shaders: the passes of the `gl` backend (salap_gl.h) with
 /// the same arithmetic, texture formats and sampler taps, but dispatched as compute work that
 /// writes with imageStore instead of rasterising into FBOs. It separates the render-pass
 /// technique from the shading language when shader throughput is compared with CUDA.
@@ -16,41 +16,34 @@
 /// GL_TEXTURE_FETCH_BARRIER_BIT after tad, horizontal and vertical (the next dispatch
 /// samples what they stored); GL_SHADER_IMAGE_ACCESS_BARRIER_BIT after select (the next
 /// group's select reads `best` with imageLoad, and the next group's image stores overwrite
-/// textures this group sampled); GL_TEXTURE_UPDATE_BARRIER_BIT before any read-back.
+/// textures this group sampled); GL_TEXTURE_UPDATE_BARRIER_BIT before any read-back. The
+/// matcher around the dispatches (binding, upload, timing, read-back, sequences) is
+/// gl/matcher_shell.h's.
 
-#include <memory>
-#include <optional>
 #include <string>
 
-#include "methods/salap/gl/salap_gl.h"
 #include "core/image.h"
 #include "core/matcher.h"
+#include "gl/context.h"
+#include "gl/matcher_shell.h"
+#include "gl/objects.h"
+#include "gl/program.h"
+#include "methods/salap/gl/salap_passes.h"
 #include "methods/salap/params.h"
 
 namespace stereo::gl {
 
 /// Options of the glcompute backend, bound beside SalapParams (`--set gl_local_size=32x8`).
 struct SalapGlComputeOptions {
-  std::string format = "rgba8";      // Lu et al. Sec. 3: intermediates stored 8 bits per channel
-  std::string taps = "bilinear";     // Sec. 3: W/2 bilinear lookups + one nearest per 1D filter
+  SalapIntermediateOptions intermediates;
   // Work-group shape, tuned on an NVIDIA H100 (driver 580), 1920x1080 at 128 levels, algorithm
   // ms: 8x32 5.52, 16x16 5.77, 32x8 5.84, 64x4 5.87, 8x8 6.00, 128x1 6.10 (one run each;
   // repeated 16x16 runs spread 0.05 ms). Tall groups suit the vertical pass, the largest.
   std::string local_size = "8x32";
-  // How RGB reaches the texture: a choice, not the paper's. Measured on the H100 at 1920x1080
-  // (two images): rgb (the driver expands while unpacking from the PBO) 0.89-0.93 ms, rgba
-  // (expanded by host threads first) 2.17-2.39 ms; the maps are identical (tests).
-  std::string upload = "rgb";
 
   template <class B>
   void describe(B& b) {
-    b.choice("gl_format", format, {"rgba8", "rgba16f", "rgba32f"},
-             "intermediate image format (Sec. 3: rgba8)");
-    b.choice("gl_taps", taps, {"bilinear", "nearest"},
-             "1D filter taps: bilinear pairs (Sec. 3) or W+1 plain fetches");
-    b.choice("gl_upload", upload, {"rgba", "rgb"},
-             "RGB images into the upload buffer: rgba = expanded to RGBA by the host; rgb = as given, the "
-             "driver expands them while unpacking from the buffer (a quarter fewer bytes over the link)");
+    intermediates.describe(b);
     b.choice("gl_local_size", local_size,
              {"8x4", "8x8", "16x4", "16x8", "8x16", "16x16", "32x4", "32x8", "8x32", "32x16", "16x32", "32x32",
               "64x1", "64x2", "64x4", "64x8", "128x1", "128x2", "256x1"},
@@ -58,38 +51,33 @@ struct SalapGlComputeOptions {
   }
 };
 
-class SalapGlComputeMatcher final : public Matcher {
+/// The four compute dispatches of a group (the table above): a GlPasses type. Its
+/// fetches_per_pixel() counts sampler fetches (texture() / texelFetch); the select
+/// dispatch's imageLoad is not counted.
+class SalapComputePasses : public SalapPassesBase<SalapGlComputeOptions, ComputePass> {
  public:
-  /// Binds SalapParams + SalapGlComputeOptions, validates, takes the shared context and
-  /// builds the programs; throws stereo::Error (no context, bad parameter, shader failure,
-  /// a work-group size the driver does not allow).
-  explicit SalapGlComputeMatcher(const Overrides& overrides);
-  ~SalapGlComputeMatcher() override;
+  static constexpr const char* COMPONENT = "salap/glcompute";
 
-  [[nodiscard]] nlohmann::json params() const override { return json_; }
-  [[nodiscard]] std::string component() const override;
-  [[nodiscard]] std::string device() const override;
-  /// The context's Context::device_info(): renderer, UUID (or null), vendor, version, EGL device.
-  [[nodiscard]] nlohmann::json device_info() const override;
-  std::optional<FetchStats> fetch_stats(int width, int height, int levels) override;
+  /// Builds the programs (the TAD program of a cost mode on first use); throws stereo::Error
+  /// on a shader failure or a work-group size the driver does not allow.
+  SalapComputePasses(const SalapParams& params, const SalapGlComputeOptions& options);
 
-  /// Debug entry point: uploads the pair, runs the group starting at `d0` once (selection
-  /// cleared first) and reads every intermediate back, as SalapGlMatcher::debug_group.
-  SalapGroupTextures debug_group(const ImageU8& left, const ImageU8& right, int d0, int levels);
-
-  /// Sampler fetches (texture() / texelFetch) one invocation issues per group, all
-  /// dispatches (the table above); the select dispatch's imageLoad is not counted.
-  [[nodiscard]] int fetches_per_invocation() const;
-
- protected:
-  StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override;
-  /// Frames double-buffered through the pixel buffer objects (stream_salap, gl/salap_passes.h).
-  void match_stream(DisparityRange range, const FrameSource& next, const FrameSink& done) override;
+  void allocate(int width, int height);
+  /// The running minimum (cost, level) to (+inf, 0) everywhere.
+  void clear_selection();
+  void run_group(const GlFrame& frame, int d0, PassTimer* timer);
+  /// GL_TEXTURE_UPDATE_BARRIER_BIT: glGetTextureImage of an image written by imageStore.
+  void make_readable();
+  /// The running minimum's level indices, .y of `best`.
+  [[nodiscard]] GlReadback disparity() const { return {best_, GL_GREEN}; }
+  FetchStats fetch_stats(const Context& context, int width, int height, int levels);
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-  nlohmann::json json_;
+  LocalSize local_;
+  Texture best_;  // (cost, level index) of the running minimum
 };
+
+/// The glcompute backend of SA-LAP.
+using SalapGlComputeMatcher = SalapShaderMatcher<SalapComputePasses>;
 
 }  // namespace stereo::gl

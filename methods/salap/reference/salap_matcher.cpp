@@ -23,17 +23,21 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
+#include <vector>
 
-#include "methods/salap/register.h"
-#include "core/validate.h"
-#include "core/thread_pool.h"
-#include "reference/host_stage_clock.h"
-#include "methods/salap/reference/salap.h"
+#include "core/error.h"
 #include "core/registry.h"
+#include "core/thread_pool.h"
+#include "methods/salap/register.h"
+#include "methods/salap/reference/salap.h"
+#include "reference/cpu_matcher.h"
+#include "reference/host_stage_clock.h"
 
 namespace stereo {
 namespace {
 
+// The cpu backend's knobs, bound beside SalapParams (`--set threads=4`).
 struct CpuOptions {
   int quantize = 0;  // 0: float intermediates; 8: round TAD, C_L/C_R, C0..C3 to the RGBA8 grid (the GL model)
   int threads = 0;   // 0: all hardware threads
@@ -42,6 +46,11 @@ struct CpuOptions {
   void describe(B& b) {
     b.field("quantize", quantize, "0 = float intermediates, 8 = round every intermediate to the 8-bit grid");
     b.field("threads", threads, "CPU threads over row and column bands of each level (0 = all)");
+  }
+
+  void validate(const std::string& component) const {
+    require(quantize == 0 || quantize == 8, component + ": quantize must be 0 or 8, got " + std::to_string(quantize));
+    require(threads >= 0, component + ": threads must be >= 0, got " + std::to_string(threads));
   }
 };
 
@@ -61,15 +70,9 @@ Band band(int b, int bands, int n) {
   return {int(std::int64_t(b) * n / bands), int(std::int64_t(b + 1) * n / bands)};
 }
 
-class SalapCpu final : public Matcher {
+class SalapCpu final : public reference::CpuMatcher<SalapParams, CpuOptions> {
  public:
-  explicit SalapCpu(const Overrides& overrides) {
-    params_json_ = bind_params("salap/cpu", overrides, params_, options_);
-    params_.validate("salap/cpu");
-    require(options_.quantize == 0 || options_.quantize == 8,
-            "salap/cpu: quantize must be 0 or 8, got " + std::to_string(options_.quantize));
-    require(options_.threads >= 0, "salap/cpu: threads must be >= 0, got " + std::to_string(options_.threads));
-  }
+  explicit SalapCpu(const Overrides& overrides) : CpuMatcher("salap/cpu", overrides) {}
 
   StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
     using reference::Side;
@@ -126,23 +129,13 @@ class SalapCpu final : public Matcher {
     clock.finish();
     return result;
   }
-
-  [[nodiscard]] nlohmann::json params() const override { return params_json_; }
-  [[nodiscard]] std::string component() const override { return "salap/cpu"; }
-  [[nodiscard]] std::string device() const override { return cpu_name(); }
-
- private:
-  SalapParams params_;
-  CpuOptions options_;
-  nlohmann::json params_json_;
 };
 
 }  // namespace
 
 void register_salap_cpu(Registry& registry) {
-  registry.add({"salap", "cpu", "SA-LAP variable centre-biased windows, CPU reference (Lu et al. ICIP 2007)",
-                [] { return std::optional<std::string>{}; },
-                [](const Overrides& o) -> std::unique_ptr<Matcher> { return std::make_unique<SalapCpu>(o); }});
+  registry.add(reference::cpu_backend_entry<SalapCpu>(
+      "salap", "SA-LAP variable centre-biased windows, CPU reference (Lu et al. ICIP 2007)"));
 }
 
 }  // namespace stereo

@@ -259,14 +259,14 @@ TEST(GlSalapStages, WholePipelineOnSmallPair) {
 TEST(GlSalapStages, FetchStats) {
   STEREO_REQUIRE_GL45();
   SalapGlMatcher matcher(Overrides{});
-  EXPECT_EQ(matcher.fetches_per_fragment(), 5 + 17 + 34 + 4);
+  EXPECT_EQ(matcher.fetches_per_pixel(), 5 + 17 + 34 + 4);
   const auto stats = matcher.fetch_stats(64, 48, 10);
   ASSERT_TRUE(stats);
   EXPECT_DOUBLE_EQ(stats->fetches_per_run, 3.0 * 64 * 48 * 60);
   EXPECT_GT(stats->ceiling_gtexel_s, 0.0);
   std::cout << "fetch ceiling: " << stats->ceiling_gtexel_s << " Gtexel/s, " << stats->ceiling_pass << "\n";
   SalapGlMatcher nearest(Overrides{{"gl_taps", "nearest"}});
-  EXPECT_EQ(nearest.fetches_per_fragment(), 5 + 33 + 66 + 4);
+  EXPECT_EQ(nearest.fetches_per_pixel(), 5 + 33 + 66 + 4);
 }
 
 }  // namespace

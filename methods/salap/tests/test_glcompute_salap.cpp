@@ -274,7 +274,7 @@ TEST(GlComputeSalap, WorkGroupSizeDoesNotChangeTheResult) {
 
 // gl_upload=rgb hands the RGB bytes to the driver, which expands them while unpacking; the
 // texture must hold what the host's expansion writes (alpha 255), so every map is the same.
-// Both backends share the upload (gl/salap_passes.cpp); 37x29 takes the one-thread path,
+// Both backends share the upload (gl/pixel_transfer.cpp); 37x29 takes the one-thread path,
 // 520x512 (at least 2^18 pixels) the banded one, in the single-run and the sequence paths.
 TEST(GlComputeSalap, RgbUploadGivesTheSameMaps) {
   STEREO_REQUIRE_GL45();
@@ -389,9 +389,9 @@ TEST(GlComputeSalap, TimingIsSplitByPassKind) {
 TEST(GlComputeSalap, FetchStatsCountTheShadersFetches) {
   STEREO_REQUIRE_GL45();
   gl::SalapGlComputeMatcher bilinear(Overrides{});
-  EXPECT_EQ(bilinear.fetches_per_invocation(), 60);
-  EXPECT_EQ(gl::SalapGlComputeMatcher(Overrides{{"gl_taps", "nearest"}}).fetches_per_invocation(), 108);
-  EXPECT_EQ(gl::SalapGlComputeMatcher(Overrides{{"window", "17"}}).fetches_per_invocation(), 5 + 9 + 18 + 4);
+  EXPECT_EQ(bilinear.fetches_per_pixel(), 60);
+  EXPECT_EQ(gl::SalapGlComputeMatcher(Overrides{{"gl_taps", "nearest"}}).fetches_per_pixel(), 108);
+  EXPECT_EQ(gl::SalapGlComputeMatcher(Overrides{{"window", "17"}}).fetches_per_pixel(), 5 + 9 + 18 + 4);
   const auto stats = bilinear.fetch_stats(64, 48, 17);
   ASSERT_TRUE(stats.has_value());
   EXPECT_DOUBLE_EQ(stats->fetches_per_run, 5.0 * 64 * 48 * 60);  // ceil(17 / 4) = 5 groups

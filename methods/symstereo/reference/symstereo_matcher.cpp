@@ -3,7 +3,6 @@
 // bank are made on the first pair of a size and reused for every later pair of that size.
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <utility>
 
@@ -66,9 +65,8 @@ class SymStereoCpu final : public reference::CpuMatcher<SymStereoParams> {
 }  // namespace
 
 void register_symstereo_cpu(Registry& registry) {
-  registry.add({"symstereo", "cpu", "SymStereo logN, log-Gabor bank by FFTW (float), energies in double (Mota et al. ICASSP 2014)",
-                [] { return std::optional<std::string>{}; },
-                [](const Overrides& o) -> std::unique_ptr<Matcher> { return std::make_unique<SymStereoCpu>(o); }});
+  registry.add(reference::cpu_backend_entry<SymStereoCpu>(
+      "symstereo", "SymStereo logN, log-Gabor bank by FFTW (float), energies in double (Mota et al. ICASSP 2014)"));
 }
 
 }  // namespace stereo
