@@ -101,6 +101,22 @@ __device__ __forceinline__ int cost_at(const SharedRow& s, int x, int d, int wid
   return s.tables->ad[ad] + s.tables->mc[__popc(unsigned(s.census_l[x] ^ s.census_r[xr]))];
 }
 
+// What a thread works on: one level per lane (k of the block's 32, disparity d) and, by its warp,
+// one segment of a row. Lanes past the last level (not valid) still take part in the barriers.
+struct LaneLevel {
+  int lane, warp, k, d;
+  bool valid;
+};
+__device__ __forceinline__ LaneLevel lane_level(int min_disparity, int levels) {
+  LaneLevel l;
+  l.lane = threadIdx.x & 31;
+  l.warp = threadIdx.x >> 5;
+  l.k = blockIdx.y * LEVELS_PER_BLOCK + l.lane;
+  l.valid = l.k < levels;
+  l.d = min_disparity + l.k;
+  return l;
+}
+
 // The prefix sum of the cost row at level d over positions origin .. origin + span - 1 (entry
 // i + 1 sums the first i + 1; entry 0 is 0), one level per lane, each warp scanning one segment
 // of positions, then adding the totals of the segments before it. With CLIPPED, positions
@@ -108,7 +124,8 @@ __device__ __forceinline__ int cost_at(const SharedRow& s, int x, int d, int wid
 // (origin = 0, span = width). Ends with a barrier.
 template <bool CLIPPED>
 __device__ __forceinline__ void cost_prefix(const SharedRow& s, std::uint16_t* prefix, std::uint16_t* totals,
-                                            int origin, int span, int width, int d, bool valid, int warp, int lane) {
+                                            int origin, int span, int width, const LaneLevel& l) {
+  const int warp = l.warp, lane = l.lane;
   const int segment = (span + WARPS - 1) / WARPS;
   const int i_begin = min(warp * segment, span);
   const int i_end = min(i_begin + segment, span);
@@ -116,7 +133,7 @@ __device__ __forceinline__ void cost_prefix(const SharedRow& s, std::uint16_t* p
   for (int i = i_begin; i < i_end; ++i) {
     const int p = origin + i;
     int c = 0;
-    if (valid && (!CLIPPED || (p >= 0 && p < width))) c = cost_at(s, p, d, width);
+    if (l.valid && (!CLIPPED || (p >= 0 && p < width))) c = cost_at(s, p, l.d, width);
     running = std::uint16_t(running + c);
     prefix[std::size_t(i + 1) * LEVELS_PER_BLOCK + lane] = running;
   }
@@ -168,23 +185,18 @@ __global__ void __launch_bounds__(THREADS)
   std::uint16_t* prefix = s.prefix_start();                                    // [(W + 1)][32]
   std::uint16_t* totals = prefix + std::size_t(width + 1) * LEVELS_PER_BLOCK;  // [WARPS][32]
 
-  const int k0 = blockIdx.y * LEVELS_PER_BLOCK;
-  const int lane = threadIdx.x & 31;
-  const int warp = threadIdx.x >> 5;
+  const LaneLevel l = lane_level(min_disparity, levels);
   const std::size_t row = std::size_t(y) * std::size_t(width);
-  const int k = k0 + lane;
-  const bool valid = k < levels;
-  const int d = min_disparity + k;
 
   // Eq. 3-5 along the row, one level per lane.
-  cost_prefix<false>(s, prefix, totals, 0, width, width, d, valid, warp, lane);
-  if (!valid) return;
+  cost_prefix<false>(s, prefix, totals, 0, width, width, l);
+  if (!l.valid) return;
 
   // Eq. 7 for both views from the one prefix; the right view's window is shifted by d (eq. 6).
-  for (int x = warp; x < width; x += WARPS) {
-    const std::size_t out = (row + std::size_t(x)) * std::size_t(levels) + std::size_t(k);
-    cax_left[out] = left_window_sum(prefix, 0, s.arms_l[x], x, lane);
-    cax_right[out] = right_window_sum(prefix, 0, s.arms_r[x], x, d, width, lane);
+  for (int x = l.warp; x < width; x += WARPS) {
+    const std::size_t out = (row + std::size_t(x)) * std::size_t(levels) + std::size_t(l.k);
+    cax_left[out] = left_window_sum(prefix, 0, s.arms_l[x], x, l.lane);
+    cax_right[out] = right_window_sum(prefix, 0, s.arms_r[x], x, l.d, width, l.lane);
   }
 }
 
@@ -210,27 +222,22 @@ __global__ void __launch_bounds__(THREADS)
   std::uint16_t* prefix = s.prefix_start();                                   // [(span + 1)][32]
   std::uint16_t* totals = prefix + std::size_t(span + 1) * LEVELS_PER_BLOCK;  // [WARPS][32]
 
-  const int k0 = blockIdx.y * LEVELS_PER_BLOCK;
+  const LaneLevel l = lane_level(min_disparity, levels);
+  const std::size_t row = std::size_t(y) * std::size_t(width);
   const int xs = blockIdx.z * segment_cols;
   const int xe = min(xs + segment_cols, width);
-  const int lane = threadIdx.x & 31;
-  const int warp = threadIdx.x >> 5;
-  const std::size_t row = std::size_t(y) * std::size_t(width);
-  const int k = k0 + lane;
-  const bool valid = k < levels;
-  const int d = min_disparity + k;
 
   for (int view = 0; view < 2; ++view) {
-    const int origin = xs - halo + (view == 1 ? d : 0);  // prefix entry i + 1 sums positions origin .. origin + i
-    cost_prefix<true>(s, prefix, totals, origin, span, width, d, valid, warp, lane);
-    if (valid) {
-      for (int x = xs + warp; x < xe; x += WARPS) {
-        const std::size_t out = (row + std::size_t(x)) * std::size_t(levels) + std::size_t(k);
+    const int origin = xs - halo + (view == 1 ? l.d : 0);  // prefix entry i + 1 sums positions origin .. origin + i
+    cost_prefix<true>(s, prefix, totals, origin, span, width, l);
+    if (l.valid) {
+      for (int x = xs + l.warp; x < xe; x += WARPS) {
+        const std::size_t out = (row + std::size_t(x)) * std::size_t(levels) + std::size_t(l.k);
         // Inside [xs - halo, xe + halo) as the arms are at most `halo` (the caller's promise).
         if (view == 0)
-          cax_left[out] = left_window_sum(prefix, origin, s.arms_l[x], x, lane);
+          cax_left[out] = left_window_sum(prefix, origin, s.arms_l[x], x, l.lane);
         else
-          cax_right[out] = right_window_sum(prefix, origin, s.arms_r[x], x, d, width, lane);
+          cax_right[out] = right_window_sum(prefix, origin, s.arms_r[x], x, l.d, width, l.lane);
       }
     }
     __syncthreads();  // the right view's prefix overwrites the left's
