@@ -3,14 +3,15 @@
 // census_transform follow reference/adcensus.h bit for bit (integer arithmetic only).
 
 #include "methods/adcensus/cuda/stages.h"
+#include "methods/adcensus/model.h"
 
 namespace stereo::cu::adcensus {
 namespace {
 
 constexpr int BLOCK_X = 32;
 constexpr int BLOCK_Y = 8;
-constexpr int CENSUS_RX = 4;  // 9 wide
-constexpr int CENSUS_RY = 3;  // 7 high
+constexpr int CENSUS_RX = stereo::adcensus::CENSUS_HALF_WIDTH;   // 9 wide (model.h, Sec. 2.1)
+constexpr int CENSUS_RY = stereo::adcensus::CENSUS_HALF_HEIGHT;  // 7 high
 
 __global__ void pack_kernel(const std::uint8_t* __restrict__ pixels, int width, int height, int channels,
                             uchar4* __restrict__ out) {

@@ -36,6 +36,7 @@
 
 #include "methods/adcensus/cuda/stages.h"
 #include "methods/adcensus/cuda/warp_argmin.cuh"
+#include "methods/adcensus/model.h"
 
 namespace stereo::cu::adcensus {
 namespace {
@@ -399,10 +400,9 @@ template <int V, int GROUP = WARP>
 void launch_paths(const DeviceVolume& cost, const uchar4* ref, const DeviceImage<std::uint32_t>& edges,
                   const AdCensusParams& params, int sign, const Paths& paths, cudaStream_t stream) {
   Penalties pen{};
-  const float divisors[3] = {1.0f, 4.0f, 10.0f};
   for (int e = 0; e < 3; ++e) {
-    pen.p1[e] = params.pi1 / divisors[e];
-    pen.p2[e] = params.pi2 / divisors[e];
+    pen.p1[e] = params.pi1 / stereo::adcensus::penalty_divisor(e);
+    pen.p2[e] = params.pi2 / stereo::adcensus::penalty_divisor(e);
   }
   const int lines = cost.width > cost.height ? cost.width : cost.height;
   const auto launch = [&](auto kernel) {

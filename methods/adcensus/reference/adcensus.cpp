@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "methods/adcensus/model.h"
 #include "methods/adcensus/params.h"
 #include "core/thread_pool.h"
 #include "reference/winner_takes_all.h"
@@ -21,8 +22,11 @@
 namespace stereo::reference {
 namespace {
 
-constexpr int CENSUS_HALF_WIDTH = 4;   // 9 wide, Sec. 2.1
-constexpr int CENSUS_HALF_HEIGHT = 3;  // 7 high
+namespace model = stereo::adcensus;  // methods/adcensus/model.h
+using model::ARM_DOWN;
+using model::ARM_LEFT;
+using model::ARM_RIGHT;
+using model::ARM_UP;
 
 void require_rgb(const ImageU8& image, const std::string& what) {
   require(image.channels == 3, "adcensus: " + what + " must have 3 channels (RGB), got " +
@@ -52,8 +56,6 @@ int arm_length(const ImageU8& rgb, int x, int y, int dx, int dy, const AdCensusP
   }
   return length;
 }
-
-enum Arm { ARM_LEFT = 0, ARM_RIGHT = 1, ARM_UP = 2, ARM_DOWN = 3 };
 
 // The arms a sum uses at pixel (x, y) and level k: p's own, or with `other` (the other view's
 // arms) the combined arms of Zhang et al. [23], the shorter of p's arm and pd's arm, pd =
@@ -151,8 +153,8 @@ CensusImage census_transform(const ImageU8& grey) {
       const std::uint8_t centre = grey.at(x, y);
       std::uint64_t bits = 0;
       int bit = 0;
-      for (int dy = -CENSUS_HALF_HEIGHT; dy <= CENSUS_HALF_HEIGHT; ++dy)
-        for (int dx = -CENSUS_HALF_WIDTH; dx <= CENSUS_HALF_WIDTH; ++dx) {
+      for (int dy = -model::CENSUS_HALF_HEIGHT; dy <= model::CENSUS_HALF_HEIGHT; ++dy)
+        for (int dx = -model::CENSUS_HALF_WIDTH; dx <= model::CENSUS_HALF_WIDTH; ++dx) {
           if (dx == 0 && dy == 0) continue;
           if (at_clamped(grey, x + dx, y + dy) < centre) bits |= std::uint64_t{1} << bit;
           ++bit;
@@ -287,8 +289,7 @@ CostVolume scanline_optimize(const CostVolume& cost, const ImageU8& left_rgb, co
             if (xd >= 0 && xd < width && xd_prev >= 0 && xd_prev < width)
               d2 = colour_difference(other, xd, y, xd_prev, y - ry);
             const int edges = int(d1 >= params.tau_so) + int(d2 >= params.tau_so);
-            // Case 4 of Sec. 2.3 prints P2 = Pi1/10; we read Pi2/10, the pattern of cases 1-3.
-            const float divisor = edges == 0 ? 1.0f : (edges == 1 ? 4.0f : 10.0f);
+            const float divisor = model::penalty_divisor(edges);
             const float p1 = params.pi1 / divisor;
             const float p2 = params.pi2 / divisor;
             const std::size_t kk = std::size_t(k);

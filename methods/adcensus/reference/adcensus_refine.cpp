@@ -18,6 +18,8 @@
 namespace stereo::reference {
 namespace {
 
+using adcensus::OutlierKind;  // methods/adcensus/model.h
+
 constexpr float INF = std::numeric_limits<float>::infinity();
 
 bool is_reliable(const OutlierMap& outliers, int x, int y) {
@@ -45,11 +47,6 @@ void require_same_size(const ImageF& disparity, const OutlierMap& outliers, cons
 }
 
 }  // namespace
-
-const int INTERPOLATION_DIRECTIONS[16][2] = {
-    {2, 0},  {2, -1},  {2, -2},  {1, -2},  {0, -2},  {-1, -2}, {-2, -2}, {-2, -1},
-    {-2, 0}, {-2, 1},  {-2, 2},  {-1, 2},  {0, 2},   {1, 2},   {2, 2},   {2, 1},
-};
 
 OutlierMap left_right_check(const ImageF& left_disparity, const ImageF& right_disparity, DisparityRange range) {
   require(left_disparity.channels == 1 && right_disparity.channels == 1 &&
@@ -139,7 +136,7 @@ RefinedDisparity proper_interpolation(const ImageF& disparity, const OutlierMap&
       if (kind == std::uint8_t(OutlierKind::reliable)) continue;
       float chosen = INF;
       int chosen_colour = std::numeric_limits<int>::max();
-      for (const auto& dir : INTERPOLATION_DIRECTIONS) {
+      for (const auto& dir : adcensus::INTERPOLATION_DIRECTIONS) {
         for (int step = 1;; ++step) {
           const int qx = x + step * dir[0] / 2;
           const int qy = y + step * dir[1] / 2;
