@@ -20,6 +20,8 @@ namespace stereo::reference {
 
 namespace {
 
+namespace model = stereo::esaw;  // methods/esaw/model.h
+
 float store(float x, Storage storage) { return storage == Storage::fp16 ? round_to_half(x) : x; }
 
 void require_same_shape(const CostVolume& a, const CostVolume& b, const char* stage) {
@@ -38,7 +40,7 @@ int max_channel_distance(const ImageU8& rgb, int x0, int y0, int x1, int y1) {
 
 // CIE 1976's f(t): the cube root, with the linear segment below (6/29)^3.
 double lab_f(double t) {
-  constexpr double delta = 6.0 / 29.0;
+  constexpr double delta = model::LAB_DELTA;
   return t > delta * delta * delta ? std::cbrt(t) : t / (3.0 * delta * delta) + 4.0 / 29.0;
 }
 
@@ -119,17 +121,10 @@ CostVolume init_cost(const ImageU8& grey_left, const ImageU8& grey_right, Dispar
   return out;
 }
 
-double srgb_to_linear(std::uint8_t code) {
-  const double v = double(code) / 255.0;
-  return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
-}
-
 std::array<double, 3> linear_to_lab(double r, double g, double b) {
-  // The D65 white of sRGB's matrix (its rows summed), so that a grey maps to a* = b* = 0.
-  constexpr double white_x = 0.4124 + 0.3576 + 0.1805, white_z = 0.0193 + 0.1192 + 0.9505;
-  const double fx = lab_f((0.4124 * r + 0.3576 * g + 0.1805 * b) / white_x);
-  const double fy = lab_f(0.2126 * r + 0.7152 * g + 0.0722 * b);
-  const double fz = lab_f((0.0193 * r + 0.1192 * g + 0.9505 * b) / white_z);
+  const double fx = lab_f((model::SRGB_XR * r + model::SRGB_XG * g + model::SRGB_XB * b) / model::WHITE_X);
+  const double fy = lab_f(model::SRGB_YR * r + model::SRGB_YG * g + model::SRGB_YB * b);
+  const double fz = lab_f((model::SRGB_ZR * r + model::SRGB_ZG * g + model::SRGB_ZB * b) / model::WHITE_Z);
   return {116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz)};
 }
 
@@ -144,8 +139,9 @@ ImageF lab_image(const ImageU8& rgb, bool eight_bit) {
   ImageF out(rgb.width, rgb.height, 3);
   for (int y = 0; y < rgb.height; ++y)
     for (int x = 0; x < rgb.width; ++x) {
-      const std::array<double, 3> lab = linear_to_lab(
-          srgb_to_linear(rgb.at(x, y, 0)), srgb_to_linear(rgb.at(x, y, 1)), srgb_to_linear(rgb.at(x, y, 2)));
+      const std::array<double, 3> lab =
+          linear_to_lab(model::srgb_to_linear(rgb.at(x, y, 0)), model::srgb_to_linear(rgb.at(x, y, 1)),
+                        model::srgb_to_linear(rgb.at(x, y, 2)));
       if (eight_bit) {
         const std::array<double, 3> encoded = lab8_unrounded(lab);
         for (int ch = 0; ch < 3; ++ch) out.at(x, y, ch) = float(lab8_byte(encoded[std::size_t(ch)]));
@@ -162,14 +158,6 @@ ImageU8 rgb2lab8(const ImageU8& rgb) {
   for (std::size_t i = 0; i < lab.data.size(); ++i) out.data[i] = std::uint8_t(lab.data[i]);  // integers 0..255
   return out;
 }
-
-float lab8_distance(int squared) {
-  require(squared >= 0 && squared <= 3 * 255 * 255,
-          "esaw/cpu: lab8_distance: " + std::to_string(squared) + " is no squared distance of two lab8 colours");
-  return std::sqrt(float(squared));
-}
-
-float colour_factor(float delta_c, float gamma_c) { return std::exp(-delta_c / gamma_c); }
 
 WeightGuide::WeightGuide(const ImageU8& rgb) : WeightGuide(rgb, ColourDistance::max_rgb) {}
 
@@ -195,13 +183,13 @@ float WeightGuide::colour_distance(int x0, int y0, int x1, int y1) const {
 
 SampleWeights sample_weights(const WeightGuide& guide, int x, int y, int dx, int dy, int step, float gamma_c,
                              float gamma_p, Border border) {
-  const float spatial = std::exp(-float(step) / gamma_p);
+  const float spatial = model::spatial_factor(step, gamma_p);
   const auto side = [&](int sx, int sy) {
     const bool outside = sx < 0 || sy < 0 || sx >= guide.width() || sy >= guide.height();
     if (outside && border == Border::drop) return 0.0f;
     sx = std::clamp(sx, 0, guide.width() - 1);
     sy = std::clamp(sy, 0, guide.height() - 1);
-    return colour_factor(guide.colour_distance(x, y, sx, sy), gamma_c) * spatial;
+    return model::colour_factor(guide.colour_distance(x, y, sx, sy), gamma_c) * spatial;
   };
   const float minus = side(x - dx * step, y - dy * step);
   const float plus = side(x + dx * step, y + dy * step);
