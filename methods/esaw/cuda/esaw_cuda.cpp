@@ -29,7 +29,6 @@ namespace stereo {
 namespace {
 
 namespace ce = cu::esaw;
-namespace ref = reference;
 
 std::string mib(std::size_t bytes) {
   std::ostringstream s;
@@ -163,7 +162,7 @@ class EsawFamilyCuda final : public Matcher {
     Workspace& w = *work_;
     cudaStream_t s = stream_.get();
     const Params& p = params_;
-    const ref::Border border = p.border == "clamp" ? ref::Border::clamp : ref::Border::drop;
+    const ce::Border border = p.border == "clamp" ? ce::Border::clamp : ce::Border::drop;
     std::vector<ce::WeightTable> tables;
     std::vector<int> steps;
     for (int t = 1; t <= p.iterations; ++t) {
@@ -394,7 +393,7 @@ class EsawFamilyCuda final : public Matcher {
   // ESAW's slab loop: init_cost and all 2T passes on a slab of planes, the last pass updating the
   // running arg-min, then the next slab. Enqueued directly (cuda_graph=false) or captured.
   void enqueue_slabs(DisparityRange range, const std::vector<int>& steps, const std::vector<ce::WeightTable>& tables,
-                     ref::Border border) {
+                     ce::Border border) {
     Workspace& w = *work_;
     cudaStream_t s = stream_.get();
     const Params& p = params_;
