@@ -43,6 +43,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <vector>
 
 namespace stereo::cu::salap {
 namespace {
@@ -687,10 +688,11 @@ void salap_fused_bands(const DevicePair& pair, DisparityRange range, const Salap
               std::to_string(div_up(pair.height, dims.rows)) + " bands of the image");
 
   const int radius = params.radius();
+  const std::vector<double> weights = stereo::salap::kernel_weights(params);  // methods/salap/model.h
   double f1 = 0.0;
   FusedArgs args{};
   for (int k = 0; k <= radius; ++k) {
-    const double w = std::exp(-double(k) / double(params.gamma));
+    const double w = weights[std::size_t(k)];
     args.w[k] = float(w);
     f1 += w;
   }
