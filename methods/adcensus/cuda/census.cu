@@ -2,6 +2,7 @@
 // 32-bit word per pixel (one load instead of three unaligned ones); grey_image and
 // census_transform follow reference/adcensus.h bit for bit (integer arithmetic only).
 
+#include "cuda/shared/grey.cuh"
 #include "methods/adcensus/cuda/stages.h"
 #include "methods/adcensus/model.h"
 
@@ -31,7 +32,7 @@ __global__ void grey_kernel(const uchar4* __restrict__ rgb, int width, int heigh
   if (x >= width || y >= height) return;
   const std::size_t i = static_cast<std::size_t>(y) * width + x;
   const uchar4 p = rgb[i];
-  out[i] = static_cast<std::uint8_t>((77u * p.x + 150u * p.y + 29u * p.z + 128u) >> 8);
+  out[i] = static_cast<std::uint8_t>(bt601_luma(p.x, p.y, p.z));
 }
 
 __global__ void census_kernel(const std::uint8_t* __restrict__ grey, int width, int height,

@@ -6,6 +6,7 @@
 #include <cuda_fp16.h>
 
 #include "cuda/shared/lr_consistency.cuh"
+#include "cuda/shared/colour_difference.cuh"
 #include "methods/adcensus/cuda/stages.h"
 #include "methods/adcensus/model.h"
 
@@ -161,10 +162,6 @@ __global__ void __launch_bounds__(WARP * VOTE_WARPS)
   }
 }
 
-__device__ int colour_difference(uchar4 a, uchar4 b) {
-  return max(max(abs(int(a.x) - int(b.x)), abs(int(a.y) - int(b.y))), abs(int(a.z) - int(b.z)));
-}
-
 // 8 lanes a pixel, two directions each (d and d + 8), so the 16 walks of an outlier run 8 side by
 // side: a walk is a chain of dependent loads (each step reads the outlier map before it knows
 // whether to go on), and one thread walking all 16 in turn made the kernel latency-bound (ncu on
@@ -233,7 +230,7 @@ __global__ void __launch_bounds__(INTERPOLATION_THREADS)
       if (kind == OCCLUSION) {
         found = fminf(found, d);  // the background: the smallest disparity
       } else {
-        const int k = colour_difference(rgb[q], rgb[i]) * 16 + dir;
+        const int k = max_channel_difference(rgb[q], rgb[i]) * 16 + dir;
         if (k < key) {
           key = k;
           found = d;

@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "cuda/shared/colour_difference.cuh"
 #include "methods/adcensus/cuda/stages.h"
 #include "methods/adcensus/cuda/warp_argmin.cuh"
 #include "methods/adcensus/model.h"
@@ -57,10 +58,6 @@ struct Penalties {
   float p2[3];
 };
 
-__device__ int colour_difference(uchar4 a, uchar4 b) {
-  return max(max(abs(int(a.x) - int(b.x)), abs(int(a.y) - int(b.y))), abs(int(a.z) - int(b.z)));
-}
-
 // The minimum over each aligned group of GROUP lanes.
 template <int GROUP>
 __device__ float group_min(float v) {
@@ -82,8 +79,8 @@ __global__ void edge_bits_kernel(const uchar4* __restrict__ image, int width, in
     const int q = w * 32 + i;
     if (q >= width) break;
     const uchar4 c = image[row + q];
-    if (q >= 1 && colour_difference(c, image[row + q - 1]) >= tau) h |= 1u << i;
-    if (y >= 1 && colour_difference(c, image[row - static_cast<std::size_t>(width) + q]) >= tau) v |= 1u << i;
+    if (q >= 1 && max_channel_difference(c, image[row + q - 1]) >= tau) h |= 1u << i;
+    if (y >= 1 && max_channel_difference(c, image[row - static_cast<std::size_t>(width) + q]) >= tau) v |= 1u << i;
   }
   const std::size_t at = static_cast<std::size_t>(y) * static_cast<std::size_t>(words) + static_cast<std::size_t>(w);
   edges[at] = h;
@@ -268,7 +265,7 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
     } else {
       const uchar4 p = *reinterpret_cast<const uchar4*>(&in.here);
       const uchar4 q = *reinterpret_cast<const uchar4*>(&in.before);
-      const int d1 = colour_difference(p, q);
+      const int d1 = max_channel_difference(p, q);
       const float below = __shfl_up_sync(FULL_MASK, prev[V - 1], 1, GROUP);  // level lane * V - 1
       const float above = __shfl_down_sync(FULL_MASK, prev[0], 1, GROUP);    // level lane * V + V
       // D2 of the lane's levels: V consecutive bits from the lowest column they match (bits

@@ -17,6 +17,7 @@
 #include "methods/adcensus/model.h"
 #include "methods/adcensus/params.h"
 #include "core/thread_pool.h"
+#include "reference/colour_difference.h"  // D_c of Sec. 2.2 (the images are RGB: require_rgb)
 #include "reference/winner_takes_all.h"
 
 namespace stereo::reference {
@@ -33,13 +34,6 @@ void require_rgb(const ImageU8& image, const std::string& what) {
                                    std::to_string(image.channels));
 }
 
-// D_c of Sec. 2.2: the largest per-channel absolute difference.
-int colour_difference(const ImageU8& rgb, int x0, int y0, int x1, int y1) {
-  int d = 0;
-  for (int c = 0; c < 3; ++c) d = std::max(d, std::abs(int(rgb.at(x0, y0, c)) - int(rgb.at(x1, y1, c))));
-  return d;
-}
-
 // Length of one arm of p = (x, y) in direction (dx, dy), by the enhanced rules of Sec. 2.2.
 int arm_length(const ImageU8& rgb, int x, int y, int dx, int dy, const AdCensusParams& params) {
   int length = 0;
@@ -48,10 +42,10 @@ int arm_length(const ImageU8& rgb, int x, int y, int dx, int dy, const AdCensusP
     const int y1 = y + k * dy;
     if (x1 < 0 || y1 < 0 || x1 >= rgb.width || y1 >= rgb.height) break;  // image border
     if (k >= params.arm_l1) break;                                        // rule 2
-    const int to_p = colour_difference(rgb, x1, y1, x, y);
-    if (to_p >= params.tau1) break;                                                    // rule 1
-    if (colour_difference(rgb, x1, y1, x1 - dx, y1 - dy) >= params.tau1) break;        // rule 1
-    if (k > params.arm_l2 && to_p >= params.tau2) break;                               // rule 3
+    const int to_p = max_channel_difference(rgb, x1, y1, x, y);
+    if (to_p >= params.tau1) break;                                                     // rule 1
+    if (max_channel_difference(rgb, x1, y1, x1 - dx, y1 - dy) >= params.tau1) break;  // rule 1
+    if (k > params.arm_l2 && to_p >= params.tau2) break;                                // rule 3
     length = k;
   }
   return length;
@@ -278,7 +272,7 @@ CostVolume scanline_optimize(const CostVolume& cost, const ImageU8& left_rgb, co
           for (int k = 0; k < depth; ++k) current[std::size_t(k)] = cost.at(x, y, k);  // a path starts with C1
         } else {
           const float previous_min = *std::min_element(previous.begin(), previous.end());
-          const int d1 = colour_difference(ref, x, y, x - rx, y - ry);
+          const int d1 = max_channel_difference(ref, x, y, x - rx, y - ry);
           for (int k = 0; k < depth; ++k) {
             // D2 in the other image at pd and pd - r; where either lies outside it there is no
             // colour to compare and D2 counts as below tau_SO (that match costs
@@ -287,7 +281,7 @@ CostVolume scanline_optimize(const CostVolume& cost, const ImageU8& left_rgb, co
             const int xd_prev = xd - rx;
             int d2 = 0;
             if (xd >= 0 && xd < width && xd_prev >= 0 && xd_prev < width)
-              d2 = colour_difference(other, xd, y, xd_prev, y - ry);
+              d2 = max_channel_difference(other, xd, y, xd_prev, y - ry);
             const int edges = int(d1 >= params.tau_so) + int(d2 >= params.tau_so);
             const float divisor = model::penalty_divisor(edges);
             const float p1 = params.pi1 / divisor;

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "methods/adcensus/params.h"
 #include "core/thread_pool.h"
+#include "reference/colour_difference.h"
 #include "reference/lr_consistency.h"
 
 namespace stereo::reference {
@@ -147,8 +148,7 @@ RefinedDisparity proper_interpolation(const ImageF& disparity, const OutlierMap&
             // Occluded pixels most likely belong to the background: the smallest disparity.
             if (d < chosen) chosen = d;
           } else {
-            int colour = 0;
-            for (int c = 0; c < 3; ++c) colour = std::max(colour, std::abs(int(rgb.at(qx, qy, c)) - int(rgb.at(x, y, c))));
+            const int colour = max_channel_difference(rgb, qx, qy, x, y);
             if (colour < chosen_colour) {
               chosen_colour = colour;
               chosen = d;

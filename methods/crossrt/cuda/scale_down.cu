@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "cuda/shared/grey.cuh"
 #include "methods/crossrt/cuda/stages.h"
 
 namespace stereo::cu::crossrt {
@@ -23,8 +24,7 @@ __global__ void grey_kernel(const std::uint8_t* __restrict__ raw, int width, int
     return;
   }
   const std::uint8_t* p = raw + i * std::size_t(channels);
-  // reference::grey_image: integer BT.601, (77 R + 150 G + 29 B + 128) >> 8.
-  grey[i] = std::uint8_t((77 * int(p[0]) + 150 * int(p[1]) + 29 * int(p[2]) + 128) >> 8);
+  grey[i] = std::uint8_t(bt601_luma(p[0], p[1], p[2]));
 }
 
 __global__ void mean3x3_kernel(const std::uint8_t* __restrict__ grey, int width, int height,

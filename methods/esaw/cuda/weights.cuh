@@ -7,14 +7,10 @@
 
 #include <cstdint>
 
+#include "cuda/shared/colour_difference.cuh"
 #include "methods/esaw/cuda/stages.h"
 
 namespace stereo::cu::esaw::detail {
-
-// max_rgb: the largest channel difference of two RGBA pixels, colour[]'s index.
-__device__ __forceinline__ int colour_distance(uchar4 a, uchar4 b) {
-  return max(max(abs(int(a.x) - int(b.x)), abs(int(a.y) - int(b.y))), abs(int(a.z) - int(b.z)));
-}
 
 // lab8: the squared Euclidean distance of two lab8 pixels, exact in int, lab8_colour[]'s index.
 // (The reference takes the float root of the same exact sum; the table holds the factor of that
@@ -28,7 +24,7 @@ __device__ __forceinline__ int squared_lab8_distance(uchar4 a, uchar4 b) {
 // is the same for every thread of a launch.
 __device__ __forceinline__ float colour_factor(const WeightTable& table, uchar4 p, uchar4 q) {
   if (table.lab8_colour) return __ldg(table.lab8_colour + squared_lab8_distance(p, q));
-  return table.colour[colour_distance(p, q)];
+  return table.colour[max_channel_difference(p, q)];  // max_rgb: colour[]'s index
 }
 
 // A kernel's copy of the table in shared memory (a dynamic index into the kernel's parameters

@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "reference/colour_difference.h"
 #include "reference/median.h"
 #include "reference/winner_takes_all.h"
 
@@ -29,13 +30,6 @@ void require_same_shape(const CostVolume& a, const CostVolume& b, const char* st
           std::string("esaw/cpu: ") + stage + ": volumes differ in shape (" + std::to_string(a.width) + "x" +
               std::to_string(a.height) + "x" + std::to_string(a.range.count) + " vs " + std::to_string(b.width) +
               "x" + std::to_string(b.height) + "x" + std::to_string(b.range.count) + ")");
-}
-
-int max_channel_distance(const ImageU8& rgb, int x0, int y0, int x1, int y1) {
-  int most = 0;
-  for (int ch = 0; ch < rgb.channels; ++ch)
-    most = std::max(most, std::abs(int(rgb.at(x0, y0, ch)) - int(rgb.at(x1, y1, ch))));
-  return most;
 }
 
 // CIE 1976's f(t): the cube root, with the linear segment below (6/29)^3.
@@ -170,7 +164,7 @@ WeightGuide::WeightGuide(const ImageU8& rgb, ColourDistance distance)
 }
 
 float WeightGuide::colour_distance(int x0, int y0, int x1, int y1) const {
-  if (distance_ == ColourDistance::max_rgb) return float(max_channel_distance(rgb_, x0, y0, x1, y1));
+  if (distance_ == ColourDistance::max_rgb) return float(max_channel_difference(rgb_, x0, y0, x1, y1));
   // One IEEE operation at a time in float and a correctly rounded square root: an order a GPU
   // twin can repeat exactly with __fsub_rn / __fmul_rn / __fadd_rn / __fsqrt_rn.
   const float dl = lab_.at(x0, y0, 0) - lab_.at(x1, y1, 0);

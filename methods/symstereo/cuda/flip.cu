@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "cuda/shared/grey.cuh"
 #include "methods/symstereo/cuda/stages.h"
 
 namespace stereo::cu::symstereo {
@@ -25,7 +26,7 @@ __global__ void flip_rows_kernel(const std::uint8_t* raw, int width, int height,
   }
   const int source = mirror ? width - 1 - column : column;
   const std::uint8_t* p = raw + (std::size_t(y) * std::size_t(width) + std::size_t(source)) * std::size_t(channels);
-  const int luma = channels == 1 ? int(p[0]) : (77 * int(p[0]) + 150 * int(p[1]) + 29 * int(p[2]) + 128) >> 8;
+  const int luma = channels == 1 ? int(p[0]) : bt601_luma(p[0], p[1], p[2]);
   grey[std::size_t(y) * std::size_t(padded_width) + std::size_t(x)] = float(luma);
 }
 
