@@ -64,8 +64,9 @@ dim3 grid_for(int width, int height) {
 
 void pack_rgb(const std::uint8_t* d_pixels, int width, int height, int channels, DeviceImage<uchar4>& out,
               cudaStream_t stream) {
-  require(channels == 1 || channels == 3 || channels == 4,
-          "adcensus/cuda pack_rgb: images must have 1, 3 or 4 channels, got " + std::to_string(channels));
+  require(channels == 1 || channels == 3 || channels == 4, [&] {
+    return "adcensus/cuda pack_rgb: images must have 1, 3 or 4 channels, got " + std::to_string(channels);
+  });
   require(out.width == width && out.height == height, "adcensus/cuda pack_rgb: output size differs");
   pack_kernel<<<grid_for(width, height), dim3(BLOCK_X, BLOCK_Y), 0, stream>>>(d_pixels, width, height, channels,
                                                                               out.get());

@@ -74,8 +74,9 @@ dim3 grid_for(int width, int height) {
 void cross_arms(const DeviceImage<uchar4>& rgb, const AdCensusParams& params, DeviceImage<uchar4>& out,
                 cudaStream_t stream) {
   require(out.width == rgb.width && out.height == rgb.height, "adcensus/cuda cross_arms: output size differs");
-  require(params.arm_l1 >= 1 && params.arm_l1 <= 256,
-          "adcensus/cuda cross_arms: arm_l1 must be in 1..256 (arms are bytes), got " + std::to_string(params.arm_l1));
+  require(params.arm_l1 >= 1 && params.arm_l1 <= 256, [&] {
+    return "adcensus/cuda cross_arms: arm_l1 must be in 1..256 (arms are bytes), got " + std::to_string(params.arm_l1);
+  });
   arms_kernel<<<grid_for(rgb.width, rgb.height), dim3(BLOCK_X, BLOCK_Y), 0, stream>>>(
       rgb.get(), rgb.width, rgb.height, params.arm_l1, params.arm_l2, params.tau1, params.tau2, out.get());
   CUDA_CHECK_LAUNCH();

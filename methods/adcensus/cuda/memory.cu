@@ -46,8 +46,9 @@ void poison(DeviceVolume& volume) {
 }
 
 DeviceImage<uchar4> upload_rgb(const ImageU8& image) {
-  require(image.channels == 1 || image.channels == 3 || image.channels == 4,
-          std::string(COMPONENT) + ": images must have 1, 3 or 4 channels, got " + std::to_string(image.channels));
+  require(image.channels == 1 || image.channels == 3 || image.channels == 4, [&] {
+    return std::string(COMPONENT) + ": images must have 1, 3 or 4 channels, got " + std::to_string(image.channels);
+  });
   auto raw = make_device_buffer<std::uint8_t>(image.data.size(), COMPONENT, "an uploaded image");
   copy_to_device(raw.get(), image.data.data(), image.data.size());
   DeviceImage<uchar4> out(image.width, image.height, COMPONENT, "a packed RGB image");
@@ -57,23 +58,25 @@ DeviceImage<uchar4> upload_rgb(const ImageU8& image) {
 }
 
 DeviceImage<std::uint8_t> upload_u8(const ImageU8& image) {
-  require(image.channels == 1, std::string(COMPONENT) + ": upload_u8 takes one channel, got " +
-                                   std::to_string(image.channels));
+  require(image.channels == 1, [&] {
+    return std::string(COMPONENT) + ": upload_u8 takes one channel, got " + std::to_string(image.channels);
+  });
   DeviceImage<std::uint8_t> out(image.width, image.height, COMPONENT, "an uploaded 8-bit image");
   copy_to_device(out.get(), image.data.data(), out.count());
   return out;
 }
 
 DeviceImage<std::uint64_t> upload_census(const Image<std::uint64_t>& image) {
-  require(image.channels == 1, std::string(COMPONENT) + ": a census image has one channel");
+  require(image.channels == 1, [&] { return std::string(COMPONENT) + ": a census image has one channel"; });
   DeviceImage<std::uint64_t> out(image.width, image.height, COMPONENT, "an uploaded census image");
   copy_to_device(out.get(), image.data.data(), out.count() * sizeof(std::uint64_t));
   return out;
 }
 
 DeviceImage<uchar4> upload_arms(const Image<std::uint8_t>& arms) {
-  require(arms.channels == 4, std::string(COMPONENT) + ": cross arms have 4 channels, got " +
-                                  std::to_string(arms.channels));
+  require(arms.channels == 4, [&] {
+    return std::string(COMPONENT) + ": cross arms have 4 channels, got " + std::to_string(arms.channels);
+  });
   DeviceImage<uchar4> out(arms.width, arms.height, COMPONENT, "uploaded cross arms");
   copy_to_device(out.get(), arms.data.data(), out.count() * sizeof(uchar4));
   return out;

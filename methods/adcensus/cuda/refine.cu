@@ -318,7 +318,7 @@ __global__ void subpixel_kernel(const float* __restrict__ disparity, const __hal
 template <class A, class B>
 void require_same(const A& a, const B& b, const char* stage) {
   require(a.width == b.width && a.height == b.height,
-          std::string("adcensus/cuda ") + stage + ": maps must have one size");
+          [&] { return std::string("adcensus/cuda ") + stage + ": maps must have one size"; });
 }
 
 }  // namespace
@@ -354,9 +354,10 @@ void region_voting_iteration(const DeviceImage<float>& disparity, const DeviceIm
   require_same(disparity, out_outliers, "region_voting");
   require(out_disparity.get() != disparity.get() && out_outliers.get() != outliers.get(),
           "adcensus/cuda region_voting: outputs must differ from the inputs");
-  require(range.count >= 1 && range.count <= MAX_LEVELS,
-          "adcensus/cuda region_voting: " + std::to_string(range.count) + " levels; histograms hold 1.." +
-              std::to_string(MAX_LEVELS));
+  require(range.count >= 1 && range.count <= MAX_LEVELS, [&] {
+    return "adcensus/cuda region_voting: " + std::to_string(range.count) + " levels; histograms hold 1.." +
+           std::to_string(MAX_LEVELS);
+  });
   const std::size_t pixels = disparity.count();
   const std::size_t bytes = static_cast<std::size_t>(VOTE_WARPS) * static_cast<std::size_t>(range.count) * sizeof(int);
   vote_kernel<<<blocks_1d(pixels, VOTE_PIXELS, "adcensus/cuda region_voting"), WARP * VOTE_WARPS, bytes, stream>>>(

@@ -425,8 +425,10 @@ void paths_and_mean(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rg
                     const AdCensusParams& params, bool right_view, PathVolumes& paths, DeviceVolume* out,
                     DeviceImage<float>* disparity, cudaStream_t stream) {
   const int levels = cost.range.count;
-  require(levels >= 1 && levels <= MAX_LEVELS, "adcensus/cuda scanline_optimize: " + std::to_string(levels) +
-                                                   " levels; this kernel holds 1.." + std::to_string(MAX_LEVELS));
+  require(levels >= 1 && levels <= MAX_LEVELS, [&] {
+    return "adcensus/cuda scanline_optimize: " + std::to_string(levels) + " levels; this kernel holds 1.." +
+           std::to_string(MAX_LEVELS);
+  });
   require(left_rgb.width == cost.width && left_rgb.height == cost.height && right_rgb.width == cost.width &&
               right_rgb.height == cost.height,
           "adcensus/cuda scanline_optimize: images must have the volume's size");

@@ -30,8 +30,8 @@ using model::ARM_RIGHT;
 using model::ARM_UP;
 
 void require_rgb(const ImageU8& image, const std::string& what) {
-  require(image.channels == 3, "adcensus: " + what + " must have 3 channels (RGB), got " +
-                                   std::to_string(image.channels));
+  require(image.channels == 3,
+          [&] { return "adcensus: " + what + " must have 3 channels (RGB), got " + std::to_string(image.channels); });
 }
 
 // Length of one arm of p = (x, y) in direction (dx, dy), by the enhanced rules of Sec. 2.2.
@@ -110,7 +110,8 @@ std::vector<float> sum_along_arms(const std::vector<float>& in, int width, int h
 // One iteration: two 1D sums, divided by the pixel count of the 2D region (the same two sums
 // over ones, per level where the region depends on the level).
 CostVolume aggregate_over(const CostVolume& cost, const ArmSource& source, int iteration) {
-  require(iteration >= 1, "adcensus: aggregation iteration is 1-based, got " + std::to_string(iteration));
+  require(iteration >= 1,
+          [&] { return "adcensus: aggregation iteration is 1-based, got " + std::to_string(iteration); });
   // Iterations 1 and 3 sum horizontally first (the support region is the union of the
   // horizontal arms of the pixels on p's vertical arm), 2 and 4 vertically first (the union of
   // the vertical arms of the pixels on p's horizontal arm), Sec. 2.2.
@@ -139,8 +140,9 @@ CostVolume aggregate_over(const CostVolume& cost, const ArmSource& source, int i
 }  // namespace
 
 CensusImage census_transform(const ImageU8& grey) {
-  require(grey.channels == 1, "adcensus: census_transform needs a grey image, got " + std::to_string(grey.channels) +
-                                  " channels");
+  require(grey.channels == 1, [&] {
+    return "adcensus: census_transform needs a grey image, got " + std::to_string(grey.channels) + " channels";
+  });
   CensusImage census(grey.width, grey.height, 1);
   for (int y = 0; y < grey.height; ++y)
     for (int x = 0; x < grey.width; ++x) {
@@ -166,7 +168,8 @@ CostVolume ad_census_cost(const ImageU8& left_rgb, const ImageU8& right_rgb, con
   require(right_rgb.same_size(left_rgb.width, left_rgb.height) && left_census.same_size(left_rgb.width, left_rgb.height) &&
               right_census.same_size(left_rgb.width, left_rgb.height),
           "adcensus: ad_census_cost needs images and census images of one size");
-  require(range.count >= 1, "adcensus: disparity count must be >= 1, got " + std::to_string(range.count));
+  require(range.count >= 1,
+          [&] { return "adcensus: disparity count must be >= 1, got " + std::to_string(range.count); });
   const ImageU8& ref = right_view ? right_rgb : left_rgb;
   const ImageU8& other = right_view ? left_rgb : right_rgb;
   const CensusImage& ref_census = right_view ? right_census : left_census;

@@ -44,7 +44,7 @@ bool matched_in_image(int x, int k, DisparityRange range, int width) {
 
 void require_same_size(const ImageF& disparity, const OutlierMap& outliers, const std::string& stage) {
   require(disparity.channels == 1 && outliers.channels == 1 && outliers.same_size(disparity.width, disparity.height),
-          "adcensus: " + stage + " needs a one-channel disparity map and outlier map of one size");
+          [&] { return "adcensus: " + stage + " needs a one-channel disparity map and outlier map of one size"; });
 }
 
 }  // namespace

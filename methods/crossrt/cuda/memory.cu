@@ -14,7 +14,7 @@ constexpr const char* COMPONENT = "crossrt/cuda";
 }  // namespace
 
 DeviceImage<std::uint8_t> upload_u8(const ImageU8& image) {
-  require(image.channels == 1, std::string(COMPONENT) + ": upload_u8 needs one channel");
+  require(image.channels == 1, [&] { return std::string(COMPONENT) + ": upload_u8 needs one channel"; });
   DeviceImage<std::uint8_t> d(image.width, image.height, COMPONENT, "a test image");
   copy_to_device(d.get(), image.data.data(), d.count());
   return d;
@@ -27,7 +27,7 @@ ImageU8 download_u8(const DeviceImage<std::uint8_t>& image) {
 }
 
 DeviceImage<uchar2> upload_arms(const Image<std::uint8_t>& arms) {
-  require(arms.channels == 2, std::string(COMPONENT) + ": upload_arms needs two channels");
+  require(arms.channels == 2, [&] { return std::string(COMPONENT) + ": upload_arms needs two channels"; });
   DeviceImage<uchar2> d(arms.width, arms.height, COMPONENT, "test arms");
   static_assert(sizeof(uchar2) == 2);
   copy_to_device(d.get(), arms.data.data(), arms.data.size());

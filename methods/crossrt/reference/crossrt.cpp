@@ -22,9 +22,10 @@ namespace {
 namespace model = stereo::crossrt;  // methods/crossrt/model.h
 
 void require_grey(const ImageU8& image, const char* what, const char* stage) {
-  require(image.channels == 1 && image.width > 0 && image.height > 0,
-          std::string("crossrt: ") + stage + " needs a non-empty grey " + what + ", got " +
-              std::to_string(image.width) + "x" + std::to_string(image.height) + "x" + std::to_string(image.channels));
+  require(image.channels == 1 && image.width > 0 && image.height > 0, [&] {
+    return std::string("crossrt: ") + stage + " needs a non-empty grey " + what + ", got " +
+           std::to_string(image.width) + "x" + std::to_string(image.height) + "x" + std::to_string(image.channels);
+  });
 }
 
 // The run of pixels q = p + s * step (s = 1, 2, ...) within tc of p, at most `limit` long.
@@ -46,7 +47,7 @@ int arm_run(const ImageU8& grey, int x, int y, int dx, int dy, int limit, int tc
 Image<std::uint8_t> arms_along(const ImageU8& grey, int dx, int dy, int limit, int tc, const char* stage) {
   require_grey(grey, "image", stage);
   require(limit >= 0 && limit <= 255,
-          std::string("crossrt: ") + stage + " limit must be in 0..255, got " + std::to_string(limit));
+          [&] { return std::string("crossrt: ") + stage + " limit must be in 0..255, got " + std::to_string(limit); });
   Image<std::uint8_t> arms(grey.width, grey.height, 2);
   parallel_for(std::size_t(grey.height), 0, [&](std::size_t item) {
     const int y = int(item);
@@ -62,7 +63,8 @@ Image<std::uint8_t> arms_along(const ImageU8& grey, int dx, int dy, int limit, i
 
 ImageU8 scale_down(const ImageU8& grey, int scale) {
   require_grey(grey, "image", "scale_down");
-  require(scale == 1 || scale == 2, "crossrt: scale_down supports K = 1 or 2, got " + std::to_string(scale));
+  require(scale == 1 || scale == 2,
+          [&] { return "crossrt: scale_down supports K = 1 or 2, got " + std::to_string(scale); });
   if (scale == 1) return grey;
   ImageU8 out((grey.width + 1) / 2, (grey.height + 1) / 2, 1);
   parallel_for(std::size_t(out.height), 0, [&](std::size_t item) {
@@ -260,9 +262,11 @@ ImageF bilateral_fill(const ImageF& disparity, const Image<std::uint8_t>& g, con
 ImageF scale_up(const ImageF& disparity, const ImageU8& grey_full, int t, DisparityRange range) {
   require(disparity.channels == 1 && grey_full.channels == 1 &&
               disparity.same_size((grey_full.width + 1) / 2, (grey_full.height + 1) / 2),
-          "crossrt: scale_up needs a map of ceil(W/2) x ceil(H/2) for a " + std::to_string(grey_full.width) + "x" +
-              std::to_string(grey_full.height) + " grey image, got " + std::to_string(disparity.width) + "x" +
-              std::to_string(disparity.height));
+          [&] {
+            return "crossrt: scale_up needs a map of ceil(W/2) x ceil(H/2) for a " + std::to_string(grey_full.width) +
+                   "x" + std::to_string(grey_full.height) + " grey image, got " + std::to_string(disparity.width) +
+                   "x" + std::to_string(disparity.height);
+          });
   const int width = grey_full.width;
   const int height = grey_full.height;
   const int half_width = disparity.width;

@@ -182,14 +182,17 @@ template <bool FROM_GREY>
 void launch(const DeviceImage<uchar4>& guide, const std::uint16_t* in, const GreyInputs& grey, int planes, int step,
             const WeightTable& table, Border border, std::uint16_t* out, cudaStream_t stream,
             const char* what) {
-  const std::string name = std::string("esaw/cuda: ") + what + ": ";
-  require(step >= 1 && step <= HV_MAX_STEP, name + "step must be in 1.." + std::to_string(HV_MAX_STEP) + ", got " +
-                                                std::to_string(step));
-  require(planes >= 1, name + "needs at least one plane, got " + std::to_string(planes));
-  require(out != nullptr, name + "no output volume");
+  const auto name = [what] { return std::string("esaw/cuda: ") + what + ": "; };  // made only for an error
+  require(step >= 1 && step <= HV_MAX_STEP, [&] {
+    return name() + "step must be in 1.." + std::to_string(HV_MAX_STEP) + ", got " + std::to_string(step);
+  });
+  require(planes >= 1, [&] { return name() + "needs at least one plane, got " + std::to_string(planes); });
+  require(out != nullptr, [&] { return name() + "no output volume"; });
   const std::size_t bytes = shared_bytes(step);
-  require(step <= aggr_hv_max_step(), name + "step " + std::to_string(step) + " needs " + std::to_string(bytes) +
-                                          " bytes of shared memory per block, more than this GPU allows");
+  require(step <= aggr_hv_max_step(), [&] {
+    return name() + "step " + std::to_string(step) + " needs " + std::to_string(bytes) +
+           " bytes of shared memory per block, more than this GPU allows";
+  });
   if (bytes + sizeof(WeightTable) > 48 * 1024)  // the static table counts against the default 48 KB
     CUDA_CHECK(cudaFuncSetAttribute(aggr_hv_kernel<FROM_GREY>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     int(bytes)));

@@ -121,9 +121,10 @@ void launch(const DeviceImage<uchar4>& guide, const __half* forward_in, const fl
     int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     const std::size_t limit = shared_memory_optin_limit(device) - sizeof(WeightTable);
-    require(smem <= limit, "esaw/cuda: aggr_msg: " + std::to_string(levels) + " levels need " +
-                               std::to_string(smem) + " B of shared memory per block, the device allows " +
-                               std::to_string(limit));
+    require(smem <= limit, [&] {
+      return "esaw/cuda: aggr_msg: " + std::to_string(levels) + " levels need " + std::to_string(smem) +
+             " B of shared memory per block, the device allows " + std::to_string(limit);
+    });
     CUDA_CHECK(cudaFuncSetAttribute(aggr_msg_kernel<DX, DY>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   }
   const int rows = DY ? detail::vertical_row_slots(step, guide.height) : guide.height;
@@ -140,8 +141,8 @@ void aggr_msg(const DeviceImage<uchar4>& guide, bool vertical, const std::uint16
               const DeviceImage<float>& truncation_in, int levels, int step, const WeightTable& table,
               Border border, float c, float eta, std::uint16_t* forward_out,
               DeviceImage<float>* truncation_out, Winner* winner, int first_disparity, cudaStream_t stream) {
-  require(step >= 1, "esaw/cuda: aggr_msg: step must be >= 1, got " + std::to_string(step));
-  require(levels >= 1, "esaw/cuda: aggr_msg: needs at least one level, got " + std::to_string(levels));
+  require(step >= 1, [&] { return "esaw/cuda: aggr_msg: step must be >= 1, got " + std::to_string(step); });
+  require(levels >= 1, [&] { return "esaw/cuda: aggr_msg: needs at least one level, got " + std::to_string(levels); });
   require(truncation_in.width == guide.width && truncation_in.height == guide.height,
           "esaw/cuda: aggr_msg: the input truncation map differs in size from the image");
   if (winner) {

@@ -55,8 +55,9 @@ void init_aggr_H(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<s
   require(grey_left.width == grey_right.width && grey_left.height == grey_right.height &&
               guide.width == grey_left.width && guide.height == grey_left.height,
           "esaw/cuda: init_cost+aggr_H: the grey and guide images differ in size");
-  require(step >= 1, "esaw/cuda: init_cost+aggr_H: step must be >= 1, got " + std::to_string(step));
-  require(planes >= 1, "esaw/cuda: init_cost+aggr_H: needs at least one plane, got " + std::to_string(planes));
+  require(step >= 1, [&] { return "esaw/cuda: init_cost+aggr_H: step must be >= 1, got " + std::to_string(step); });
+  require(planes >= 1,
+          [&] { return "esaw/cuda: init_cost+aggr_H: needs at least one plane, got " + std::to_string(planes); });
   require(out != nullptr, "esaw/cuda: init_cost+aggr_H: no output volume");
   const dim3 block(BLOCK_X, BLOCK_Y);
   const dim3 grid(unsigned(div_up(guide.width, BLOCK_X)), unsigned(div_up(guide.height, BLOCK_Y)));

@@ -24,7 +24,7 @@ __global__ void rgb2grey_kernel(const std::uint8_t* raw, int channels, std::size
 void rgb2grey(const std::uint8_t* raw, int channels, DeviceImage<uchar4>& rgba, DeviceImage<std::uint8_t>& grey,
               cudaStream_t stream) {
   require(channels == 1 || channels == 3 || channels == 4,
-          "esaw/cuda: rgb2grey needs 1, 3 or 4 channels, got " + std::to_string(channels));
+          [&] { return "esaw/cuda: rgb2grey needs 1, 3 or 4 channels, got " + std::to_string(channels); });
   require(rgba.width == grey.width && rgba.height == grey.height, "esaw/cuda: rgb2grey: output sizes differ");
   const std::size_t pixels = grey.count();
   rgb2grey_kernel<<<blocks_1d(pixels, THREADS, "esaw/cuda rgb2grey"), THREADS, 0, stream>>>(raw, channels, pixels,

@@ -5,8 +5,9 @@
 // lab8_unrounded operation by operation in double, each one an explicit round-to-nearest
 // intrinsic so that nvcc contracts nothing into an FMA, with the model's sRGB constants
 // (methods/esaw/model.h) on the very linear values the reference uses (a 256-entry table the
-// host fills with esaw::srgb_to_linear; the 2.4 power is never evaluated here). The one operation that may differ is the cube root of CIE's f(t): CUDA's
-// cbrt and libm's are not correctly rounded (CUDA: within 1 ulp; libm: a few). Even 16 ulps move
+// host fills with esaw::srgb_to_linear; the 2.4 power is never evaluated here). The one
+// operation that may differ is the cube root of CIE's f(t): CUDA's cbrt and libm's are not
+// correctly rounded (CUDA: within 1 ulp; libm: a few). Even 16 ulps move
 // an unrounded value by < 4e-12, and tests/test_esaw_reference.cpp (NoColourHasAnUnroundedLab8ValueNearARoundingTie)
 // checks that no one of the 2^24 colours lies that close to a rounding tie, so the rounded bytes
 // agree for every colour, on every GPU.
@@ -77,9 +78,10 @@ __global__ void rgb2lab8_kernel(const uchar4* __restrict__ rgba, std::size_t pix
 }  // namespace
 
 void rgb2lab8(const DeviceImage<uchar4>& rgba, DeviceImage<uchar4>& lab8, cudaStream_t stream) {
-  require(rgba.width == lab8.width && rgba.height == lab8.height,
-          "esaw/cuda: rgb2lab8: the RGBA image is " + std::to_string(rgba.width) + "x" + std::to_string(rgba.height) +
-              ", the lab8 image " + std::to_string(lab8.width) + "x" + std::to_string(lab8.height));
+  require(rgba.width == lab8.width && rgba.height == lab8.height, [&] {
+    return "esaw/cuda: rgb2lab8: the RGBA image is " + std::to_string(rgba.width) + "x" + std::to_string(rgba.height) +
+           ", the lab8 image " + std::to_string(lab8.width) + "x" + std::to_string(lab8.height);
+  });
   const std::size_t pixels = rgba.count();
   if (pixels == 0) return;
   require(rgba.get() != lab8.get(), "esaw/cuda: rgb2lab8: the output may not alias the input");

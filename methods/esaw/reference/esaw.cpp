@@ -27,9 +27,12 @@ float store(float x, Storage storage) { return storage == Storage::fp16 ? round_
 
 void require_same_shape(const CostVolume& a, const CostVolume& b, const char* stage) {
   require(a.width == b.width && a.height == b.height && a.range.min == b.range.min && a.range.count == b.range.count,
-          std::string("esaw/cpu: ") + stage + ": volumes differ in shape (" + std::to_string(a.width) + "x" +
-              std::to_string(a.height) + "x" + std::to_string(a.range.count) + " vs " + std::to_string(b.width) +
-              "x" + std::to_string(b.height) + "x" + std::to_string(b.range.count) + ")");
+          [&] {
+            return std::string("esaw/cpu: ") + stage + ": volumes differ in shape (" + std::to_string(a.width) +
+                   "x" + std::to_string(a.height) + "x" + std::to_string(a.range.count) + " vs " +
+                   std::to_string(b.width) + "x" + std::to_string(b.height) + "x" + std::to_string(b.range.count) +
+                   ")";
+          });
 }
 
 // CIE 1976's f(t): the cube root, with the linear segment below (6/29)^3.
@@ -48,11 +51,13 @@ CostVolume aggregate(const CostVolume& centre, const CostVolume& side, const Wei
                      float gamma_c, float gamma_p, Border border, Storage storage, const char* stage,
                      bool normalise = true) {
   require_same_shape(centre, side, stage);
-  require(guide.width() == centre.width && guide.height() == centre.height,
-          std::string("esaw/cpu: ") + stage + ": reference image " + std::to_string(guide.width()) + "x" +
-              std::to_string(guide.height()) + " does not match the volume " + std::to_string(centre.width) + "x" +
-              std::to_string(centre.height));
-  require(step >= 1, std::string("esaw/cpu: ") + stage + ": step must be >= 1, got " + std::to_string(step));
+  require(guide.width() == centre.width && guide.height() == centre.height, [&] {
+    return std::string("esaw/cpu: ") + stage + ": reference image " + std::to_string(guide.width()) + "x" +
+           std::to_string(guide.height()) + " does not match the volume " + std::to_string(centre.width) + "x" +
+           std::to_string(centre.height);
+  });
+  require(step >= 1,
+          [&] { return std::string("esaw/cpu: ") + stage + ": step must be >= 1, got " + std::to_string(step); });
   CostVolume out(centre.width, centre.height, centre.range);
   const int levels = centre.range.count;
   parallel_for(std::size_t(centre.height), 0, [&](std::size_t row) {
@@ -98,9 +103,10 @@ ImageU8 rgb2grey(const ImageU8& rgb) { return grey_image(rgb); }
 CostVolume init_cost(const ImageU8& grey_left, const ImageU8& grey_right, DisparityRange range, float lambda,
                      float tau, Storage storage) {
   require(grey_left.channels == 1 && grey_right.channels == 1, "esaw/cpu: init_cost needs grey images");
-  require(grey_left.same_size(grey_right.width, grey_right.height),
-          "esaw/cpu: init_cost: left " + std::to_string(grey_left.width) + "x" + std::to_string(grey_left.height) +
-              " and right " + std::to_string(grey_right.width) + "x" + std::to_string(grey_right.height) + " differ");
+  require(grey_left.same_size(grey_right.width, grey_right.height), [&] {
+    return "esaw/cpu: init_cost: left " + std::to_string(grey_left.width) + "x" + std::to_string(grey_left.height) +
+           " and right " + std::to_string(grey_right.width) + "x" + std::to_string(grey_right.height) + " differ";
+  });
   require(range.count >= 1, "esaw/cpu: init_cost: empty disparity range");
   CostVolume out(grey_left.width, grey_left.height, range);
   parallel_for(std::size_t(grey_left.height), 0, [&](std::size_t row) {
@@ -128,8 +134,9 @@ std::array<double, 3> lab8_unrounded(const std::array<double, 3>& lab) {
 }
 
 ImageF lab_image(const ImageU8& rgb, bool eight_bit) {
-  require(rgb.channels >= 3, "esaw/cpu: lab_image needs an RGB image, got " + std::to_string(rgb.channels) +
-                                 " channel(s)");
+  require(rgb.channels >= 3, [&] {
+    return "esaw/cpu: lab_image needs an RGB image, got " + std::to_string(rgb.channels) + " channel(s)";
+  });
   ImageF out(rgb.width, rgb.height, 3);
   for (int y = 0; y < rgb.height; ++y)
     for (int x = 0; x < rgb.width; ++x) {
@@ -233,10 +240,12 @@ CostVolume cost2msg(const CostVolume& cost, float c, float eta, Storage storage)
 
 CostVolume aggr_bp(const CostVolume& belief, const WeightGuide& guide, int dx, int dy, int step, float gamma_c,
                    float gamma_p, Border border, float c, float eta, Storage storage) {
-  require(guide.width() == belief.width && guide.height() == belief.height,
-          "esaw/cpu: aggr_bp: reference image " + std::to_string(guide.width()) + "x" + std::to_string(guide.height()) +
-              " does not match the volume " + std::to_string(belief.width) + "x" + std::to_string(belief.height));
-  require(step >= 1, "esaw/cpu: aggr_bp: step must be >= 1, got " + std::to_string(step));
+  require(guide.width() == belief.width && guide.height() == belief.height, [&] {
+    return "esaw/cpu: aggr_bp: reference image " + std::to_string(guide.width()) + "x" +
+           std::to_string(guide.height()) + " does not match the volume " + std::to_string(belief.width) + "x" +
+           std::to_string(belief.height);
+  });
+  require(step >= 1, [&] { return "esaw/cpu: aggr_bp: step must be >= 1, got " + std::to_string(step); });
   require((dx == 1 && dy == 0) || (dx == 0 && dy == 1), "esaw/cpu: aggr_bp: direction must be (1,0) or (0,1)");
   const int w = belief.width, h = belief.height, levels = belief.range.count;
   const auto clamp_x = [&](int x) { return std::clamp(x, 0, w - 1); };
