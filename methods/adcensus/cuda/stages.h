@@ -14,11 +14,11 @@
 ///   wta.cu        winner_takes_all                  smallest d wins a tie
 ///   refine.cu     left_right_check ... median_3x3   Sec. 2.4
 ///   memory.cu     uploads, downloads, poison        tests and set-up (fp16 <-> float)
+///   adcensus_cuda.cpp  the matcher ("adcensus", "cuda")
 ///
 /// What the paper specifies and the reference uses too (the census window, the arm order, the
 /// penalty divisors, the outlier labels, the interpolation directions) is in
 /// methods/adcensus/model.h.
-///   adcensus_cuda.cpp  the matcher ("adcensus", "cuda")
 ///
 /// Precision and layout (see NOTES.md): cost volumes are disparity fastest, like the
 /// reference's CostVolume (index (y * W + x) * D + k), and store IEEE half precision (fp16)
@@ -220,9 +220,9 @@ void scanline_disparity(const DeviceVolume& cost, const DeviceImage<uchar4>& lef
 void winner_takes_all(const DeviceVolume& cost, DeviceImage<float>& out, cudaStream_t stream = nullptr);
 
 // ---- refinement (Sec. 2.4), as reference/adcensus_refine.h --------------------------------
-// Outlier maps hold adcensus::OutlierKind values (model.h: 0 reliable, 1 occlusion, 2 mismatch). Every
-// step reads its inputs and writes separate outputs, like the reference, so one kernel per
-// pass gives the reference's maps bit for bit.
+// Outlier maps hold adcensus::OutlierKind values (model.h: 0 reliable, 1 occlusion, 2
+// mismatch). Every step reads its inputs and writes separate outputs, like the reference, so one
+// kernel per pass gives the reference's maps bit for bit.
 
 /// LR check and Hirschmueller's occlusion / mismatch classification over `range`.
 void left_right_check(const DeviceImage<float>& left_disparity, const DeviceImage<float>& right_disparity,

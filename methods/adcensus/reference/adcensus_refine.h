@@ -62,10 +62,10 @@ RefinedDisparity region_voting(const ImageF& disparity, const OutlierMap& outlie
 
 /// Sec. 2.4 proper interpolation: for each outlier p, the first reliable pixel (by the input
 /// map) along each of the 16 directions of adcensus::INTERPOLATION_DIRECTIONS (model.h), up to
-/// the image border. An occlusion takes the
-/// smallest of their disparities; a mismatch the disparity of the one whose colour is closest
-/// to p's (D_c = max over RGB of |difference|); ties go to the earlier direction. Filled pixels
-/// become reliable; a pixel with no reliable pixel in any direction stays an outlier.
+/// the image border. An occlusion takes the smallest of their disparities; a mismatch the
+/// disparity of the one whose colour is closest to p's (D_c = max over RGB of |difference|);
+/// ties go to the earlier direction. Filled pixels become reliable; a pixel with no reliable
+/// pixel in any direction stays an outlier.
 RefinedDisparity proper_interpolation(const ImageF& disparity, const OutlierMap& outliers, const ImageU8& rgb);
 
 /// Sec. 2.4 depth discontinuity adjustment over all the edges of the disparity image. p lies

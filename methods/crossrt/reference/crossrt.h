@@ -36,7 +36,7 @@ namespace stereo::reference::crossrt {
 template <class T>
 using Volume = reference::Volume<T>;
 
-using stereo::crossrt::scaled_range;  // methods/crossrt/model.h (the cpu matcher calls it by this name)
+using stereo::crossrt::scaled_range;  // methods/crossrt/model.h; the cpu matcher names it here
 
 /// Eq. 2 with K = 2, m = 1: the rounded mean of the 3x3 block around (2x, 2y) (clamp to
 /// edge), (sum + 4) / 9; the result is ceil(W / 2) x ceil(H / 2). scale = 1 returns the input.
@@ -49,8 +49,8 @@ ImageU8 mini_census(const ImageU8& grey);
 
 /// Eq. 3-5 for the left view: C(x, y, k) = ad[|L(x,y) - R(x-d,y)|] + mc[popcount(MC_L ^ MC_R)]
 /// with crossrt::cost_tables(params), d = range.min + k; crossrt::COST_OUTSIDE where x - d lies
-/// outside the image. The right view's
-/// cost is read from this volume (aggregate_x), never computed again.
+/// outside the image. The right view's cost is read from this volume (aggregate_x), never
+/// computed again.
 Volume<std::uint16_t> cost(const ImageU8& left, const ImageU8& right, DisparityRange range,
                            const CrossRtParams& params);
 
@@ -65,8 +65,8 @@ Image<std::uint8_t> arms_y(const ImageU8& grey, int limit, int tc);
 
 /// Eq. 7: CA_x(x, y, k) = sum over dx = -m .. n of C_view(x + dx, y, k), with the view's own
 /// arms. The left view reads C_view = C; the right view reads C_view(x, y, k) = C(x + d, y, k)
-/// (eq. 6), crossrt::COST_OUTSIDE where x + d lies outside the image. At most 2 * 127 + 1 costs of at
-/// most 256: fits 16 bits.
+/// (eq. 6), crossrt::COST_OUTSIDE where x + d lies outside the image. At most 2 * 127 + 1 costs
+/// of at most 256: fits 16 bits.
 Volume<std::uint16_t> aggregate_x(const Volume<std::uint16_t>& cost, const Image<std::uint8_t>& arms_x,
                                   bool right_view);
 
