@@ -11,7 +11,8 @@
 namespace stereo::reference {
 
 ImageF median_3x3(const ImageF& disparity) {
-  require(disparity.channels == 1, "median_3x3: needs a one-channel map, got " + std::to_string(disparity.channels));
+  require(disparity.channels == 1,
+          [&] { return "median_3x3: needs a one-channel map, got " + std::to_string(disparity.channels); });
   ImageF out(disparity.width, disparity.height, 1);
   parallel_for(std::size_t(disparity.height), 0, [&](std::size_t row) {
     const int y = int(row);

@@ -50,9 +50,10 @@ __global__ void median_kernel(const float* __restrict__ disparity, int width, in
 }  // namespace
 
 void median_3x3(const DeviceImage<float>& disparity, DeviceImage<float>& out, cudaStream_t stream) {
-  require(disparity.width == out.width && disparity.height == out.height,
-          "cuda median_3x3: input " + std::to_string(disparity.width) + "x" + std::to_string(disparity.height) +
-              " and output " + std::to_string(out.width) + "x" + std::to_string(out.height) + " differ in size");
+  require(disparity.width == out.width && disparity.height == out.height, [&] {
+    return "cuda median_3x3: input " + std::to_string(disparity.width) + "x" + std::to_string(disparity.height) +
+           " and output " + std::to_string(out.width) + "x" + std::to_string(out.height) + " differ in size";
+  });
   require(out.get() != disparity.get(), "cuda median_3x3: the output must differ from the input");
   const int w = disparity.width;
   const int h = disparity.height;

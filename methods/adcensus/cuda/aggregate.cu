@@ -126,8 +126,9 @@ float fixed_point_scale(int max_arm) {
   const double largest_window_sum = window * window * MAX_COST;
   double scale = 1.0;
   while (largest_window_sum * scale * 2.0 < 4294967295.0 && scale < 1073741824.0) scale *= 2.0;
-  require(largest_window_sum * scale < 4294967295.0,
-          "adcensus/cuda aggregate_cost: arms up to " + std::to_string(max_arm) + " overflow the fixed-point integral");
+  require(largest_window_sum * scale < 4294967295.0, [&] {
+    return "adcensus/cuda aggregate_cost: arms up to " + std::to_string(max_arm) + " overflow the fixed-point integral";
+  });
   return float(scale);
 }
 
@@ -404,9 +405,10 @@ void launch_tiles(int width, int height, int levels, const std::uint16_t* in, co
                   std::uint16_t* out, const DeviceImage<uchar4>& arms, const ArmSumRegion& region, bool horizontal,
                   int max_arm, int shared_optin, cudaStream_t stream) {
   const std::size_t bytes = shared_bytes(max_arm, region.count_region, TILE_SIZE);
-  require(bytes <= static_cast<std::size_t>(shared_optin),
-          "adcensus/cuda aggregate_cost: arms up to " + std::to_string(max_arm) + " need " + std::to_string(bytes) +
-              " bytes of shared memory per block, the device allows " + std::to_string(shared_optin));
+  require(bytes <= static_cast<std::size_t>(shared_optin), [&] {
+    return "adcensus/cuda aggregate_cost: arms up to " + std::to_string(max_arm) + " need " + std::to_string(bytes) +
+           " bytes of shared memory per block, the device allows " + std::to_string(shared_optin);
+  });
   const long long lanes = static_cast<long long>(horizontal ? height : width) * levels;
   const long long blocks_x = (lanes + LANES - 1) / LANES;
   const int blocks_y = div_up(horizontal ? width : height, TILE_SIZE);
@@ -436,7 +438,8 @@ void launch_tiles(int width, int height, int levels, const std::uint16_t* in, co
     else
       launch(arm_sum_kernel<void, false, TILE_SIZE, Counts::NONE>);
   } else if constexpr (TILE_SIZE > LARGE_TILE) {
-    require(false, "adcensus/cuda aggregate_cost: no count pass with tiles of " + std::to_string(TILE_SIZE));
+    require(false,
+            [&] { return "adcensus/cuda aggregate_cost: no count pass with tiles of " + std::to_string(TILE_SIZE); });
   } else if (short_counts(max_arm)) {
     if (region.store_counts != nullptr)
       launch(arm_sum_kernel<unsigned short, false, TILE_SIZE, Counts::STORE>);
@@ -484,7 +487,7 @@ void require_volumes(int w, int h, int levels, const DeviceVolume& scratch, cons
               out.height == h && out.range.count == levels,
           "adcensus/cuda aggregate_cost: scratch and output must hold the volume");
   require(max_arm >= 0 && max_arm <= 255,
-          "adcensus/cuda aggregate_cost: max_arm must be in 0..255, got " + std::to_string(max_arm));
+          [&] { return "adcensus/cuda aggregate_cost: max_arm must be in 0..255, got " + std::to_string(max_arm); });
   require(scratch.get() != out.get(), "adcensus/cuda aggregate_cost: scratch must differ from the output");
 }
 
@@ -533,7 +536,8 @@ void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, c
   const int h = cost.height;
   const int levels = cost.range.count;
   require_combined_shapes(w, h, levels, arms, other_arms, scratch, out, max_arm);
-  require(iteration >= 1, "adcensus/cuda aggregate_cost: iteration is 1-based, got " + std::to_string(iteration));
+  require(iteration >= 1,
+          [&] { return "adcensus/cuda aggregate_cost: iteration is 1-based, got " + std::to_string(iteration); });
   require(scratch.get() != cost.get(), "adcensus/cuda aggregate_cost: scratch must be a third buffer");
   combined_passes(w, h, levels, cost.get(), nullptr, scratch.get(), out.get(), arms, other_arms, right_view,
                   cost.range.min, iteration % 2 == 1, max_arm, stream);
@@ -550,8 +554,9 @@ void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const Device
   const int levels = out.range.count;
   require_cost_inputs(left_rgb, right_rgb, left_census, right_census, w, h, levels);
   require_combined_shapes(w, h, levels, arms, other_arms, scratch, out, max_arm);
-  require(iterations >= 1, "adcensus/cuda ad_census_cost_aggregated: iterations must be >= 1, got " +
-                               std::to_string(iterations));
+  require(iterations >= 1, [&] {
+    return "adcensus/cuda ad_census_cost_aggregated: iterations must be >= 1, got " + std::to_string(iterations);
+  });
   const bool keep = counts != nullptr && short_counts(max_arm) && iterations > 2;
   if (keep)
     require(counts->cells == out.count() && counts->h_then_v && counts->v_then_h,
@@ -580,7 +585,8 @@ void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, c
   const int h = cost.height;
   const int levels = cost.range.count;
   require_aggregation_shapes(w, h, levels, arms, h_then_v, v_then_h, scratch, out, max_arm);
-  require(iteration >= 1, "adcensus/cuda aggregate_cost: iteration is 1-based, got " + std::to_string(iteration));
+  require(iteration >= 1,
+          [&] { return "adcensus/cuda aggregate_cost: iteration is 1-based, got " + std::to_string(iteration); });
   require(scratch.get() != cost.get(), "adcensus/cuda aggregate_cost: scratch must be a third buffer");
   // Sec. 2.2: iterations 1 and 3 sum horizontally first, 2 and 4 vertically first.
   const bool horizontal_first = iteration % 2 == 1;

@@ -2,15 +2,17 @@
 // 32-bit word per pixel (one load instead of three unaligned ones); grey_image and
 // census_transform follow reference/adcensus.h bit for bit (integer arithmetic only).
 
+#include "cuda/shared/grey.cuh"
 #include "methods/adcensus/cuda/stages.h"
+#include "methods/adcensus/model.h"
 
 namespace stereo::cu::adcensus {
 namespace {
 
 constexpr int BLOCK_X = 32;
 constexpr int BLOCK_Y = 8;
-constexpr int CENSUS_RX = 4;  // 9 wide
-constexpr int CENSUS_RY = 3;  // 7 high
+constexpr int CENSUS_RX = stereo::adcensus::CENSUS_HALF_WIDTH;   // 9 wide (model.h, Sec. 2.1)
+constexpr int CENSUS_RY = stereo::adcensus::CENSUS_HALF_HEIGHT;  // 7 high
 
 __global__ void pack_kernel(const std::uint8_t* __restrict__ pixels, int width, int height, int channels,
                             uchar4* __restrict__ out) {
@@ -30,7 +32,7 @@ __global__ void grey_kernel(const uchar4* __restrict__ rgb, int width, int heigh
   if (x >= width || y >= height) return;
   const std::size_t i = static_cast<std::size_t>(y) * width + x;
   const uchar4 p = rgb[i];
-  out[i] = static_cast<std::uint8_t>((77u * p.x + 150u * p.y + 29u * p.z + 128u) >> 8);
+  out[i] = static_cast<std::uint8_t>(bt601_luma(p.x, p.y, p.z));
 }
 
 __global__ void census_kernel(const std::uint8_t* __restrict__ grey, int width, int height,
@@ -62,8 +64,9 @@ dim3 grid_for(int width, int height) {
 
 void pack_rgb(const std::uint8_t* d_pixels, int width, int height, int channels, DeviceImage<uchar4>& out,
               cudaStream_t stream) {
-  require(channels == 1 || channels == 3 || channels == 4,
-          "adcensus/cuda pack_rgb: images must have 1, 3 or 4 channels, got " + std::to_string(channels));
+  require(channels == 1 || channels == 3 || channels == 4, [&] {
+    return "adcensus/cuda pack_rgb: images must have 1, 3 or 4 channels, got " + std::to_string(channels);
+  });
   require(out.width == width && out.height == height, "adcensus/cuda pack_rgb: output size differs");
   pack_kernel<<<grid_for(width, height), dim3(BLOCK_X, BLOCK_Y), 0, stream>>>(d_pixels, width, height, channels,
                                                                               out.get());

@@ -37,8 +37,9 @@ void ad_census_cost(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar
           "adcensus/cuda ad_census_cost: images, census images and volume must have one size");
   require(out.range.count >= 1, "adcensus/cuda ad_census_cost: disparity count must be >= 1");
   const std::size_t blocks = (out.count() + COST_BLOCK - 1) / COST_BLOCK;
-  require(blocks <= 0x7FFFFFFFu, "adcensus/cuda ad_census_cost: volume of " + std::to_string(out.count()) +
-                                     " cells exceeds one grid");
+  require(blocks <= 0x7FFFFFFFu, [&] {
+    return "adcensus/cuda ad_census_cost: volume of " + std::to_string(out.count()) + " cells exceeds one grid";
+  });
   const CostInputs in =
       make_cost_inputs(left_rgb, right_rgb, left_census, right_census, params, right_view, out.range.min);
   cost_kernel<<<static_cast<unsigned>(blocks), COST_BLOCK, 0, stream>>>(in, h, out.range.count,

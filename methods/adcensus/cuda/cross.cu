@@ -3,6 +3,7 @@
 // (strict thresholds: an arm stops at the first pixel with D_c >= tau1 to p or to its
 // predecessor, at length L1, or beyond L2 at D_c >= tau2 to p).
 
+#include "cuda/shared/colour_difference.cuh"
 #include "methods/adcensus/cuda/stages.h"
 
 namespace stereo::cu::adcensus {
@@ -10,10 +11,6 @@ namespace {
 
 constexpr int BLOCK_X = 32;
 constexpr int BLOCK_Y = 8;
-
-__device__ int colour_difference(uchar4 a, uchar4 b) {
-  return max(max(abs(int(a.x) - int(b.x)), abs(int(a.y) - int(b.y))), abs(int(a.z) - int(b.z)));
-}
 
 __device__ int arm_length(const uchar4* __restrict__ rgb, int width, int height, int x, int y, int dx, int dy,
                           int l1, int l2, int tau1, int tau2) {
@@ -25,8 +22,8 @@ __device__ int arm_length(const uchar4* __restrict__ rgb, int width, int height,
     const int y1 = y + k * dy;
     if (x1 < 0 || y1 < 0 || x1 >= width || y1 >= height) break;
     const uchar4 q = rgb[static_cast<std::size_t>(y1) * width + x1];
-    const int to_p = colour_difference(q, p);
-    if (to_p >= tau1 || colour_difference(q, predecessor) >= tau1) break;  // rule 1
+    const int to_p = max_channel_difference(q, p);
+    if (to_p >= tau1 || max_channel_difference(q, predecessor) >= tau1) break;  // rule 1
     if (k > l2 && to_p >= tau2) break;                                     // rule 3
     length = k;
     predecessor = q;
@@ -77,8 +74,9 @@ dim3 grid_for(int width, int height) {
 void cross_arms(const DeviceImage<uchar4>& rgb, const AdCensusParams& params, DeviceImage<uchar4>& out,
                 cudaStream_t stream) {
   require(out.width == rgb.width && out.height == rgb.height, "adcensus/cuda cross_arms: output size differs");
-  require(params.arm_l1 >= 1 && params.arm_l1 <= 256,
-          "adcensus/cuda cross_arms: arm_l1 must be in 1..256 (arms are bytes), got " + std::to_string(params.arm_l1));
+  require(params.arm_l1 >= 1 && params.arm_l1 <= 256, [&] {
+    return "adcensus/cuda cross_arms: arm_l1 must be in 1..256 (arms are bytes), got " + std::to_string(params.arm_l1);
+  });
   arms_kernel<<<grid_for(rgb.width, rgb.height), dim3(BLOCK_X, BLOCK_Y), 0, stream>>>(
       rgb.get(), rgb.width, rgb.height, params.arm_l1, params.arm_l2, params.tau1, params.tau2, out.get());
   CUDA_CHECK_LAUNCH();

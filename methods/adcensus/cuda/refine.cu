@@ -5,9 +5,10 @@
 
 #include <cuda_fp16.h>
 
-#include "methods/adcensus/cuda/stages.h"
 #include "cuda/shared/lr_consistency.cuh"
-#include "methods/adcensus/reference/adcensus_refine.h"
+#include "cuda/shared/colour_difference.cuh"
+#include "methods/adcensus/cuda/stages.h"
+#include "methods/adcensus/model.h"
 
 namespace stereo::cu::adcensus {
 namespace {
@@ -17,16 +18,25 @@ constexpr int BLOCK_Y = 8;
 constexpr int WARP = 32;
 constexpr int VOTE_WARPS = 8;  // pixels per block, each with its own histogram
 constexpr unsigned FULL_MASK = 0xFFFFFFFFu;
-constexpr std::uint8_t RELIABLE = std::uint8_t(reference::OutlierKind::reliable);
-constexpr std::uint8_t OCCLUSION = std::uint8_t(reference::OutlierKind::occlusion);
-constexpr std::uint8_t MISMATCH = std::uint8_t(reference::OutlierKind::mismatch);
+namespace model = stereo::adcensus;  // methods/adcensus/model.h
 
-// The 16 directions of reference::INTERPOLATION_DIRECTIONS (checked against it by the tests
-// through proper_interpolation's output).
-__constant__ int DIRECTIONS[16][2] = {
-    {2, 0},  {2, -1}, {2, -2}, {1, -2}, {0, -2}, {-1, -2}, {-2, -2}, {-2, -1},
-    {-2, 0}, {-2, 1}, {-2, 2}, {-1, 2}, {0, 2},  {1, 2},   {2, 2},   {2, 1},
+constexpr std::uint8_t RELIABLE = std::uint8_t(model::OutlierKind::reliable);
+constexpr std::uint8_t OCCLUSION = std::uint8_t(model::OutlierKind::occlusion);
+constexpr std::uint8_t MISMATCH = std::uint8_t(model::OutlierKind::mismatch);
+
+// The model's 16 directions in constant memory: the lanes of a pixel index them by their own
+// direction, a dynamic index (a __constant__ array cannot be initialised from another array,
+// hence the struct and its constant-evaluated copy).
+struct Directions {
+  int dxdy[model::INTERPOLATION_DIRECTION_COUNT][2];
 };
+constexpr Directions model_directions() {
+  Directions d{};
+  for (int i = 0; i < model::INTERPOLATION_DIRECTION_COUNT; ++i)
+    for (int j = 0; j < 2; ++j) d.dxdy[i][j] = model::INTERPOLATION_DIRECTIONS[i][j];
+  return d;
+}
+__constant__ Directions DIRECTIONS = model_directions();
 
 dim3 grid_for(int width, int height) {
   return dim3(unsigned(div_up(width, BLOCK_X)), unsigned(div_up(height, BLOCK_Y)));
@@ -152,10 +162,6 @@ __global__ void __launch_bounds__(WARP * VOTE_WARPS)
   }
 }
 
-__device__ int colour_difference(uchar4 a, uchar4 b) {
-  return max(max(abs(int(a.x) - int(b.x)), abs(int(a.y) - int(b.y))), abs(int(a.z) - int(b.z)));
-}
-
 // 8 lanes a pixel, two directions each (d and d + 8), so the 16 walks of an outlier run 8 side by
 // side: a walk is a chain of dependent loads (each step reads the outlier map before it knows
 // whether to go on), and one thread walking all 16 in turn made the kernel latency-bound (ncu on
@@ -186,9 +192,9 @@ __global__ void __launch_bounds__(INTERPOLATION_THREADS)
   if (kind == RELIABLE) return;  // uniform over the pixel's lanes
   float found = __int_as_float(0x7F800000);
   int key = 0x7FFFFFFF;  // mismatch: colour difference x 16 + direction; none: the largest
-  for (int dir = lane; dir < 16; dir += PIXEL_LANES) {
-    const int dx = DIRECTIONS[dir][0];
-    const int dy = DIRECTIONS[dir][1];
+  for (int dir = lane; dir < model::INTERPOLATION_DIRECTION_COUNT; dir += PIXEL_LANES) {
+    const int dx = DIRECTIONS.dxdy[dir][0];
+    const int dy = DIRECTIONS.dxdy[dir][1];
     // The walk reads WALK_AHEAD steps' outlier flags at once, then takes the first reliable one
     // before the border: the same pixel as one step at a time, but a run of outliers costs one
     // load latency per WALK_AHEAD steps instead of one per step (the walks through Teddy's
@@ -224,7 +230,7 @@ __global__ void __launch_bounds__(INTERPOLATION_THREADS)
       if (kind == OCCLUSION) {
         found = fminf(found, d);  // the background: the smallest disparity
       } else {
-        const int k = colour_difference(rgb[q], rgb[i]) * 16 + dir;
+        const int k = max_channel_difference(rgb[q], rgb[i]) * 16 + dir;
         if (k < key) {
           key = k;
           found = d;
@@ -312,7 +318,7 @@ __global__ void subpixel_kernel(const float* __restrict__ disparity, const __hal
 template <class A, class B>
 void require_same(const A& a, const B& b, const char* stage) {
   require(a.width == b.width && a.height == b.height,
-          std::string("adcensus/cuda ") + stage + ": maps must have one size");
+          [&] { return std::string("adcensus/cuda ") + stage + ": maps must have one size"; });
 }
 
 }  // namespace
@@ -348,9 +354,10 @@ void region_voting_iteration(const DeviceImage<float>& disparity, const DeviceIm
   require_same(disparity, out_outliers, "region_voting");
   require(out_disparity.get() != disparity.get() && out_outliers.get() != outliers.get(),
           "adcensus/cuda region_voting: outputs must differ from the inputs");
-  require(range.count >= 1 && range.count <= MAX_LEVELS,
-          "adcensus/cuda region_voting: " + std::to_string(range.count) + " levels; histograms hold 1.." +
-              std::to_string(MAX_LEVELS));
+  require(range.count >= 1 && range.count <= MAX_LEVELS, [&] {
+    return "adcensus/cuda region_voting: " + std::to_string(range.count) + " levels; histograms hold 1.." +
+           std::to_string(MAX_LEVELS);
+  });
   const std::size_t pixels = disparity.count();
   const std::size_t bytes = static_cast<std::size_t>(VOTE_WARPS) * static_cast<std::size_t>(range.count) * sizeof(int);
   vote_kernel<<<blocks_1d(pixels, VOTE_PIXELS, "adcensus/cuda region_voting"), WARP * VOTE_WARPS, bytes, stream>>>(

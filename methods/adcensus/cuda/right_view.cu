@@ -68,9 +68,10 @@ void right_view_from_left(const DeviceVolume& left, float out_of_image_cost, Dev
   if (left.count() == 0) return;
   const unsigned tiles = static_cast<unsigned>(div_up(left.width, TILE));
   const unsigned groups = static_cast<unsigned>(div_up(left.range.count, LANES));
-  require(left.height <= 65535 && groups <= 65535,
-          "adcensus/cuda right_view_from_left: " + std::to_string(left.height) + " rows or " +
-              std::to_string(left.range.count) + " levels exceed one grid");
+  require(left.height <= 65535 && groups <= 65535, [&] {
+    return "adcensus/cuda right_view_from_left: " + std::to_string(left.height) + " rows or " +
+           std::to_string(left.range.count) + " levels exceed one grid";
+  });
   right_view_kernel<<<dim3(tiles, groups, static_cast<unsigned>(left.height)), LANES * WARPS, 0, stream>>>(
       reinterpret_cast<const __half*>(left.get()), left.width, left.range.count, left.range.min,
       __float2half_rn(out_of_image_cost), reinterpret_cast<__half*>(right.get()));

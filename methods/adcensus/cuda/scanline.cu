@@ -34,8 +34,10 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "cuda/shared/colour_difference.cuh"
 #include "methods/adcensus/cuda/stages.h"
 #include "methods/adcensus/cuda/warp_argmin.cuh"
+#include "methods/adcensus/model.h"
 
 namespace stereo::cu::adcensus {
 namespace {
@@ -55,10 +57,6 @@ struct Penalties {
   float p1[3];
   float p2[3];
 };
-
-__device__ int colour_difference(uchar4 a, uchar4 b) {
-  return max(max(abs(int(a.x) - int(b.x)), abs(int(a.y) - int(b.y))), abs(int(a.z) - int(b.z)));
-}
 
 // The minimum over each aligned group of GROUP lanes.
 template <int GROUP>
@@ -81,8 +79,8 @@ __global__ void edge_bits_kernel(const uchar4* __restrict__ image, int width, in
     const int q = w * 32 + i;
     if (q >= width) break;
     const uchar4 c = image[row + q];
-    if (q >= 1 && colour_difference(c, image[row + q - 1]) >= tau) h |= 1u << i;
-    if (y >= 1 && colour_difference(c, image[row - static_cast<std::size_t>(width) + q]) >= tau) v |= 1u << i;
+    if (q >= 1 && max_channel_difference(c, image[row + q - 1]) >= tau) h |= 1u << i;
+    if (y >= 1 && max_channel_difference(c, image[row - static_cast<std::size_t>(width) + q]) >= tau) v |= 1u << i;
   }
   const std::size_t at = static_cast<std::size_t>(y) * static_cast<std::size_t>(words) + static_cast<std::size_t>(w);
   edges[at] = h;
@@ -267,7 +265,7 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
     } else {
       const uchar4 p = *reinterpret_cast<const uchar4*>(&in.here);
       const uchar4 q = *reinterpret_cast<const uchar4*>(&in.before);
-      const int d1 = colour_difference(p, q);
+      const int d1 = max_channel_difference(p, q);
       const float below = __shfl_up_sync(FULL_MASK, prev[V - 1], 1, GROUP);  // level lane * V - 1
       const float above = __shfl_down_sync(FULL_MASK, prev[0], 1, GROUP);    // level lane * V + V
       // D2 of the lane's levels: V consecutive bits from the lowest column they match (bits
@@ -399,10 +397,9 @@ template <int V, int GROUP = WARP>
 void launch_paths(const DeviceVolume& cost, const uchar4* ref, const DeviceImage<std::uint32_t>& edges,
                   const AdCensusParams& params, int sign, const Paths& paths, cudaStream_t stream) {
   Penalties pen{};
-  const float divisors[3] = {1.0f, 4.0f, 10.0f};
   for (int e = 0; e < 3; ++e) {
-    pen.p1[e] = params.pi1 / divisors[e];
-    pen.p2[e] = params.pi2 / divisors[e];
+    pen.p1[e] = params.pi1 / stereo::adcensus::penalty_divisor(e);
+    pen.p2[e] = params.pi2 / stereo::adcensus::penalty_divisor(e);
   }
   const int lines = cost.width > cost.height ? cost.width : cost.height;
   const auto launch = [&](auto kernel) {
@@ -428,8 +425,10 @@ void paths_and_mean(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rg
                     const AdCensusParams& params, bool right_view, PathVolumes& paths, DeviceVolume* out,
                     DeviceImage<float>* disparity, cudaStream_t stream) {
   const int levels = cost.range.count;
-  require(levels >= 1 && levels <= MAX_LEVELS, "adcensus/cuda scanline_optimize: " + std::to_string(levels) +
-                                                   " levels; this kernel holds 1.." + std::to_string(MAX_LEVELS));
+  require(levels >= 1 && levels <= MAX_LEVELS, [&] {
+    return "adcensus/cuda scanline_optimize: " + std::to_string(levels) + " levels; this kernel holds 1.." +
+           std::to_string(MAX_LEVELS);
+  });
   require(left_rgb.width == cost.width && left_rgb.height == cost.height && right_rgb.width == cost.width &&
               right_rgb.height == cost.height,
           "adcensus/cuda scanline_optimize: images must have the volume's size");

@@ -16,8 +16,12 @@
 ///   memory.cu     uploads, downloads, poison        tests and set-up (fp16 <-> float)
 ///   adcensus_cuda.cpp  the matcher ("adcensus", "cuda")
 ///
-/// Precision and layout (see NOTES.md): cost volumes are disparity fastest, like
-/// reference::CostVolume (index (y * W + x) * D + k), and store IEEE half precision (fp16)
+/// What the paper specifies and the reference uses too (the census window, the arm order, the
+/// penalty divisors, the outlier labels, the interpolation directions) is in
+/// methods/adcensus/model.h.
+///
+/// Precision and layout (see NOTES.md): cost volumes are disparity fastest, like the
+/// reference's CostVolume (index (y * W + x) * D + k), and store IEEE half precision (fp16)
 /// values; every kernel computes in fp32 and rounds once when it stores. At 1920x1080x256 a
 /// volume is 0.53 G cells: 1.06 GB in fp16 instead of 2.1 GB in fp32, which halves the bytes of
 /// the memory-bound stages (aggregation and the scanline paths). The price is a relative
@@ -29,12 +33,13 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "cuda/common.h"
 #include "core/disparity_range.h"
 #include "core/image.h"
+#include "methods/adcensus/model.h"
 #include "methods/adcensus/params.h"
-#include "methods/adcensus/reference/adcensus.h"
 
 namespace stereo::cu::adcensus {
 
@@ -62,24 +67,28 @@ constexpr int MAX_LEVELS = 1024;
 
 // ---- test and set-up helpers (synchronous) -----------------------------------------------
 
-/// Host float volume -> device fp16 volume (round to nearest even), and back.
-DeviceVolume upload_volume(const reference::CostVolume& volume);
-reference::CostVolume download_volume(const DeviceVolume& volume);
+/// A volume's cells as host floats (disparity fastest, DeviceVolume::cells(width, height,
+/// range.count) of them) -> device fp16 (round to nearest even), and back. The fp16 conversion
+/// lives here so that host code needs no cuda_fp16.h; the tests wrap these for the reference's
+/// volumes (methods/adcensus/tests/cuda_stage_util.h).
+DeviceVolume upload_volume(int width, int height, DisparityRange range, const std::vector<float>& cells);
+std::vector<float> download_cells(const DeviceVolume& volume);
 /// The same values rounded to fp16 and back: what a volume holds after upload_volume.
-reference::CostVolume round_to_half(const reference::CostVolume& volume);
+std::vector<float> round_to_half(std::vector<float> cells);
 /// Fills with 0xFFFF (an fp16 NaN), so an unwritten cell cannot pass a test.
 void poison(DeviceVolume& volume);
 
 /// An interleaved 1-, 3- or 4-channel host image -> packed RGBA on the device (grey is
 /// replicated, alpha dropped), so every kernel reads one 32-bit word per pixel.
 DeviceImage<uchar4> upload_rgb(const ImageU8& image);
-/// Single-channel images of other element types, and 4-channel arms as their uchar4 words.
+/// Single-channel images of other element types (census codes: one uint64 a pixel), and
+/// 4-channel arms (adcensus::Arm order) as their uchar4 words.
 DeviceImage<std::uint8_t> upload_u8(const ImageU8& image);
-DeviceImage<std::uint64_t> upload_census(const reference::CensusImage& image);
-DeviceImage<uchar4> upload_arms(const reference::CrossArms& arms);
+DeviceImage<std::uint64_t> upload_census(const Image<std::uint64_t>& image);
+DeviceImage<uchar4> upload_arms(const Image<std::uint8_t>& arms);
 ImageU8 download_u8(const DeviceImage<std::uint8_t>& image);
-reference::CensusImage download_census(const DeviceImage<std::uint64_t>& image);
-reference::CrossArms download_arms(const DeviceImage<uchar4>& arms);
+Image<std::uint64_t> download_census(const DeviceImage<std::uint64_t>& image);
+Image<std::uint8_t> download_arms(const DeviceImage<uchar4>& arms);
 
 // ---- stages ------------------------------------------------------------------------------
 
@@ -87,10 +96,11 @@ reference::CrossArms download_arms(const DeviceImage<uchar4>& arms);
 void pack_rgb(const std::uint8_t* d_pixels, int width, int height, int channels, DeviceImage<uchar4>& out,
               cudaStream_t stream = nullptr);
 
-/// (77 R + 150 G + 29 B + 128) >> 8 (reference::grey_image; a replicated grey is returned as is).
+/// (77 R + 150 G + 29 B + 128) >> 8 (as reference::grey_image; a replicated grey is returned as is).
 void grey_image(const DeviceImage<uchar4>& rgb, DeviceImage<std::uint8_t>& out, cudaStream_t stream = nullptr);
 
-/// 9x7 census, bit i for neighbour i in row-major order (centre skipped), clamp-to-edge.
+/// 9x7 census (model.h's window), bit i for neighbour i in row-major order (centre skipped),
+/// clamp-to-edge.
 void census_transform(const DeviceImage<std::uint8_t>& grey, DeviceImage<std::uint64_t>& out,
                       cudaStream_t stream = nullptr);
 
@@ -100,7 +110,8 @@ void ad_census_cost(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar
                     const DeviceImage<std::uint64_t>& left_census, const DeviceImage<std::uint64_t>& right_census,
                     const AdCensusParams& params, bool right_view, DeviceVolume& out, cudaStream_t stream = nullptr);
 
-/// Enhanced cross arms (Sec. 2.2), uchar4 = (left, right, up, down), as reference::cross_arms.
+/// Enhanced cross arms (Sec. 2.2), uchar4 = (left, right, up, down) (adcensus::Arm), as
+/// reference::cross_arms.
 void cross_arms(const DeviceImage<uchar4>& rgb, const AdCensusParams& params, DeviceImage<uchar4>& out,
                 cudaStream_t stream = nullptr);
 
@@ -209,9 +220,9 @@ void scanline_disparity(const DeviceVolume& cost, const DeviceImage<uchar4>& lef
 void winner_takes_all(const DeviceVolume& cost, DeviceImage<float>& out, cudaStream_t stream = nullptr);
 
 // ---- refinement (Sec. 2.4), as reference/adcensus_refine.h --------------------------------
-// Outlier maps hold reference::OutlierKind values (0 reliable, 1 occlusion, 2 mismatch). Every
-// step reads its inputs and writes separate outputs, like the reference, so one kernel per
-// pass gives the reference's maps bit for bit.
+// Outlier maps hold adcensus::OutlierKind values (model.h: 0 reliable, 1 occlusion, 2
+// mismatch). Every step reads its inputs and writes separate outputs, like the reference, so one
+// kernel per pass gives the reference's maps bit for bit.
 
 /// LR check and Hirschmueller's occlusion / mismatch classification over `range`.
 void left_right_check(const DeviceImage<float>& left_disparity, const DeviceImage<float>& right_disparity,
@@ -233,7 +244,7 @@ void region_voting(DeviceImage<float>& disparity, DeviceImage<std::uint8_t>& out
                    DisparityRange range, const AdCensusParams& params, DeviceImage<float>& scratch_disparity,
                    DeviceImage<std::uint8_t>& scratch_outliers, cudaStream_t stream = nullptr);
 
-/// Nearest reliable pixel in 16 directions (reference::INTERPOLATION_DIRECTIONS): the smallest
+/// Nearest reliable pixel in 16 directions (adcensus::INTERPOLATION_DIRECTIONS): the smallest
 /// disparity for an occlusion, the closest colour for a mismatch.
 void proper_interpolation(const DeviceImage<float>& disparity, const DeviceImage<std::uint8_t>& outliers,
                           const DeviceImage<uchar4>& rgb, DeviceImage<float>& out_disparity,

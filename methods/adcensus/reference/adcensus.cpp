@@ -14,26 +14,24 @@
 #include <thread>
 
 #include "core/error.h"
+#include "methods/adcensus/model.h"
 #include "methods/adcensus/params.h"
 #include "core/thread_pool.h"
+#include "reference/colour_difference.h"  // D_c of Sec. 2.2 (the images are RGB: require_rgb)
 #include "reference/winner_takes_all.h"
 
 namespace stereo::reference {
 namespace {
 
-constexpr int CENSUS_HALF_WIDTH = 4;   // 9 wide, Sec. 2.1
-constexpr int CENSUS_HALF_HEIGHT = 3;  // 7 high
+namespace model = stereo::adcensus;  // methods/adcensus/model.h
+using model::ARM_DOWN;
+using model::ARM_LEFT;
+using model::ARM_RIGHT;
+using model::ARM_UP;
 
 void require_rgb(const ImageU8& image, const std::string& what) {
-  require(image.channels == 3, "adcensus: " + what + " must have 3 channels (RGB), got " +
-                                   std::to_string(image.channels));
-}
-
-// D_c of Sec. 2.2: the largest per-channel absolute difference.
-int colour_difference(const ImageU8& rgb, int x0, int y0, int x1, int y1) {
-  int d = 0;
-  for (int c = 0; c < 3; ++c) d = std::max(d, std::abs(int(rgb.at(x0, y0, c)) - int(rgb.at(x1, y1, c))));
-  return d;
+  require(image.channels == 3,
+          [&] { return "adcensus: " + what + " must have 3 channels (RGB), got " + std::to_string(image.channels); });
 }
 
 // Length of one arm of p = (x, y) in direction (dx, dy), by the enhanced rules of Sec. 2.2.
@@ -44,16 +42,14 @@ int arm_length(const ImageU8& rgb, int x, int y, int dx, int dy, const AdCensusP
     const int y1 = y + k * dy;
     if (x1 < 0 || y1 < 0 || x1 >= rgb.width || y1 >= rgb.height) break;  // image border
     if (k >= params.arm_l1) break;                                        // rule 2
-    const int to_p = colour_difference(rgb, x1, y1, x, y);
-    if (to_p >= params.tau1) break;                                                    // rule 1
-    if (colour_difference(rgb, x1, y1, x1 - dx, y1 - dy) >= params.tau1) break;        // rule 1
-    if (k > params.arm_l2 && to_p >= params.tau2) break;                               // rule 3
+    const int to_p = max_channel_difference(rgb, x1, y1, x, y);
+    if (to_p >= params.tau1) break;                                                     // rule 1
+    if (max_channel_difference(rgb, x1, y1, x1 - dx, y1 - dy) >= params.tau1) break;  // rule 1
+    if (k > params.arm_l2 && to_p >= params.tau2) break;                                // rule 3
     length = k;
   }
   return length;
 }
-
-enum Arm { ARM_LEFT = 0, ARM_RIGHT = 1, ARM_UP = 2, ARM_DOWN = 3 };
 
 // The arms a sum uses at pixel (x, y) and level k: p's own, or with `other` (the other view's
 // arms) the combined arms of Zhang et al. [23], the shorter of p's arm and pd's arm, pd =
@@ -114,7 +110,8 @@ std::vector<float> sum_along_arms(const std::vector<float>& in, int width, int h
 // One iteration: two 1D sums, divided by the pixel count of the 2D region (the same two sums
 // over ones, per level where the region depends on the level).
 CostVolume aggregate_over(const CostVolume& cost, const ArmSource& source, int iteration) {
-  require(iteration >= 1, "adcensus: aggregation iteration is 1-based, got " + std::to_string(iteration));
+  require(iteration >= 1,
+          [&] { return "adcensus: aggregation iteration is 1-based, got " + std::to_string(iteration); });
   // Iterations 1 and 3 sum horizontally first (the support region is the union of the
   // horizontal arms of the pixels on p's vertical arm), 2 and 4 vertically first (the union of
   // the vertical arms of the pixels on p's horizontal arm), Sec. 2.2.
@@ -143,16 +140,17 @@ CostVolume aggregate_over(const CostVolume& cost, const ArmSource& source, int i
 }  // namespace
 
 CensusImage census_transform(const ImageU8& grey) {
-  require(grey.channels == 1, "adcensus: census_transform needs a grey image, got " + std::to_string(grey.channels) +
-                                  " channels");
+  require(grey.channels == 1, [&] {
+    return "adcensus: census_transform needs a grey image, got " + std::to_string(grey.channels) + " channels";
+  });
   CensusImage census(grey.width, grey.height, 1);
   for (int y = 0; y < grey.height; ++y)
     for (int x = 0; x < grey.width; ++x) {
       const std::uint8_t centre = grey.at(x, y);
       std::uint64_t bits = 0;
       int bit = 0;
-      for (int dy = -CENSUS_HALF_HEIGHT; dy <= CENSUS_HALF_HEIGHT; ++dy)
-        for (int dx = -CENSUS_HALF_WIDTH; dx <= CENSUS_HALF_WIDTH; ++dx) {
+      for (int dy = -model::CENSUS_HALF_HEIGHT; dy <= model::CENSUS_HALF_HEIGHT; ++dy)
+        for (int dx = -model::CENSUS_HALF_WIDTH; dx <= model::CENSUS_HALF_WIDTH; ++dx) {
           if (dx == 0 && dy == 0) continue;
           if (at_clamped(grey, x + dx, y + dy) < centre) bits |= std::uint64_t{1} << bit;
           ++bit;
@@ -170,7 +168,8 @@ CostVolume ad_census_cost(const ImageU8& left_rgb, const ImageU8& right_rgb, con
   require(right_rgb.same_size(left_rgb.width, left_rgb.height) && left_census.same_size(left_rgb.width, left_rgb.height) &&
               right_census.same_size(left_rgb.width, left_rgb.height),
           "adcensus: ad_census_cost needs images and census images of one size");
-  require(range.count >= 1, "adcensus: disparity count must be >= 1, got " + std::to_string(range.count));
+  require(range.count >= 1,
+          [&] { return "adcensus: disparity count must be >= 1, got " + std::to_string(range.count); });
   const ImageU8& ref = right_view ? right_rgb : left_rgb;
   const ImageU8& other = right_view ? left_rgb : right_rgb;
   const CensusImage& ref_census = right_view ? right_census : left_census;
@@ -276,7 +275,7 @@ CostVolume scanline_optimize(const CostVolume& cost, const ImageU8& left_rgb, co
           for (int k = 0; k < depth; ++k) current[std::size_t(k)] = cost.at(x, y, k);  // a path starts with C1
         } else {
           const float previous_min = *std::min_element(previous.begin(), previous.end());
-          const int d1 = colour_difference(ref, x, y, x - rx, y - ry);
+          const int d1 = max_channel_difference(ref, x, y, x - rx, y - ry);
           for (int k = 0; k < depth; ++k) {
             // D2 in the other image at pd and pd - r; where either lies outside it there is no
             // colour to compare and D2 counts as below tau_SO (that match costs
@@ -285,10 +284,9 @@ CostVolume scanline_optimize(const CostVolume& cost, const ImageU8& left_rgb, co
             const int xd_prev = xd - rx;
             int d2 = 0;
             if (xd >= 0 && xd < width && xd_prev >= 0 && xd_prev < width)
-              d2 = colour_difference(other, xd, y, xd_prev, y - ry);
+              d2 = max_channel_difference(other, xd, y, xd_prev, y - ry);
             const int edges = int(d1 >= params.tau_so) + int(d2 >= params.tau_so);
-            // Case 4 of Sec. 2.3 prints P2 = Pi1/10; we read Pi2/10, the pattern of cases 1-3.
-            const float divisor = edges == 0 ? 1.0f : (edges == 1 ? 4.0f : 10.0f);
+            const float divisor = model::penalty_divisor(edges);
             const float p1 = params.pi1 / divisor;
             const float p2 = params.pi2 / divisor;
             const std::size_t kk = std::size_t(k);

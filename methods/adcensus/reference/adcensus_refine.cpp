@@ -13,10 +13,13 @@
 #include "core/error.h"
 #include "methods/adcensus/params.h"
 #include "core/thread_pool.h"
+#include "reference/colour_difference.h"
 #include "reference/lr_consistency.h"
 
 namespace stereo::reference {
 namespace {
+
+using adcensus::OutlierKind;  // methods/adcensus/model.h
 
 constexpr float INF = std::numeric_limits<float>::infinity();
 
@@ -41,15 +44,10 @@ bool matched_in_image(int x, int k, DisparityRange range, int width) {
 
 void require_same_size(const ImageF& disparity, const OutlierMap& outliers, const std::string& stage) {
   require(disparity.channels == 1 && outliers.channels == 1 && outliers.same_size(disparity.width, disparity.height),
-          "adcensus: " + stage + " needs a one-channel disparity map and outlier map of one size");
+          [&] { return "adcensus: " + stage + " needs a one-channel disparity map and outlier map of one size"; });
 }
 
 }  // namespace
-
-const int INTERPOLATION_DIRECTIONS[16][2] = {
-    {2, 0},  {2, -1},  {2, -2},  {1, -2},  {0, -2},  {-1, -2}, {-2, -2}, {-2, -1},
-    {-2, 0}, {-2, 1},  {-2, 2},  {-1, 2},  {0, 2},   {1, 2},   {2, 2},   {2, 1},
-};
 
 OutlierMap left_right_check(const ImageF& left_disparity, const ImageF& right_disparity, DisparityRange range) {
   require(left_disparity.channels == 1 && right_disparity.channels == 1 &&
@@ -139,7 +137,7 @@ RefinedDisparity proper_interpolation(const ImageF& disparity, const OutlierMap&
       if (kind == std::uint8_t(OutlierKind::reliable)) continue;
       float chosen = INF;
       int chosen_colour = std::numeric_limits<int>::max();
-      for (const auto& dir : INTERPOLATION_DIRECTIONS) {
+      for (const auto& dir : adcensus::INTERPOLATION_DIRECTIONS) {
         for (int step = 1;; ++step) {
           const int qx = x + step * dir[0] / 2;
           const int qy = y + step * dir[1] / 2;
@@ -150,8 +148,7 @@ RefinedDisparity proper_interpolation(const ImageF& disparity, const OutlierMap&
             // Occluded pixels most likely belong to the background: the smallest disparity.
             if (d < chosen) chosen = d;
           } else {
-            int colour = 0;
-            for (int c = 0; c < 3; ++c) colour = std::max(colour, std::abs(int(rgb.at(qx, qy, c)) - int(rgb.at(x, y, c))));
+            const int colour = max_channel_difference(rgb, qx, qy, x, y);
             if (colour < chosen_colour) {
               chosen_colour = colour;
               chosen = d;

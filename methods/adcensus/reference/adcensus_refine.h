@@ -19,18 +19,15 @@
 
 #include "core/disparity_range.h"
 #include "core/image.h"
-#include "reference/median.h"
+#include "methods/adcensus/model.h"
 #include "methods/adcensus/reference/adcensus.h"
+#include "reference/median.h"
 
 namespace stereo::reference {
 
-/// Per-pixel label of the LR check, one channel.
-enum class OutlierKind : std::uint8_t {
-  reliable = 0,   ///< D_L(p) == D_R(p - D_L(p)), or filled by voting / interpolation
-  occlusion = 1,  ///< no disparity d of the range has D_R(p - d) == d (Hirschmueller's rule)
-  mismatch = 2,   ///< some other d has D_R(p - d) == d: the epipolar line meets D_R
-};
-using OutlierMap = Image<std::uint8_t>;  // values of OutlierKind
+/// Per-pixel label of the LR check, one channel: values of adcensus::OutlierKind
+/// (methods/adcensus/model.h).
+using OutlierMap = Image<std::uint8_t>;
 
 /// Sec. 2.4 outlier detection: p is reliable when x - D_L(p) lies inside the right map and
 /// D_R(x - D_L(p), y) == D_L(p) exactly (integer WTA maps). An outlier is a mismatch when
@@ -63,16 +60,12 @@ RefinedDisparity region_voting_iteration(const ImageF& disparity, const OutlierM
 RefinedDisparity region_voting(const ImageF& disparity, const OutlierMap& outliers, const CrossArms& arms,
                                DisparityRange range, const AdCensusParams& params);
 
-/// The 16 directions of proper_interpolation as (dx, dy) with max(|dx|, |dy|) = 2, counter-
-/// clockwise from +x; step k of a direction visits p + (k*dx/2, k*dy/2) (C++ integer division,
-/// truncating toward zero), so every direction visits one new column or row per step.
-extern const int INTERPOLATION_DIRECTIONS[16][2];
-
 /// Sec. 2.4 proper interpolation: for each outlier p, the first reliable pixel (by the input
-/// map) along each of the 16 directions, up to the image border. An occlusion takes the
-/// smallest of their disparities; a mismatch the disparity of the one whose colour is closest
-/// to p's (D_c = max over RGB of |difference|); ties go to the earlier direction. Filled pixels
-/// become reliable; a pixel with no reliable pixel in any direction stays an outlier.
+/// map) along each of the 16 directions of adcensus::INTERPOLATION_DIRECTIONS (model.h), up to
+/// the image border. An occlusion takes the smallest of their disparities; a mismatch the
+/// disparity of the one whose colour is closest to p's (D_c = max over RGB of |difference|);
+/// ties go to the earlier direction. Filled pixels become reliable; a pixel with no reliable
+/// pixel in any direction stays an outlier.
 RefinedDisparity proper_interpolation(const ImageF& disparity, const OutlierMap& outliers, const ImageU8& rgb);
 
 /// Sec. 2.4 depth discontinuity adjustment over all the edges of the disparity image. p lies

@@ -28,8 +28,10 @@
 #include "cuda/shared/median.h"
 #include "methods/adcensus/params.h"
 #include "app/metrics.h"
+#include "methods/adcensus/model.h"
 #include "methods/adcensus/reference/adcensus.h"
 #include "methods/adcensus/reference/adcensus_refine.h"
+#include "methods/adcensus/tests/cuda_stage_util.h"
 #include "tests/test_cuda_util.h"
 #include "tests/test_util.h"
 
@@ -38,6 +40,9 @@ namespace {
 
 namespace ca = cu::adcensus;
 namespace ref = reference;
+using cuda_test::adcensus::download_volume;
+using cuda_test::adcensus::round_to_half;
+using cuda_test::adcensus::upload_volume;
 
 constexpr double COST_MAX_ERROR = 1e-3;
 constexpr double VOLUME_L2_TOLERANCE = 1e-3;
@@ -199,7 +204,7 @@ TEST(CudaAdCensusStages, CostMatchesReference) {
       auto out = poisoned_volume(WIDTH, HEIGHT, range);
       ca::ad_census_cost(d_left, d_right, d_lc, d_rc, params, right_view, out);
       const VolumeError e =
-          compare(ca::download_volume(out), ref::ad_census_cost(p.left, p.right, lc, rc, range, params, right_view));
+          compare(download_volume(out), ref::ad_census_cost(p.left, p.right, lc, rc, range, params, right_view));
       std::printf("  cost min %d count %d %s view: max error %.2e\n", range.min, range.count,
                   right_view ? "right" : "left", e.max_abs);
       EXPECT_LE(e.max_abs, COST_MAX_ERROR) << "min " << range.min << " right_view " << right_view;
@@ -262,29 +267,29 @@ TEST(CudaAdCensusStages, AggregationMatchesReference) {
     const DisparityRange range{-2, 19};
     const auto lc = ref::census_transform(ref::grey_image(p.left));
     const auto rc = ref::census_transform(ref::grey_image(p.right));
-    const ref::CostVolume c = ca::round_to_half(ref::ad_census_cost(p.left, p.right, lc, rc, range, params, false));
+    const ref::CostVolume c = round_to_half(ref::ad_census_cost(p.left, p.right, lc, rc, range, params, false));
     const ref::CrossArms arms = ref::cross_arms(p.left, params);
     const auto d_arms = ca::upload_arms(arms);
     auto hv = poisoned_f(WIDTH, HEIGHT), vh = poisoned_f(WIDTH, HEIGHT);
     ca::region_sizes(d_arms, hv, vh);
     // One iteration of each order from the same input, then the chained four.
     for (const int iteration : {1, 2}) {
-      const ca::DeviceVolume in = ca::upload_volume(c);
+      const ca::DeviceVolume in = upload_volume(c);
       auto scratch = poisoned_volume(WIDTH, HEIGHT, range);
       auto out = poisoned_volume(WIDTH, HEIGHT, range);
       ca::aggregate_cost(in, d_arms, hv, vh, iteration, l1 - 1, scratch, out);
-      const VolumeError e = compare(ca::download_volume(out), ref::aggregate_cost(c, arms, iteration));
+      const VolumeError e = compare(download_volume(out), ref::aggregate_cost(c, arms, iteration));
       std::printf("  aggregate L1 %d iteration %d: relative L2 %.2e, worst cell %.2e\n", l1, iteration, e.l2, e.cell);
       EXPECT_LE(e.l2, VOLUME_L2_TOLERANCE) << "iteration " << iteration;
       EXPECT_LE(e.cell, VOLUME_CELL_TOLERANCE) << "iteration " << iteration;
     }
-    ca::DeviceVolume chain = ca::upload_volume(c);
+    ca::DeviceVolume chain = upload_volume(c);
     auto scratch = poisoned_volume(WIDTH, HEIGHT, range);
     ref::CostVolume want = c;
     for (int i = 1; i <= 4; ++i) {
       ca::aggregate_cost(chain, d_arms, hv, vh, i, l1 - 1, scratch, chain);  // in place, as the matcher runs it
       want = ref::aggregate_cost(want, arms, i);
-      const VolumeError e = compare(ca::download_volume(chain), want);
+      const VolumeError e = compare(download_volume(chain), want);
       std::printf("  aggregate L1 %d chained to iteration %d: relative L2 %.2e\n", l1, i, e.l2);
       EXPECT_LE(e.l2, double(i) * VOLUME_L2_TOLERANCE) << "chained iteration " << i;  // one rounding per pass
     }
@@ -310,7 +315,7 @@ TEST(CudaAdCensusStages, CostFusedIntoFirstAggregationMatchesReference) {
                                     params.arm_l1 - 1, scratch, out);
       const ref::CostVolume want =
           ref::aggregate_cost(ref::ad_census_cost(p.left, p.right, lc, rc, range, params, right_view), arms, 1);
-      const VolumeError e = compare(ca::download_volume(out), want);
+      const VolumeError e = compare(download_volume(out), want);
       std::printf("  cost+aggregate min %d count %d %s: relative L2 %.2e, worst cell %.2e\n", range.min,
                   range.count, right_view ? "right" : "left", e.l2, e.cell);
       EXPECT_LE(e.l2, VOLUME_L2_TOLERANCE);
@@ -342,27 +347,27 @@ void check_combined_aggregation(int width, int height, std::initializer_list<int
     const auto& d_other = right_view ? d_left_arms : d_right_arms;
     const char* view = right_view ? "right" : "left";
     const ref::CostVolume raw = ref::ad_census_cost(p.left, p.right, lc, rc, range, params, right_view);
-    const ref::CostVolume c = ca::round_to_half(raw);
+    const ref::CostVolume c = round_to_half(raw);
     for (const int limit : limits)
       for (const int iteration : {1, 2}) {
-        const ca::DeviceVolume in = ca::upload_volume(c);
+        const ca::DeviceVolume in = upload_volume(c);
         auto scratch = poisoned_volume(width, height, range);
         auto out = poisoned_volume(width, height, range);
         ca::aggregate_cost(in, d_arms, d_other, right_view, iteration, limit, scratch, out);
         const VolumeError e =
-            compare(ca::download_volume(out), ref::aggregate_cost(c, arms, other, iteration, right_view));
+            compare(download_volume(out), ref::aggregate_cost(c, arms, other, iteration, right_view));
         std::printf("  combined aggregate %dx%d %s iteration %d, arm limit %d: relative L2 %.2e, worst cell %.2e\n",
                     width, height, view, iteration, limit, e.l2, e.cell);
         EXPECT_LE(e.l2, VOLUME_L2_TOLERANCE) << view << " iteration " << iteration << " limit " << limit;
         EXPECT_LE(e.cell, VOLUME_CELL_TOLERANCE) << view << " iteration " << iteration << " limit " << limit;
       }
-    ca::DeviceVolume chain = ca::upload_volume(c);
+    ca::DeviceVolume chain = upload_volume(c);
     auto scratch = poisoned_volume(width, height, range);
     ref::CostVolume want = c;
     for (int i = 1; i <= 4; ++i) {
       ca::aggregate_cost(chain, d_arms, d_other, right_view, i, max_arm, scratch, chain);  // in place
       want = ref::aggregate_cost(want, arms, other, i, right_view);
-      const VolumeError e = compare(ca::download_volume(chain), want);
+      const VolumeError e = compare(download_volume(chain), want);
       std::printf("  combined aggregate %dx%d %s chained to iteration %d: relative L2 %.2e\n", width, height, view, i,
                   e.l2);
       EXPECT_LE(e.l2, double(i) * VOLUME_L2_TOLERANCE) << view << " chained iteration " << i;
@@ -374,7 +379,7 @@ void check_combined_aggregation(int width, int height, std::initializer_list<int
                                   scratch, counted);
     ca::ad_census_cost_aggregated(d_left, d_right, d_lc, d_rc, params, right_view, d_arms, d_other, 4, max_arm,
                                   scratch, kept, nullptr, &counts);
-    const ref::CostVolume a = ca::download_volume(counted), b = ca::download_volume(kept);
+    const ref::CostVolume a = download_volume(counted), b = download_volume(kept);
     std::size_t differ = 0;
     for (std::size_t i = 0; i < a.data.size(); ++i) differ += a.data[i] == b.data[i] ? 0u : 1u;
     EXPECT_EQ(differ, 0u) << view << ": cells that differ with the counts kept, of " << a.data.size();
@@ -425,12 +430,12 @@ TEST(CudaAdCensusStages, RightViewFromLeftIsTheRightViewsOwnAggregation) {
       ca::ad_census_cost(d_left, d_right, d_lc, d_rc, params, false, left);
       ca::ad_census_cost(d_left, d_right, d_lc, d_rc, params, true, right);
       ca::right_view_from_left(left, params.out_of_image_cost, skewed);
-      EXPECT_EQ(same_bits(ca::download_volume(skewed), ca::download_volume(right)), 0u)
+      EXPECT_EQ(same_bits(download_volume(skewed), download_volume(right)), 0u)
           << width << "x" << height << " min " << range.min << " count " << range.count << ": cost cells that differ";
       // The skew against the reference's, on the same fp16 values.
-      const ref::CostVolume host_left = ca::download_volume(left);
-      EXPECT_EQ(same_bits(ca::download_volume(skewed),
-                          ca::round_to_half(ref::right_view_from_left(host_left, params.out_of_image_cost))),
+      const ref::CostVolume host_left = download_volume(left);
+      EXPECT_EQ(same_bits(download_volume(skewed),
+                          round_to_half(ref::right_view_from_left(host_left, params.out_of_image_cost))),
                 0u);
       // Four iterations (the counts kept, as the matcher runs them).
       ca::RegionCounts counts(ca::DeviceVolume::cells(width, height, range.count), "test");
@@ -439,7 +444,7 @@ TEST(CudaAdCensusStages, RightViewFromLeftIsTheRightViewsOwnAggregation) {
       ca::ad_census_cost_aggregated(d_left, d_right, d_lc, d_rc, params, true, arms_right, arms_left, 4, max_arm,
                                     scratch, right, nullptr, &counts);
       ca::right_view_from_left(left, params.out_of_image_cost, skewed);
-      const std::size_t differ = same_bits(ca::download_volume(skewed), ca::download_volume(right));
+      const std::size_t differ = same_bits(download_volume(skewed), download_volume(right));
       std::printf("  right view from left %dx%d, min %d count %d: %zu of %zu cells differ from its own aggregation\n",
                   width, height, range.min, range.count, differ, right.count());
       EXPECT_EQ(differ, 0u);
@@ -473,7 +478,7 @@ TEST(CudaAdCensusStages, CostAndIterationsMatchReference) {
           ca::ad_census_cost_aggregated(d_left, d_right, d_lc, d_rc, params, right_view,
                                         right_view ? d_right_arms : d_left_arms,
                                         right_view ? d_left_arms : d_right_arms, iterations, l1 - 1, scratch, out);
-          const VolumeError e = compare(ca::download_volume(out), want);
+          const VolumeError e = compare(download_volume(out), want);
           std::printf("  cost + %d iterations, L1 %d, min %d count %d %s: relative L2 %.2e, worst cell %.2e\n",
                       iterations, l1, range.min, range.count, right_view ? "right" : "left", e.l2, e.cell);
           // Each pass rounds its output to fp16 once (<= 2^-11 relative), and a sum or mean of
@@ -506,8 +511,8 @@ TEST(CudaAdCensusStages, ScanlineMatchesReference) {
         DisparityRange{0, 61}, DisparityRange{0, 66}, DisparityRange{0, 128}, DisparityRange{-5, 130},
         DisparityRange{-5, 136}})
     for (const bool right_view : {false, true}) {
-      const ref::CostVolume c1 = ca::round_to_half(reference_c1(p, range, params, right_view));
-      const ca::DeviceVolume d_c1 = ca::upload_volume(c1);
+      const ref::CostVolume c1 = round_to_half(reference_c1(p, range, params, right_view));
+      const ca::DeviceVolume d_c1 = upload_volume(c1);
       // The edge bits are left empty: scanline_optimize allocates them on first use.
       ca::PathVolumes paths{poisoned_volume(WIDTH, HEIGHT, range), poisoned_volume(WIDTH, HEIGHT, range),
                             poisoned_volume(WIDTH, HEIGHT, range), poisoned_volume(WIDTH, HEIGHT, range), {}};
@@ -515,7 +520,7 @@ TEST(CudaAdCensusStages, ScanlineMatchesReference) {
       auto disparity = poisoned_f(WIDTH, HEIGHT);
       ca::scanline_optimize(d_c1, d_left, d_right, params, right_view, paths, out, &disparity);
       const ref::CostVolume want = ref::scanline_optimize(c1, p.left, p.right, params, right_view);
-      const VolumeError e = compare(ca::download_volume(out), want);
+      const VolumeError e = compare(download_volume(out), want);
       const ImageF want_d = ref::winner_takes_all(want);
       const ImageF got_d = cu::download(disparity);
       const double same = agreement(got_d, want_d);  // integer maps: exact equality
@@ -542,7 +547,7 @@ TEST(CudaAdCensusStages, WinnerTakesAllMatchesBitForBit) {
     ref::CostVolume v(WIDTH, HEIGHT, range);
     for (float& c : v.data) c = float(u(rng) % 24) / 64.0f;
     auto out = poisoned_f(WIDTH, HEIGHT);
-    ca::winner_takes_all(ca::upload_volume(v), out);
+    ca::winner_takes_all(upload_volume(v), out);
     expect_same_map(cu::download(out), ref::winner_takes_all(v), "WTA count " + std::to_string(range.count));
   }
 }
@@ -562,7 +567,7 @@ RefineInputs refine_inputs() {
   RefineInputs in;
   in.pair = layered_pair(WIDTH, HEIGHT, 9);
   in.range = {0, 16};
-  in.c2_left = ca::round_to_half(
+  in.c2_left = round_to_half(
       ref::scanline_optimize(reference_c1(in.pair, in.range, in.params, false), in.pair.left, in.pair.right, in.params));
   in.left = ref::winner_takes_all(in.c2_left);
   in.right = ref::winner_takes_all(ref::scanline_optimize(reference_c1(in.pair, in.range, in.params, true),
@@ -583,8 +588,8 @@ TEST(CudaAdCensusRefine, StepsMatchBitForBit) {
   expect_same_bytes(ca::download_u8(lrc), want_lrc, "left_right_check");
   int occlusions = 0, mismatches = 0;
   for (std::uint8_t v : want_lrc.data) {
-    occlusions += v == std::uint8_t(ref::OutlierKind::occlusion);
-    mismatches += v == std::uint8_t(ref::OutlierKind::mismatch);
+    occlusions += v == std::uint8_t(adcensus::OutlierKind::occlusion);
+    mismatches += v == std::uint8_t(adcensus::OutlierKind::mismatch);
   }
   std::printf("  LR check: %d occlusions, %d mismatches of %d pixels\n", occlusions, mismatches, w * h);
   EXPECT_GT(occlusions + mismatches, 0) << "the layered pair should have outliers to refine";
@@ -625,7 +630,7 @@ TEST(CudaAdCensusRefine, StepsMatchBitForBit) {
 
   // Adjustment, sub-pixel and median on the interpolated map.
   const ImageF filled = ref::with_outliers_as_inf(want_interp.disparity, want_interp.outliers);
-  const ca::DeviceVolume d_c2 = ca::upload_volume(in.c2_left);
+  const ca::DeviceVolume d_c2 = upload_volume(in.c2_left);
   const ImageF want_adjust = ref::discontinuity_adjustment(filled, in.c2_left);
   auto adjust = poisoned_f(w, h);
   ca::discontinuity_adjustment(upload_map(filled), d_c2, adjust);

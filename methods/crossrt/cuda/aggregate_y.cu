@@ -169,9 +169,10 @@ void aggregate_y_wta(const DeviceVolume16& cax, const DeviceImage<uchar2>& arms_
           "crossrt/cuda: aggregate_y_wta needs arms and a disparity map of the volume's size");
   require(refined == nullptr || (refined->width == w && refined->height == h && refined->get() != disparity.get()),
           "crossrt/cuda: aggregate_y_wta's refined map must be a second map of the volume's size");
-  require(max_arm >= 0 && max_arm <= 255 && segment_rows >= 0,
-          "crossrt/cuda: aggregate_y_wta needs max_arm in 0..255 and segment_rows >= 0, got " +
-              std::to_string(max_arm) + " and " + std::to_string(segment_rows));
+  require(max_arm >= 0 && max_arm <= 255 && segment_rows >= 0, [&] {
+    return "crossrt/cuda: aggregate_y_wta needs max_arm in 0..255 and segment_rows >= 0, got " +
+           std::to_string(max_arm) + " and " + std::to_string(segment_rows);
+  });
   const int max_rows = max_column_height(ordinal);
   int rows = h;  // output rows per block
   int halo = 0;
@@ -180,17 +181,20 @@ void aggregate_y_wta(const DeviceVolume16& cax, const DeviceImage<uchar2>& arms_
     // longest arm above and below.
     halo = max_arm;
     rows = segment_rows > 0 ? segment_rows : max_rows - 2 * halo;
-    require(rows >= 1, "crossrt/cuda: aggregate_y_wta: a column of " + std::to_string(h) +
-                           " rows does not fit in shared memory, and arms of up to " + std::to_string(max_arm) +
-                           " rows leave no room for segments of it (at most " + std::to_string(max_rows) +
-                           " rows fit)");
+    require(rows >= 1, [&] {
+      return "crossrt/cuda: aggregate_y_wta: a column of " + std::to_string(h) +
+             " rows does not fit in shared memory, and arms of up to " + std::to_string(max_arm) +
+             " rows leave no room for segments of it (at most " + std::to_string(max_rows) + " rows fit)";
+    });
   }
   const int span = std::min(rows + 2 * halo, h);
   const std::size_t bytes = shared_bytes(span);
   const std::size_t limit = shared_memory_optin_limit(ordinal);
-  require(bytes <= limit, "crossrt/cuda: aggregate_y_wta needs " + std::to_string(bytes) +
-                              " bytes of shared memory for column segments of " + std::to_string(span) +
-                              " rows; this GPU allows " + std::to_string(limit));
+  require(bytes <= limit, [&] {
+    return "crossrt/cuda: aggregate_y_wta needs " + std::to_string(bytes) +
+           " bytes of shared memory for column segments of " + std::to_string(span) + " rows; this GPU allows " +
+           std::to_string(limit);
+  });
   CUDA_CHECK(cudaFuncSetAttribute(aggregate_y_wta_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   const dim3 grid(unsigned(w), unsigned(div_up(h, rows)));
   aggregate_y_wta_kernel<<<grid, THREADS, bytes, stream>>>(cax.get(), arms_y.get(), w, h, cax.range.min,

@@ -39,10 +39,11 @@ __global__ void arms_kernel(const std::uint8_t* __restrict__ grey, int width, in
 
 void launch(const DeviceImage<std::uint8_t>& grey, int dx, int dy, int limit, int tc, DeviceImage<uchar2>& arms,
             cudaStream_t stream, const char* name) {
-  require(limit >= 0 && limit <= 255,
-          std::string("crossrt/cuda: ") + name + " limit must be in 0..255, got " + std::to_string(limit));
+  require(limit >= 0 && limit <= 255, [&] {
+    return std::string("crossrt/cuda: ") + name + " limit must be in 0..255, got " + std::to_string(limit);
+  });
   require(arms.width == grey.width && arms.height == grey.height,
-          std::string("crossrt/cuda: ") + name + " output must have the image's size");
+          [&] { return std::string("crossrt/cuda: ") + name + " output must have the image's size"; });
   arms_kernel<<<dim3(unsigned(div_up(grey.width, BLOCK_X)), unsigned(div_up(grey.height, BLOCK_Y))),
                 dim3(BLOCK_X, BLOCK_Y), 0, stream>>>(grey.get(), grey.width, grey.height, dx, dy, limit, tc,
                                                      arms.get());

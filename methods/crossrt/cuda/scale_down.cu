@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "cuda/shared/grey.cuh"
 #include "methods/crossrt/cuda/stages.h"
 
 namespace stereo::cu::crossrt {
@@ -23,8 +24,7 @@ __global__ void grey_kernel(const std::uint8_t* __restrict__ raw, int width, int
     return;
   }
   const std::uint8_t* p = raw + i * std::size_t(channels);
-  // reference::grey_image: integer BT.601, (77 R + 150 G + 29 B + 128) >> 8.
-  grey[i] = std::uint8_t((77 * int(p[0]) + 150 * int(p[1]) + 29 * int(p[2]) + 128) >> 8);
+  grey[i] = std::uint8_t(bt601_luma(p[0], p[1], p[2]));
 }
 
 __global__ void mean3x3_kernel(const std::uint8_t* __restrict__ grey, int width, int height,
@@ -45,15 +45,17 @@ __global__ void mean3x3_kernel(const std::uint8_t* __restrict__ grey, int width,
 void scale_down(const std::uint8_t* raw, int channels, int scale, DeviceImage<std::uint8_t>& grey_full,
                 DeviceImage<std::uint8_t>& scaled, cudaStream_t stream) {
   require(channels == 1 || channels == 3 || channels == 4,
-          "crossrt/cuda: scale_down needs 1, 3 or 4 channels, got " + std::to_string(channels));
-  require(scale == 1 || scale == 2, "crossrt/cuda: scale_down supports K = 1 or 2, got " + std::to_string(scale));
+          [&] { return "crossrt/cuda: scale_down needs 1, 3 or 4 channels, got " + std::to_string(channels); });
+  require(scale == 1 || scale == 2,
+          [&] { return "crossrt/cuda: scale_down supports K = 1 or 2, got " + std::to_string(scale); });
   const int w = grey_full.width;
   const int h = grey_full.height;
   const int sw = (w + scale - 1) / scale;
   const int sh = (h + scale - 1) / scale;
-  require(scaled.width == sw && scaled.height == sh,
-          "crossrt/cuda: scale_down output is " + std::to_string(scaled.width) + "x" + std::to_string(scaled.height) +
-              ", needs " + std::to_string(sw) + "x" + std::to_string(sh));
+  require(scaled.width == sw && scaled.height == sh, [&] {
+    return "crossrt/cuda: scale_down output is " + std::to_string(scaled.width) + "x" + std::to_string(scaled.height) +
+           ", needs " + std::to_string(sw) + "x" + std::to_string(sh);
+  });
   const dim3 block(BLOCK_X, BLOCK_Y);
   grey_kernel<<<dim3(unsigned(div_up(w, BLOCK_X)), unsigned(div_up(h, BLOCK_Y))), block, 0, stream>>>(
       raw, w, h, channels, grey_full.get());

@@ -51,10 +51,11 @@ void scale_up(const DeviceImage<float>& disparity, const DeviceImage<std::uint8_
               DisparityRange range, DeviceImage<float>& out, cudaStream_t stream) {
   const int w = grey_full.width;
   const int h = grey_full.height;
-  require(disparity.width == (w + 1) / 2 && disparity.height == (h + 1) / 2,
-          "crossrt/cuda: scale_up needs a map of ceil(W/2) x ceil(H/2) for a " + std::to_string(w) + "x" +
-              std::to_string(h) + " grey image, got " + std::to_string(disparity.width) + "x" +
-              std::to_string(disparity.height));
+  require(disparity.width == (w + 1) / 2 && disparity.height == (h + 1) / 2, [&] {
+    return "crossrt/cuda: scale_up needs a map of ceil(W/2) x ceil(H/2) for a " + std::to_string(w) + "x" +
+           std::to_string(h) + " grey image, got " + std::to_string(disparity.width) + "x" +
+           std::to_string(disparity.height);
+  });
   require(out.width == w && out.height == h, "crossrt/cuda: scale_up output must have the grey image's size");
   scale_up_kernel<<<dim3(unsigned(div_up(w, BLOCK_X)), unsigned(h)), BLOCK_X, 0, stream>>>(
       disparity.get(), disparity.width, grey_full.get(), w, h, t, float(range.min), float(range.max()), out.get());

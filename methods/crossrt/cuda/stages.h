@@ -11,14 +11,15 @@
 ///   wta_gcp.cu           gcp                   CC      eq. 10
 ///   post.cu              bilateral_fill        Post    cu::median_3x3 (cuda/shared) + eq. 11
 ///   scale_up.cu          scale_up              SU      Sec. IV-H
-///   memory.cu            uploads/downloads for tests
+///   memory.cu            uploads/downloads of images and arms for tests
 ///   crossrt_cuda.cpp     the matcher ("crossrt", "cuda")
 ///
-/// Precision (cuda/crossrt/NOTES.md): costs are the reference's integers (two quantised
-/// terms, 0..2 * COST_SCALE), CA_x is stored as uint16 (at most 255 costs of 256 = 65280) and
-/// CA summed in uint32, so every stage up to the GCPs is bit-exact with the reference; the
-/// fill and the scale-up use the same float operations in the same order (one IEEE division,
-/// no fused multiply-add), so they are bit-exact too.
+/// Precision (cuda/crossrt/NOTES.md): costs are the integers of methods/crossrt/model.h (two
+/// quantised terms from crossrt::cost_tables, 0..2 * COST_SCALE), as the reference's; CA_x is
+/// stored as uint16 (at most 255 costs of 256 = 65280) and CA summed in uint32, so every stage
+/// up to the GCPs is bit-exact with the reference; the fill and the scale-up use the same float
+/// operations in the same order (one IEEE division, no fused multiply-add), so they are
+/// bit-exact too.
 ///
 /// Layouts: images are row-major and dense; CA_x is disparity fastest, index
 /// (y * W + x) * D + k, like reference::crossrt::Volume. Arms are uchar2 (.x = left/up,
@@ -31,8 +32,8 @@
 #include "cuda/common.h"
 #include "core/disparity_range.h"
 #include "core/image.h"
+#include "methods/crossrt/model.h"
 #include "methods/crossrt/params.h"
-#include "methods/crossrt/reference/crossrt.h"
 
 namespace stereo::cu::crossrt {
 
@@ -55,14 +56,11 @@ struct DeviceVolume16 {
   [[nodiscard]] const std::uint16_t* get() const { return data.get(); }
 };
 
-/// The cost tables in the form the kernels take them (host/methods/crossrt.h eq. 4-5).
-struct DeviceTables {
-  std::uint8_t ad[256];
-  std::uint8_t mc[8];
-};
-/// The tables of `params`, computed on the host the way reference::crossrt::cost_tables does
-/// (std::exp in double, rounded), so both backends hold the same integers.
-DeviceTables make_tables(const CrossRtParams& params);
+/// The cost tables of eq. 4-5 as the kernels take them: the model's, so both backends hold the
+/// same integers.
+using DeviceTables = stereo::crossrt::CostTables;
+/// stereo::crossrt::cost_tables(params) (methods/crossrt/model.h), computed on the host.
+inline DeviceTables make_tables(const CrossRtParams& params) { return stereo::crossrt::cost_tables(params); }
 
 // ---- test and set-up helpers (synchronous) ---------------------------------------------
 
@@ -70,13 +68,11 @@ DeviceImage<std::uint8_t> upload_u8(const ImageU8& image);
 ImageU8 download_u8(const DeviceImage<std::uint8_t>& image);
 DeviceImage<uchar2> upload_arms(const Image<std::uint8_t>& arms);  // 2 channels
 Image<std::uint8_t> download_arms(const DeviceImage<uchar2>& arms);
-DeviceVolume16 upload_volume(const reference::crossrt::Volume<std::uint16_t>& volume);
-reference::crossrt::Volume<std::uint16_t> download_volume(const DeviceVolume16& volume);
 ImageF download_f32(const DeviceImage<float>& image);
 
 // ---- stages ------------------------------------------------------------------------------
 
-/// Grey (integer BT.601 luma of reference::grey_image; a 1-channel input as is) of an
+/// Grey (integer BT.601 luma, cuda/shared/grey.cuh; a 1-channel input as is) of an
 /// interleaved 1-, 3- or 4-channel image at `raw` of grey_full's size, written to
 /// `grey_full` (the full-size grey the scale-up compares brightness in), and eq. 2 at
 /// `scale` (1 or 2) into `scaled`, of size ceil(W / scale) x ceil(H / scale).

@@ -19,16 +19,13 @@
 namespace stereo::reference::crossrt {
 namespace {
 
+namespace model = stereo::crossrt;  // methods/crossrt/model.h
+
 void require_grey(const ImageU8& image, const char* what, const char* stage) {
-  require(image.channels == 1 && image.width > 0 && image.height > 0,
-          std::string("crossrt: ") + stage + " needs a non-empty grey " + what + ", got " +
-              std::to_string(image.width) + "x" + std::to_string(image.height) + "x" + std::to_string(image.channels));
-}
-
-int clamp(int v, int lo, int hi) { return std::min(std::max(v, lo), hi); }
-
-std::uint8_t quantise(double x, double lambda) {
-  return static_cast<std::uint8_t>(std::lround(double(COST_SCALE) * (1.0 - std::exp(-x / lambda))));
+  require(image.channels == 1 && image.width > 0 && image.height > 0, [&] {
+    return std::string("crossrt: ") + stage + " needs a non-empty grey " + what + ", got " +
+           std::to_string(image.width) + "x" + std::to_string(image.height) + "x" + std::to_string(image.channels);
+  });
 }
 
 // The run of pixels q = p + s * step (s = 1, 2, ...) within tc of p, at most `limit` long.
@@ -50,7 +47,7 @@ int arm_run(const ImageU8& grey, int x, int y, int dx, int dy, int limit, int tc
 Image<std::uint8_t> arms_along(const ImageU8& grey, int dx, int dy, int limit, int tc, const char* stage) {
   require_grey(grey, "image", stage);
   require(limit >= 0 && limit <= 255,
-          std::string("crossrt: ") + stage + " limit must be in 0..255, got " + std::to_string(limit));
+          [&] { return std::string("crossrt: ") + stage + " limit must be in 0..255, got " + std::to_string(limit); });
   Image<std::uint8_t> arms(grey.width, grey.height, 2);
   parallel_for(std::size_t(grey.height), 0, [&](std::size_t item) {
     const int y = int(item);
@@ -64,16 +61,10 @@ Image<std::uint8_t> arms_along(const ImageU8& grey, int dx, int dy, int limit, i
 
 }  // namespace
 
-CostTables cost_tables(const CrossRtParams& params) {
-  CostTables t;
-  for (int a = 0; a < 256; ++a) t.ad[std::size_t(a)] = quantise(double(a) / 255.0, double(params.lambda_ad));
-  for (int h = 0; h <= 6; ++h) t.mc[std::size_t(h)] = quantise(double(h), double(params.lambda_mc));
-  return t;
-}
-
 ImageU8 scale_down(const ImageU8& grey, int scale) {
   require_grey(grey, "image", "scale_down");
-  require(scale == 1 || scale == 2, "crossrt: scale_down supports K = 1 or 2, got " + std::to_string(scale));
+  require(scale == 1 || scale == 2,
+          [&] { return "crossrt: scale_down supports K = 1 or 2, got " + std::to_string(scale); });
   if (scale == 1) return grey;
   ImageU8 out((grey.width + 1) / 2, (grey.height + 1) / 2, 1);
   parallel_for(std::size_t(out.height), 0, [&](std::size_t item) {
@@ -82,7 +73,7 @@ ImageU8 scale_down(const ImageU8& grey, int scale) {
       int sum = 0;
       for (int j = -1; j <= 1; ++j)
         for (int i = -1; i <= 1; ++i)
-          sum += grey.at(clamp(2 * x + i, 0, grey.width - 1), clamp(2 * y + j, 0, grey.height - 1));
+          sum += at_clamped(grey, 2 * x + i, 2 * y + j);
       out.at(x, y) = std::uint8_t((sum + 4) / 9);
     }
   });
@@ -91,15 +82,15 @@ ImageU8 scale_down(const ImageU8& grey, int scale) {
 
 ImageU8 mini_census(const ImageU8& grey) {
   require_grey(grey, "image", "mini_census");
-  static constexpr int OFFSETS[6][2] = {{-1, -2}, {1, -2}, {-2, 0}, {2, 0}, {-1, 2}, {1, 2}};
   ImageU8 out(grey.width, grey.height, 1);
   parallel_for(std::size_t(grey.height), 0, [&](std::size_t item) {
     const int y = int(item);
     for (int x = 0; x < grey.width; ++x) {
       const int centre = grey.at(x, y);
       int bits = 0;
-      for (int i = 0; i < 6; ++i) {
-        const int q = grey.at(clamp(x + OFFSETS[i][0], 0, grey.width - 1), clamp(y + OFFSETS[i][1], 0, grey.height - 1));
+      for (int i = 0; i < model::MINI_CENSUS_BITS; ++i) {
+        const model::Offset o = model::mini_census_offset(i);
+        const int q = at_clamped(grey, x + o.dx, y + o.dy);
         if (q < centre) bits |= 1 << i;
       }
       out.at(x, y) = std::uint8_t(bits);
@@ -114,7 +105,7 @@ Volume<std::uint16_t> cost(const ImageU8& left, const ImageU8& right, DisparityR
   require_grey(right, "right image", "cost");
   require(left.same_size(right.width, right.height), "crossrt: cost needs images of one size");
   require(range.count >= 1, "crossrt: cost needs a non-empty disparity range");
-  const CostTables tables = cost_tables(params);
+  const model::CostTables tables = model::cost_tables(params);
   const ImageU8 census_left = mini_census(left);
   const ImageU8 census_right = mini_census(right);
   Volume<std::uint16_t> c(left.width, left.height, range);
@@ -124,7 +115,7 @@ Volume<std::uint16_t> cost(const ImageU8& left, const ImageU8& right, DisparityR
       for (int k = 0; k < range.count; ++k) {
         const int xr = x - (range.min + k);
         if (xr < 0 || xr >= left.width) {
-          c.at(x, y, k) = COST_OUTSIDE;
+          c.at(x, y, k) = model::COST_OUTSIDE;
           continue;
         }
         const int ad = std::abs(int(left.at(x, y)) - int(right.at(xr, y)));
@@ -155,7 +146,7 @@ Volume<std::uint16_t> aggregate_x(const Volume<std::uint16_t>& c, const Image<st
     for (int k = 0; k < c.range.count; ++k) {
       const int d = c.range.min + k;
       for (int x = 0; x < width; ++x) {
-        std::uint32_t v = COST_OUTSIDE;
+        std::uint32_t v = model::COST_OUTSIDE;
         if (!right_view) {
           v = c.at(x, y, k);
         } else if (x + d >= 0 && x + d < width) {
@@ -271,9 +262,11 @@ ImageF bilateral_fill(const ImageF& disparity, const Image<std::uint8_t>& g, con
 ImageF scale_up(const ImageF& disparity, const ImageU8& grey_full, int t, DisparityRange range) {
   require(disparity.channels == 1 && grey_full.channels == 1 &&
               disparity.same_size((grey_full.width + 1) / 2, (grey_full.height + 1) / 2),
-          "crossrt: scale_up needs a map of ceil(W/2) x ceil(H/2) for a " + std::to_string(grey_full.width) + "x" +
-              std::to_string(grey_full.height) + " grey image, got " + std::to_string(disparity.width) + "x" +
-              std::to_string(disparity.height));
+          [&] {
+            return "crossrt: scale_up needs a map of ceil(W/2) x ceil(H/2) for a " + std::to_string(grey_full.width) +
+                   "x" + std::to_string(grey_full.height) + " grey image, got " + std::to_string(disparity.width) +
+                   "x" + std::to_string(disparity.height);
+          });
   const int width = grey_full.width;
   const int height = grey_full.height;
   const int half_width = disparity.width;

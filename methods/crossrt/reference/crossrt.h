@@ -18,12 +18,10 @@
 ///   out         = scale_up(D, grey(left), T, range)                 Sec. IV-H (K = 2 only)
 ///
 /// Precision: every cost is an integer. Each of the two terms of eq. 3 is quantised to
-/// round(COST_SCALE * (1 - exp(-x / lambda))), so a cost is 0..2 * COST_SCALE and the sums of
-/// eq. 7-8 are exact integers; the GPU uses the same tables, so the integer stages agree bit
-/// for bit. COST_SCALE = 128 resolves the AD term to better than one grey level where it is
-/// steepest (128 / 76.5 = 1.7 steps per grey level at lambda_AD = 0.3 on [0, 1]).
+/// round(COST_SCALE * (1 - exp(-x / lambda))) by the tables of methods/crossrt/model.h, so a
+/// cost is 0..2 * COST_SCALE and the sums of eq. 7-8 are exact integers; the GPU reads the same
+/// tables, so the integer stages agree bit for bit.
 
-#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -32,47 +30,27 @@
 #include "methods/crossrt/model.h"
 #include "reference/cost_volume.h"
 
-namespace stereo {
-struct CrossRtParams;  // host/methods/crossrt.h
-}
-
 namespace stereo::reference::crossrt {
-
-/// Each term of eq. 3 is quantised to 0..COST_SCALE.
-inline constexpr int COST_SCALE = 128;
-/// The cost of a match outside the other image (not in the paper: a choice): above every
-/// in-image cost, so such a match never wins while any in-image one is possible.
-inline constexpr int COST_OUTSIDE = 2 * COST_SCALE;
 
 /// reference/cost_volume.h's volume (disparity fastest), here holding integer costs.
 template <class T>
 using Volume = reference::Volume<T>;
 
-/// The quantised terms of eq. 4 (by grey difference 0..255) and eq. 5 (by Hamming distance
-/// 0..6): round(COST_SCALE * (1 - exp(-x / lambda))), computed in double. lambda_AD applies
-/// to intensities on [0, 1], so eq. 4 is evaluated at |L - R| / 255 (host/methods/crossrt.h).
-struct CostTables {
-  std::array<std::uint8_t, 256> ad{};
-  std::array<std::uint8_t, 7> mc{};
-};
-CostTables cost_tables(const CrossRtParams& params);
-
-using stereo::crossrt::scaled_range;  // methods/crossrt/model.h
+using stereo::crossrt::scaled_range;  // methods/crossrt/model.h; the cpu matcher names it here
 
 /// Eq. 2 with K = 2, m = 1: the rounded mean of the 3x3 block around (2x, 2y) (clamp to
 /// edge), (sum + 4) / 9; the result is ceil(W / 2) x ceil(H / 2). scale = 1 returns the input.
 ImageU8 scale_down(const ImageU8& grey, int scale);
 
-/// The 6-bit mini-census of every pixel (Fig. 3 is a picture; our six): bit i is set when
-/// neighbour i is darker than the centre, neighbours (dx, dy) = (-1,-2), (1,-2), (-2,0),
-/// (2,0), (-1,2), (1,2): a hexagon two pixels out, spreading the six samples over the 5x5
-/// window in every direction (the window of Zhang et al.'s mini-census, the paper's [14]).
+/// The 6-bit mini-census of every pixel: bit i is set when neighbour i
+/// (crossrt::mini_census_offset, methods/crossrt/model.h) is darker than the centre.
 /// Clamp-to-edge.
 ImageU8 mini_census(const ImageU8& grey);
 
-/// Eq. 3-5 for the left view: C(x, y, k) = ad[|L(x,y) - R(x-d,y)|] + mc[popcount(MC_L ^ MC_R)],
-/// d = range.min + k; COST_OUTSIDE where x - d lies outside the image. The right view's
-/// cost is read from this volume (aggregate_x), never computed again.
+/// Eq. 3-5 for the left view: C(x, y, k) = ad[|L(x,y) - R(x-d,y)|] + mc[popcount(MC_L ^ MC_R)]
+/// with crossrt::cost_tables(params), d = range.min + k; crossrt::COST_OUTSIDE where x - d lies
+/// outside the image. The right view's cost is read from this volume (aggregate_x), never
+/// computed again.
 Volume<std::uint16_t> cost(const ImageU8& left, const ImageU8& right, DisparityRange range,
                            const CrossRtParams& params);
 
@@ -87,8 +65,8 @@ Image<std::uint8_t> arms_y(const ImageU8& grey, int limit, int tc);
 
 /// Eq. 7: CA_x(x, y, k) = sum over dx = -m .. n of C_view(x + dx, y, k), with the view's own
 /// arms. The left view reads C_view = C; the right view reads C_view(x, y, k) = C(x + d, y, k)
-/// (eq. 6), COST_OUTSIDE where x + d lies outside the image. At most 2 * 127 + 1 costs of at
-/// most 256: fits 16 bits.
+/// (eq. 6), crossrt::COST_OUTSIDE where x + d lies outside the image. At most 2 * 127 + 1 costs
+/// of at most 256: fits 16 bits.
 Volume<std::uint16_t> aggregate_x(const Volume<std::uint16_t>& cost, const Image<std::uint8_t>& arms_x,
                                   bool right_view);
 

@@ -14,8 +14,9 @@
 #include "methods/crossrt/cuda/stages.h"
 #include "cuda/shared/median.h"
 #include "methods/crossrt/params.h"
-#include "methods/adcensus/reference/adcensus.h"
 #include "methods/crossrt/reference/crossrt.h"
+#include "methods/crossrt/tests/cuda_stage_util.h"
+#include "reference/grey.h"
 #include "reference/median.h"
 #include "tests/test_cuda_util.h"
 
@@ -24,6 +25,8 @@ namespace {
 
 namespace ref = reference::crossrt;
 namespace cr = cu::crossrt;
+using cuda_test::crossrt::download_volume;
+using cuda_test::crossrt::upload_volume;
 
 // Smooth enough that arms are longer than one pixel, random enough that matching is sharp.
 ImageU8 smooth_grey(int width, int height, unsigned seed) {
@@ -101,10 +104,10 @@ TEST(CudaCrossRtStages, CostAggregateXMatchesTheReferenceForBothViews) {
       CUDA_CHECK(cudaMemset(cl.get(), 0xFF, cl.count() * 2));
       CUDA_CHECK(cudaMemset(crv.get(), 0xFF, crv.count() * 2));
       cr::cost_aggregate_x(dl, dr, dal, dar, cr::make_tables(p), range, cl, crv, 0, nullptr, p.wx, segment);
-      EXPECT_EQ(first_difference(cr::download_volume(cl).data, expected_l.data), -1)
+      EXPECT_EQ(first_difference(download_volume(cl).data, expected_l.data), -1)
           << "left CA_x, range min " << range.min << " count " << range.count << ", segments of " << segment
           << " (index (y*W+x)*D+k)";
-      EXPECT_EQ(first_difference(cr::download_volume(crv).data, expected_r.data), -1)
+      EXPECT_EQ(first_difference(download_volume(crv).data, expected_r.data), -1)
           << "right CA_x, range min " << range.min << " count " << range.count << ", segments of " << segment;
     }
   }
@@ -128,7 +131,7 @@ TEST(CudaCrossRtStages, AggregateYWtaMatchesTheReference) {
     const auto ay = ref::arms_y(view, p.wy, tc);
     const auto ca = ref::aggregate_y(cax, ay);
     const ImageF expected = ref::wta(ca);
-    const auto dv = cr::upload_volume(cax);
+    const auto dv = upload_volume(cax);
     const auto da = cr::upload_arms(ay);
     cu::DeviceImage<float> out(47, 83, "test", "map"), refined(47, 83, "test", "refined");
     cu::poison(out);
@@ -180,7 +183,7 @@ TEST(CudaCrossRtStages, SubpixelNeighboursAcrossTheKernels32LevelPasses) {
   plant(0, 1, 40, 10, 10, 10);   // three equal levels: 39 wins, its lower neighbour the background
   const Image<std::uint8_t> arms(w, h, 2, 0);
   const auto ca = ref::aggregate_y(cax, arms);
-  const auto dv = cr::upload_volume(cax);
+  const auto dv = upload_volume(cax);
   const auto da = cr::upload_arms(arms);
   cu::DeviceImage<float> out(w, h, "test", "map"), refined(w, h, "test", "refined");
   cu::poison(out);
@@ -295,8 +298,8 @@ TEST(CudaCrossRtStages, ChainedIntermediatesMatchTheReference) {
   cr::cost_aggregate_x(sl, sr, axl, axr, cr::make_tables(p), levels, cxl, cxr, 0, nullptr);
   const auto c = ref::cost(L, R, levels, p);
   const auto rcxl = ref::aggregate_x(c, rxl, false), rcxr = ref::aggregate_x(c, rxr, true);
-  ASSERT_EQ(first_difference(cr::download_volume(cxl).data, rcxl.data), -1) << "C+CA_x, left";
-  ASSERT_EQ(first_difference(cr::download_volume(cxr).data, rcxr.data), -1) << "C+CA_x, right";
+  ASSERT_EQ(first_difference(download_volume(cxl).data, rcxl.data), -1) << "C+CA_x, left";
+  ASSERT_EQ(first_difference(download_volume(cxr).data, rcxr.data), -1) << "C+CA_x, right";
 
   cu::DeviceImage<float> dl(sw, sh, "t", "d"), dr(sw, sh, "t", "d"), dsub(sw, sh, "t", "s");
   cr::aggregate_y_wta(cxl, ayl, dl, 0, nullptr, &dsub);

@@ -180,16 +180,19 @@ __global__ void __launch_bounds__(TILE_X * THREAD_ROWS, MIN_BLOCKS)
 
 template <bool FROM_GREY>
 void launch(const DeviceImage<uchar4>& guide, const std::uint16_t* in, const GreyInputs& grey, int planes, int step,
-            const WeightTable& table, reference::Border border, std::uint16_t* out, cudaStream_t stream,
+            const WeightTable& table, Border border, std::uint16_t* out, cudaStream_t stream,
             const char* what) {
-  const std::string name = std::string("esaw/cuda: ") + what + ": ";
-  require(step >= 1 && step <= HV_MAX_STEP, name + "step must be in 1.." + std::to_string(HV_MAX_STEP) + ", got " +
-                                                std::to_string(step));
-  require(planes >= 1, name + "needs at least one plane, got " + std::to_string(planes));
-  require(out != nullptr, name + "no output volume");
+  const auto name = [what] { return std::string("esaw/cuda: ") + what + ": "; };  // made only for an error
+  require(step >= 1 && step <= HV_MAX_STEP, [&] {
+    return name() + "step must be in 1.." + std::to_string(HV_MAX_STEP) + ", got " + std::to_string(step);
+  });
+  require(planes >= 1, [&] { return name() + "needs at least one plane, got " + std::to_string(planes); });
+  require(out != nullptr, [&] { return name() + "no output volume"; });
   const std::size_t bytes = shared_bytes(step);
-  require(step <= aggr_hv_max_step(), name + "step " + std::to_string(step) + " needs " + std::to_string(bytes) +
-                                          " bytes of shared memory per block, more than this GPU allows");
+  require(step <= aggr_hv_max_step(), [&] {
+    return name() + "step " + std::to_string(step) + " needs " + std::to_string(bytes) +
+           " bytes of shared memory per block, more than this GPU allows";
+  });
   if (bytes + sizeof(WeightTable) > 48 * 1024)  // the static table counts against the default 48 KB
     CUDA_CHECK(cudaFuncSetAttribute(aggr_hv_kernel<FROM_GREY>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     int(bytes)));
@@ -197,7 +200,7 @@ void launch(const DeviceImage<uchar4>& guide, const std::uint16_t* in, const Gre
   const dim3 grid(unsigned(div_up(guide.width, TILE_X)), unsigned(div_up(guide.height, TILE_Y)));
   aggr_hv_kernel<FROM_GREY><<<grid, block, bytes, stream>>>(
       guide.get(), guide.width, guide.height, reinterpret_cast<const __half*>(in), grey, planes, step, table,
-      border == reference::Border::clamp, reinterpret_cast<__half*>(out));
+      border == Border::clamp, reinterpret_cast<__half*>(out));
   CUDA_CHECK_LAUNCH();
 }
 
@@ -214,14 +217,14 @@ int aggr_hv_max_step() {
 }
 
 void aggr_HV(const DeviceImage<uchar4>& guide, const std::uint16_t* in, int planes, int step, const WeightTable& table,
-             reference::Border border, std::uint16_t* out, cudaStream_t stream) {
+             Border border, std::uint16_t* out, cudaStream_t stream) {
   require(in != nullptr && in != out, "esaw/cuda: aggr_H+aggr_V: needs an input volume other than the output");
   launch<false>(guide, in, GreyInputs{}, planes, step, table, border, out, stream, "aggr_H+aggr_V");
 }
 
 void init_aggr_HV(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
                   const DeviceImage<uchar4>& guide, int first_disparity, int planes, float lambda, float tau, int step,
-                  const WeightTable& table, reference::Border border, std::uint16_t* out, cudaStream_t stream) {
+                  const WeightTable& table, Border border, std::uint16_t* out, cudaStream_t stream) {
   require(grey_left.width == grey_right.width && grey_left.height == grey_right.height &&
               guide.width == grey_left.width && guide.height == grey_left.height,
           "esaw/cuda: init_cost+aggr_H+aggr_V: the grey and guide images differ in size");

@@ -46,13 +46,10 @@ __global__ void __launch_bounds__(THREADS)
   int y = blockIdx.y;
   if (DY) y = detail::vertical_row_order(y, step, height);
   if (x >= width || y >= height) return;  // no barrier below: each thread owns its column of held
-  const int xm = x - DX * step, ym = y - DY * step, xp = x + DX * step, yp = y + DY * step;
-  const bool in_minus = clamp_border || (xm >= 0 && ym >= 0);
-  const bool in_plus = clamp_border || (xp < width && yp < height);
+  std::size_t i, im, ip;
+  bool in_minus, in_plus;
+  detail::pass_samples<DX, DY>(x, y, width, height, step, clamp_border, i, im, ip, in_minus, in_plus);
   const std::size_t w = std::size_t(width);
-  const std::size_t i = std::size_t(y) * w + std::size_t(x);
-  const std::size_t im = std::size_t(max(ym, 0)) * w + std::size_t(max(xm, 0));
-  const std::size_t ip = std::size_t(min(yp, height - 1)) * w + std::size_t(min(xp, width - 1));
   const detail::Weights wt = detail::pass_weights(shared_table, guide[i], guide[im], guide[ip], in_minus, in_plus);
   const std::size_t plane = w * std::size_t(height);
 
@@ -124,9 +121,10 @@ void launch(const DeviceImage<uchar4>& guide, const __half* forward_in, const fl
     int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     const std::size_t limit = shared_memory_optin_limit(device) - sizeof(WeightTable);
-    require(smem <= limit, "esaw/cuda: aggr_msg: " + std::to_string(levels) + " levels need " +
-                               std::to_string(smem) + " B of shared memory per block, the device allows " +
-                               std::to_string(limit));
+    require(smem <= limit, [&] {
+      return "esaw/cuda: aggr_msg: " + std::to_string(levels) + " levels need " + std::to_string(smem) +
+             " B of shared memory per block, the device allows " + std::to_string(limit);
+    });
     CUDA_CHECK(cudaFuncSetAttribute(aggr_msg_kernel<DX, DY>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   }
   const int rows = DY ? detail::vertical_row_slots(step, guide.height) : guide.height;
@@ -141,10 +139,10 @@ void launch(const DeviceImage<uchar4>& guide, const __half* forward_in, const fl
 
 void aggr_msg(const DeviceImage<uchar4>& guide, bool vertical, const std::uint16_t* forward_in,
               const DeviceImage<float>& truncation_in, int levels, int step, const WeightTable& table,
-              reference::Border border, float c, float eta, std::uint16_t* forward_out,
+              Border border, float c, float eta, std::uint16_t* forward_out,
               DeviceImage<float>* truncation_out, Winner* winner, int first_disparity, cudaStream_t stream) {
-  require(step >= 1, "esaw/cuda: aggr_msg: step must be >= 1, got " + std::to_string(step));
-  require(levels >= 1, "esaw/cuda: aggr_msg: needs at least one level, got " + std::to_string(levels));
+  require(step >= 1, [&] { return "esaw/cuda: aggr_msg: step must be >= 1, got " + std::to_string(step); });
+  require(levels >= 1, [&] { return "esaw/cuda: aggr_msg: needs at least one level, got " + std::to_string(levels); });
   require(truncation_in.width == guide.width && truncation_in.height == guide.height,
           "esaw/cuda: aggr_msg: the input truncation map differs in size from the image");
   if (winner) {
@@ -158,7 +156,7 @@ void aggr_msg(const DeviceImage<uchar4>& guide, bool vertical, const std::uint16
     require(truncation_out->width == guide.width && truncation_out->height == guide.height,
             "esaw/cuda: aggr_msg: the output truncation map differs in size from the image");
   }
-  const bool clamp = border == reference::Border::clamp;
+  const bool clamp = border == Border::clamp;
   const auto* in = reinterpret_cast<const __half*>(forward_in);
   auto* out = reinterpret_cast<__half*>(forward_out);
   float* h_out = truncation_out ? truncation_out->get() : nullptr;

@@ -1,6 +1,6 @@
 #pragma once
 // The three-sample pass of eq. 5/6 (ESMP eq. 14/16) as one kernel template over its direction,
-// shared by aggr_h.cu (DX = 1) and aggr_v.cu (DY = 1); each .cu keeps its own launch function.
+// with its checks and launch (run_pass), shared by aggr_h.cu (DX = 1) and aggr_v.cu (DY = 1).
 //
 // Why it is written this way (NOTES.md, "Memory-level parallelism"):
 //  - every pointer is __restrict__ (centre and side may be equal: both are only read), so the
@@ -24,6 +24,8 @@
 //    explicit _rn intrinsics), so the stage tests stay bit-exact.
 
 #include <cuda_fp16.h>
+
+#include <string>
 
 #include "methods/esaw/cuda/stages.h"
 #include "methods/esaw/cuda/weights.cuh"
@@ -75,14 +77,10 @@ __global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y, AGGR_MIN_BLOCKS)
   int y = blockIdx.y * AGGR_BLOCK_Y + threadIdx.y;
   if (DY) y = vertical_row_order(y, step, height);
   if (x >= width || y >= height) return;
-  const int xm = x - DX * step, ym = y - DY * step, xp = x + DX * step, yp = y + DY * step;
-  // Border::drop reads no sample outside; Border::clamp reads the edge pixel instead.
-  const bool in_minus = clamp_border || (xm >= 0 && ym >= 0);
-  const bool in_plus = clamp_border || (xp < width && yp < height);
+  std::size_t i, im, ip;
+  bool in_minus, in_plus;
+  pass_samples<DX, DY>(x, y, width, height, step, clamp_border, i, im, ip, in_minus, in_plus);
   const std::size_t w = std::size_t(width);
-  const std::size_t i = std::size_t(y) * w + std::size_t(x);
-  const std::size_t im = std::size_t(max(ym, 0)) * w + std::size_t(max(xm, 0));
-  const std::size_t ip = std::size_t(min(yp, height - 1)) * w + std::size_t(min(xp, width - 1));
   const Weights wt = pass_weights(shared_table, guide[i], guide[im], guide[ip], in_minus, in_plus);
   // The side loads are predicated on the geometry only, not on the weights, so that they need not
   // wait for the RGBA loads and the weights' arithmetic: every thread issues its RGBA loads and
@@ -168,6 +166,41 @@ void launch_pass(dim3 grid, cudaStream_t stream, const uchar4* guide, int width,
     aggr_pass_kernel<DX, DY, PassOutput::plain><<<grid, block, 0, stream>>>(
         guide, width, height, centre, side, planes, step, table, clamp_border, out, winner_cost, winner_disparity,
         first_disparity, c, eta, truncation);
+}
+
+// aggr_H and aggr_V (aggr_h.cu, aggr_v.cu): the checks of their arguments and the launch of one
+// pass along (DX, DY); `stage` names it in the errors. The checks run every pass of every match,
+// so their messages are made only when one fails.
+template <int DX, int DY>
+void run_pass(const char* stage, const DeviceImage<uchar4>& guide, const std::uint16_t* centre,
+              const std::uint16_t* side, int planes, int step, const WeightTable& table, Border border,
+              std::uint16_t* out, Winner* winner, int first_disparity, cudaStream_t stream,
+              const ForwardMinSum* forward) {
+  const auto prefix = [stage](const char* suffix) { return std::string("esaw/cuda: ") + stage + suffix; };
+  require(step >= 1, [&] { return prefix(": step must be >= 1, got ") + std::to_string(step); });
+  require(planes >= 1, [&] { return prefix(": needs at least one plane, got ") + std::to_string(planes); });
+  require(out || winner, [&] { return prefix(": neither an output volume nor a winner to update"); });
+  require(out != centre && out != side, [&] { return prefix(": the output may not alias an input"); });
+  if (winner)
+    require(winner->cost.width == guide.width && winner->cost.height == guide.height,
+            [&] { return prefix(": winner map size differs from the image"); });
+  if (forward) {
+    require(out && !winner,
+            [&] { return prefix("+: the forward min-sum needs an output volume and no fused WTA"); });
+    require(forward->truncation && forward->truncation->width == guide.width &&
+                forward->truncation->height == guide.height,
+            [&] { return prefix("+: the truncation map is missing or differs in size from the image"); });
+  }
+  // Vertical passes visit their rows in step order (vertical_row_order).
+  const int rows = DY ? vertical_row_slots(step, guide.height) : guide.height;
+  const dim3 grid(unsigned(div_up(guide.width, AGGR_BLOCK_X)), unsigned(div_up(rows, AGGR_BLOCK_Y)));
+  launch_pass<DX, DY>(
+      grid, stream, guide.get(), guide.width, guide.height, reinterpret_cast<const __half*>(centre),
+      reinterpret_cast<const __half*>(side), planes, step, table, border == Border::clamp,
+      reinterpret_cast<__half*>(out), winner ? winner->cost.get() : nullptr,
+      winner ? winner->disparity.get() : nullptr, first_disparity, forward ? forward->c : 0.0f,
+      forward ? forward->eta : 0.0f, forward ? forward->truncation->get() : nullptr);
+  CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace stereo::cu::esaw::detail

@@ -2,9 +2,8 @@
 // weights depend on the pixel only: each thread computes them once and applies them to every plane
 // of the slab, so the exp() work is per pixel, not per cell. The rows y - s and y + s are read as
 // whole coalesced rows; with the WTA fused, the last pass of an iteration never writes its volume
-// (the paper's select_disparity folded in). The kernel is aggr_pass.cuh's, with DY = 1.
-
-#include <cuda_fp16.h>
+// (the paper's select_disparity folded in). The kernel and its launch are aggr_pass.cuh's, with
+// DY = 1.
 
 #include "methods/esaw/cuda/aggr_pass.cuh"
 #include "methods/esaw/cuda/stages.h"
@@ -12,30 +11,10 @@
 namespace stereo::cu::esaw {
 
 void aggr_V(const DeviceImage<uchar4>& guide, const std::uint16_t* centre, const std::uint16_t* side, int planes,
-            int step, const WeightTable& table, reference::Border border, std::uint16_t* out,
-            Winner* winner, int first_disparity, cudaStream_t stream, const ForwardMinSum* forward) {
-  require(step >= 1, "esaw/cuda: aggr_V: step must be >= 1, got " + std::to_string(step));
-  require(planes >= 1, "esaw/cuda: aggr_V: needs at least one plane, got " + std::to_string(planes));
-  require(out || winner, "esaw/cuda: aggr_V: neither an output volume nor a winner to update");
-  require(out != centre && out != side, "esaw/cuda: aggr_V: the output may not alias an input");
-  if (winner)
-    require(winner->cost.width == guide.width && winner->cost.height == guide.height,
-            "esaw/cuda: aggr_V: winner map size differs from the image");
-  if (forward) {
-    require(out && !winner, "esaw/cuda: aggr_V+: the forward min-sum needs an output volume and no fused WTA");
-    require(forward->truncation && forward->truncation->width == guide.width &&
-                forward->truncation->height == guide.height,
-            "esaw/cuda: aggr_V+: the truncation map is missing or differs in size from the image");
-  }
-  const int slots = detail::vertical_row_slots(step, guide.height);  // rows in step order, aggr_pass.cuh
-  const dim3 grid(unsigned(div_up(guide.width, detail::AGGR_BLOCK_X)), unsigned(div_up(slots, detail::AGGR_BLOCK_Y)));
-  detail::launch_pass<0, 1>(
-      grid, stream, guide.get(), guide.width, guide.height, reinterpret_cast<const __half*>(centre),
-      reinterpret_cast<const __half*>(side), planes, step, table, border == reference::Border::clamp,
-      reinterpret_cast<__half*>(out), winner ? winner->cost.get() : nullptr,
-      winner ? winner->disparity.get() : nullptr, first_disparity, forward ? forward->c : 0.0f,
-      forward ? forward->eta : 0.0f, forward ? forward->truncation->get() : nullptr);
-  CUDA_CHECK_LAUNCH();
+            int step, const WeightTable& table, Border border, std::uint16_t* out, Winner* winner,
+            int first_disparity, cudaStream_t stream, const ForwardMinSum* forward) {
+  detail::run_pass<0, 1>("aggr_V", guide, centre, side, planes, step, table, border, out, winner, first_disparity,
+                         stream, forward);
 }
 
 }  // namespace stereo::cu::esaw

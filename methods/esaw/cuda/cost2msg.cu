@@ -128,8 +128,10 @@ void cost2msg(const std::uint16_t* in, int width, int height, int levels, float 
   CUDA_CHECK(cudaGetDevice(&device));
   const std::size_t smem = std::size_t(levels) * THREADS * sizeof(__half);
   const std::size_t limit = shared_memory_optin_limit(device);
-  require(smem <= limit, "esaw/cuda: cost2msg: " + std::to_string(levels) + " levels need " + std::to_string(smem) +
-                             " B of shared memory per block, the device allows " + std::to_string(limit));
+  require(smem <= limit, [&] {
+    return "esaw/cuda: cost2msg: " + std::to_string(levels) + " levels need " + std::to_string(smem) +
+           " B of shared memory per block, the device allows " + std::to_string(limit);
+  });
   if (smem > 48 * 1024)
     CUDA_CHECK(cudaFuncSetAttribute(cost2msg_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   const std::size_t pixels = std::size_t(width) * std::size_t(height);
@@ -152,9 +154,10 @@ void init_cost2msg(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage
   CUDA_CHECK(cudaGetDevice(&device));
   const std::size_t smem = std::size_t(levels) * THREADS * sizeof(__half);
   const std::size_t limit = shared_memory_optin_limit(device);
-  require(smem <= limit, "esaw/cuda: init_cost+cost2msg: " + std::to_string(levels) + " levels need " +
-                             std::to_string(smem) + " B of shared memory per block, the device allows " +
-                             std::to_string(limit));
+  require(smem <= limit, [&] {
+    return "esaw/cuda: init_cost+cost2msg: " + std::to_string(levels) + " levels need " + std::to_string(smem) +
+           " B of shared memory per block, the device allows " + std::to_string(limit);
+  });
   if (smem > 48 * 1024)
     CUDA_CHECK(cudaFuncSetAttribute(init_cost2msg_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   const std::size_t pixels = grey_left.count();

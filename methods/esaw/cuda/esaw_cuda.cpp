@@ -28,7 +28,6 @@ namespace stereo {
 namespace {
 
 namespace ce = cu::esaw;
-namespace ref = reference;
 
 template <class Params>
 using OptionsOf = std::conditional_t<std::is_same_v<Params, EsmpParams>, EsmpCudaOptions, EsawCudaOptions>;
@@ -54,7 +53,7 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
     // One colour table for every pass (it depends on gamma_c alone); each pass's WeightTable
     // points at it.
     if (params_.colour == "lab8") lab8_colour_ = ce::lab8_colour_table(params_.gamma_c, component);
-    passes_.border = params_.border == "clamp" ? ref::Border::clamp : ref::Border::drop;
+    passes_.border = params_.border == "clamp" ? ce::Border::clamp : ce::Border::drop;
     for (int t = 1; t <= params_.iterations; ++t) {
       passes_.steps.push_back(esaw_step(params_.base, t));
       passes_.tables.push_back(
@@ -174,7 +173,7 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
     const Params& p = params_;
     const std::vector<int>& steps = passes_.steps;
     const std::vector<ce::WeightTable>& tables = passes_.tables;
-    const ref::Border border = passes_.border;
+    const ce::Border border = passes_.border;
     const cu::DeviceImage<uchar4>& guide = w.weight_guide();
     static_assert(ce::HV_MAX_STEP == 16, "EsawCudaOptions::validate bounds fuse_hv_max_step by 16");
     for (int k0 = 0; k0 < range.count; k0 += w.slab) {

@@ -151,7 +151,7 @@ struct EsawBuffers : cu::InputPair {
 struct PassTables {
   std::vector<int> steps;                    // eq. 4's step of each iteration
   std::vector<cu::esaw::WeightTable> tables;  // the weight factors of each step
-  reference::Border border = reference::Border::drop;
+  cu::esaw::Border border = cu::esaw::Border::drop;
 };
 
 /// ESMP's passes after rgb2grey (and rgb2lab8) up to the fused WTA, as the reading in force and

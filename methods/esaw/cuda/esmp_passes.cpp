@@ -18,7 +18,7 @@ void run_esmp_passes(const EsmpParams& p, const EsmpCudaOptions& options, const 
                      EsawBuffers& w, DisparityRange range, cu::StageClock& clock, cudaStream_t s) {
   const std::vector<int>& steps = passes.steps;
   const std::vector<ce::WeightTable>& tables = passes.tables;
-  const reference::Border border = passes.border;
+  const ce::Border border = passes.border;
   const cu::DeviceImage<uchar4>& guide = w.weight_guide();
   const float eta = p.eta_factor * float(range.count - 1);  // eta = 0.0375 d_max, as the cpu backend reads it
   const bool literal = p.esmp_variant == "literal";

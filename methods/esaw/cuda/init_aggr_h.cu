@@ -51,18 +51,19 @@ __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
 
 void init_aggr_H(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
                  const DeviceImage<uchar4>& guide, int first_disparity, int planes, float lambda, float tau, int step,
-                 const WeightTable& table, reference::Border border, std::uint16_t* out, cudaStream_t stream) {
+                 const WeightTable& table, Border border, std::uint16_t* out, cudaStream_t stream) {
   require(grey_left.width == grey_right.width && grey_left.height == grey_right.height &&
               guide.width == grey_left.width && guide.height == grey_left.height,
           "esaw/cuda: init_cost+aggr_H: the grey and guide images differ in size");
-  require(step >= 1, "esaw/cuda: init_cost+aggr_H: step must be >= 1, got " + std::to_string(step));
-  require(planes >= 1, "esaw/cuda: init_cost+aggr_H: needs at least one plane, got " + std::to_string(planes));
+  require(step >= 1, [&] { return "esaw/cuda: init_cost+aggr_H: step must be >= 1, got " + std::to_string(step); });
+  require(planes >= 1,
+          [&] { return "esaw/cuda: init_cost+aggr_H: needs at least one plane, got " + std::to_string(planes); });
   require(out != nullptr, "esaw/cuda: init_cost+aggr_H: no output volume");
   const dim3 block(BLOCK_X, BLOCK_Y);
   const dim3 grid(unsigned(div_up(guide.width, BLOCK_X)), unsigned(div_up(guide.height, BLOCK_Y)));
   init_aggr_h_kernel<<<grid, block, 0, stream>>>(guide.get(), grey_left.get(), grey_right.get(), guide.width,
                                                  guide.height, first_disparity, planes, lambda, tau, step, table,
-                                                 border == reference::Border::clamp, reinterpret_cast<__half*>(out));
+                                                 border == Border::clamp, reinterpret_cast<__half*>(out));
   CUDA_CHECK_LAUNCH();
 }
 

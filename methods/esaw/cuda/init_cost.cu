@@ -33,7 +33,7 @@ void init_cost(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std
                int first_disparity, int planes, float lambda, float tau, std::uint16_t* out, cudaStream_t stream) {
   require(grey_left.width == grey_right.width && grey_left.height == grey_right.height,
           "esaw/cuda: init_cost: left and right grey images differ in size");
-  require(planes >= 1, "esaw/cuda: init_cost: needs at least one plane, got " + std::to_string(planes));
+  require(planes >= 1, [&] { return "esaw/cuda: init_cost: needs at least one plane, got " + std::to_string(planes); });
   const dim3 block(BLOCK_X, BLOCK_Y);
   const dim3 grid(unsigned(div_up(grey_left.width, BLOCK_X)), unsigned(div_up(grey_left.height, BLOCK_Y)));
   init_cost_kernel<<<grid, block, 0, stream>>>(grey_left.get(), grey_right.get(), grey_left.width, grey_left.height,

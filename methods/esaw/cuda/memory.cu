@@ -1,21 +1,23 @@
-// Host-side helpers: the weight tables (from the reference's own functions) and the
-// synchronous volume transfers the tests use (disparity-fastest <-> planes, float <-> half).
+// Host-side helpers: the weight tables (from the model's functions, methods/esaw/model.h, which
+// the reference's weights evaluate too) and the synchronous float <-> half transfers of the
+// tests (in the planes' layout; the tests convert the reference's volumes).
 
 #include <cuda_fp16.h>
 
-#include <cmath>
+#include <string>
 #include <vector>
 
 #include "methods/esaw/cuda/stages.h"
 
 namespace stereo::cu::esaw {
 
+namespace model = stereo::esaw;
+
 WeightTable weight_table(float gamma_c, float gamma_p, int step, const float* lab8_colour) {
   WeightTable table{};
-  // reference/esaw.cpp sample_weights: colour_factor of the largest channel difference (an
-  // integer), and the same float expression for the spatial factor, evaluated by the same libm.
-  for (int dc = 0; dc < 256; ++dc) table.colour[dc] = reference::colour_factor(float(dc), gamma_c);
-  table.spatial = std::exp(-float(step) / gamma_p);
+  // max_rgb: the colour factor of the largest channel difference (an integer).
+  for (int dc = 0; dc < 256; ++dc) table.colour[dc] = model::colour_factor(float(dc), gamma_c);
+  table.spatial = model::spatial_factor(step, gamma_p);
   table.lab8_colour = lab8_colour;
   return table;
 }
@@ -23,7 +25,7 @@ WeightTable weight_table(float gamma_c, float gamma_p, int step, const float* la
 std::vector<float> lab8_colour_factors(float gamma_c) {
   std::vector<float> factors(LAB8_SQUARED_DISTANCES);
   for (int d = 0; d < LAB8_SQUARED_DISTANCES; ++d)
-    factors[std::size_t(d)] = reference::colour_factor(reference::lab8_distance(d), gamma_c);
+    factors[std::size_t(d)] = model::colour_factor(model::lab8_distance(d), gamma_c);
   return factors;
 }
 
@@ -36,34 +38,29 @@ DeviceBuffer<float> lab8_colour_table(float gamma_c, const std::string& componen
   return table;
 }
 
-DeviceVolume upload_volume(const reference::CostVolume& volume) {
-  DeviceVolume out(volume.width, volume.height, volume.range.count, "esaw/cuda", "an uploaded volume");
-  std::vector<__half> host(out.data ? DeviceVolume::cells(volume.width, volume.height, volume.range.count) : 0);
-  const std::size_t plane = out.plane_cells();
-  for (int y = 0; y < volume.height; ++y)
-    for (int x = 0; x < volume.width; ++x)
-      for (int k = 0; k < volume.range.count; ++k) {
-        const float v = volume.at(x, y, k);
-        const __half h = __float2half_rn(v);
-        require(__half2float(h) == v, "esaw/cuda: upload_volume: " + std::to_string(v) + " is not a half value");
-        host[std::size_t(k) * plane + std::size_t(y) * std::size_t(volume.width) + std::size_t(x)] = h;
-      }
+DeviceVolume upload_volume(int width, int height, int planes, const std::vector<float>& cells) {
+  require(cells.size() == DeviceVolume::cells(width, height, planes), [&] {
+    return "esaw/cuda: upload_volume: " + std::to_string(cells.size()) + " values for " + std::to_string(width) +
+           "x" + std::to_string(height) + "x" + std::to_string(planes);
+  });
+  DeviceVolume out(width, height, planes, "esaw/cuda", "an uploaded volume");
+  std::vector<__half> host(out.data ? cells.size() : 0);
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    const float v = cells[i];
+    const __half h = __float2half_rn(v);
+    require(__half2float(h) == v,
+            [&] { return "esaw/cuda: upload_volume: " + std::to_string(v) + " is not a half value"; });
+    host[i] = h;
+  }
   copy_to_device(out.data.get(), host.data(), host.size() * sizeof(__half));
   return out;
 }
 
-reference::CostVolume download_volume(const DeviceVolume& volume, DisparityRange range) {
-  require(range.count == volume.planes, "esaw/cuda: download_volume: range has " + std::to_string(range.count) +
-                                            " levels, the volume " + std::to_string(volume.planes) + " planes");
+std::vector<float> download_cells(const DeviceVolume& volume) {
   std::vector<__half> host(DeviceVolume::cells(volume.width, volume.height, volume.planes));
   CUDA_CHECK(cudaMemcpy(host.data(), volume.data.get(), host.size() * sizeof(__half), cudaMemcpyDeviceToHost));
-  reference::CostVolume out(volume.width, volume.height, range);
-  const std::size_t plane = volume.plane_cells();
-  for (int y = 0; y < volume.height; ++y)
-    for (int x = 0; x < volume.width; ++x)
-      for (int k = 0; k < volume.planes; ++k)
-        out.at(x, y, k) =
-            __half2float(host[std::size_t(k) * plane + std::size_t(y) * std::size_t(volume.width) + std::size_t(x)]);
+  std::vector<float> out(host.size());
+  for (std::size_t i = 0; i < host.size(); ++i) out[i] = __half2float(host[i]);
   return out;
 }
 

@@ -3,10 +3,11 @@
 //
 // Why the bytes equal the reference's: the kernel repeats reference::linear_to_lab and
 // lab8_unrounded operation by operation in double, each one an explicit round-to-nearest
-// intrinsic so that nvcc contracts nothing into an FMA, on the very linear values the reference
-// uses (a 256-entry table the host fills with reference::srgb_to_linear; the 2.4 power is never
-// evaluated here). The one operation that may differ is the cube root of CIE's f(t): CUDA's
-// cbrt and libm's are not correctly rounded (CUDA: within 1 ulp; libm: a few). Even 16 ulps move
+// intrinsic so that nvcc contracts nothing into an FMA, with the model's sRGB constants
+// (methods/esaw/model.h) on the very linear values the reference uses (a 256-entry table the
+// host fills with esaw::srgb_to_linear; the 2.4 power is never evaluated here). The one
+// operation that may differ is the cube root of CIE's f(t): CUDA's cbrt and libm's are not
+// correctly rounded (CUDA: within 1 ulp; libm: a few). Even 16 ulps move
 // an unrounded value by < 4e-12, and tests/test_esaw_reference.cpp (NoColourHasAnUnroundedLab8ValueNearARoundingTie)
 // checks that no one of the 2^24 colours lies that close to a rounding tie, so the rounded bytes
 // agree for every colour, on every GPU.
@@ -19,6 +20,8 @@
 namespace stereo::cu::esaw {
 namespace {
 
+namespace model = stereo::esaw;
+
 constexpr int THREADS = 256;
 
 // sRGB's linear light of every 8-bit code, passed by value (2 KB of kernel parameters).
@@ -28,14 +31,14 @@ struct SrgbTable {
 
 SrgbTable srgb_table() {
   SrgbTable table{};
-  for (int v = 0; v < 256; ++v) table.linear[v] = reference::srgb_to_linear(std::uint8_t(v));
+  for (int v = 0; v < 256; ++v) table.linear[v] = model::srgb_to_linear(std::uint8_t(v));
   return table;
 }
 
 // CIE 1976's f(t) as reference/esaw.cpp lab_f writes it (the constants fold at compile time, in
 // double, as the host compiler folds them).
 __device__ __forceinline__ double lab_f(double t) {
-  constexpr double delta = 6.0 / 29.0;
+  constexpr double delta = model::LAB_DELTA;
   return t > delta * delta * delta ? cbrt(t) : __dadd_rn(__ddiv_rn(t, 3.0 * delta * delta), 4.0 / 29.0);
 }
 
@@ -55,12 +58,14 @@ __global__ void rgb2lab8_kernel(const uchar4* __restrict__ rgba, std::size_t pix
   const uchar4 p = rgba[i];
   const double r = linear[p.x], g = linear[p.y], b = linear[p.z];
   // reference::linear_to_lab: the sRGB matrix's rows, each summed left to right.
-  constexpr double white_x = 0.4124 + 0.3576 + 0.1805, white_z = 0.0193 + 0.1192 + 0.9505;
-  const double x = __ddiv_rn(__dadd_rn(__dadd_rn(__dmul_rn(0.4124, r), __dmul_rn(0.3576, g)), __dmul_rn(0.1805, b)),
-                             white_x);
-  const double y = __dadd_rn(__dadd_rn(__dmul_rn(0.2126, r), __dmul_rn(0.7152, g)), __dmul_rn(0.0722, b));
-  const double z = __ddiv_rn(__dadd_rn(__dadd_rn(__dmul_rn(0.0193, r), __dmul_rn(0.1192, g)), __dmul_rn(0.9505, b)),
-                             white_z);
+  const double x = __ddiv_rn(
+      __dadd_rn(__dadd_rn(__dmul_rn(model::SRGB_XR, r), __dmul_rn(model::SRGB_XG, g)), __dmul_rn(model::SRGB_XB, b)),
+      model::WHITE_X);
+  const double y =
+      __dadd_rn(__dadd_rn(__dmul_rn(model::SRGB_YR, r), __dmul_rn(model::SRGB_YG, g)), __dmul_rn(model::SRGB_YB, b));
+  const double z = __ddiv_rn(
+      __dadd_rn(__dadd_rn(__dmul_rn(model::SRGB_ZR, r), __dmul_rn(model::SRGB_ZG, g)), __dmul_rn(model::SRGB_ZB, b)),
+      model::WHITE_Z);
   const double fx = lab_f(x), fy = lab_f(y), fz = lab_f(z);
   const double l_star = __dsub_rn(__dmul_rn(116.0, fy), 16.0);
   const double a_star = __dmul_rn(500.0, __dsub_rn(fx, fy));
@@ -73,9 +78,10 @@ __global__ void rgb2lab8_kernel(const uchar4* __restrict__ rgba, std::size_t pix
 }  // namespace
 
 void rgb2lab8(const DeviceImage<uchar4>& rgba, DeviceImage<uchar4>& lab8, cudaStream_t stream) {
-  require(rgba.width == lab8.width && rgba.height == lab8.height,
-          "esaw/cuda: rgb2lab8: the RGBA image is " + std::to_string(rgba.width) + "x" + std::to_string(rgba.height) +
-              ", the lab8 image " + std::to_string(lab8.width) + "x" + std::to_string(lab8.height));
+  require(rgba.width == lab8.width && rgba.height == lab8.height, [&] {
+    return "esaw/cuda: rgb2lab8: the RGBA image is " + std::to_string(rgba.width) + "x" + std::to_string(rgba.height) +
+           ", the lab8 image " + std::to_string(lab8.width) + "x" + std::to_string(lab8.height);
+  });
   const std::size_t pixels = rgba.count();
   if (pixels == 0) return;
   require(rgba.get() != lab8.get(), "esaw/cuda: rgb2lab8: the output may not alias the input");

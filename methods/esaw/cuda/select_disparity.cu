@@ -48,10 +48,11 @@ void wta_reset(Winner& winner, cudaStream_t stream) {
 
 void select_disparity(const std::uint16_t* volume, int width, int height, int planes, int first_disparity,
                       Winner& winner, cudaStream_t stream) {
-  require(winner.cost.width == width && winner.cost.height == height,
-          "esaw/cuda: select_disparity: winner map " + std::to_string(winner.cost.width) + "x" +
-              std::to_string(winner.cost.height) + " does not match the volume " + std::to_string(width) + "x" +
-              std::to_string(height));
+  require(winner.cost.width == width && winner.cost.height == height, [&] {
+    return "esaw/cuda: select_disparity: winner map " + std::to_string(winner.cost.width) + "x" +
+           std::to_string(winner.cost.height) + " does not match the volume " + std::to_string(width) + "x" +
+           std::to_string(height);
+  });
   const std::size_t pixels = std::size_t(width) * std::size_t(height);
   select_disparity_kernel<<<blocks_1d(pixels, THREADS, "esaw/cuda select_disparity"), THREADS, 0, stream>>>(
       reinterpret_cast<const __half*>(volume), pixels, planes, first_disparity, winner.cost.get(),

@@ -16,7 +16,7 @@
 ///   aggr_hv.cu           aggr_HV, init_aggr_HV   ESAW: aggr_H then aggr_V of one iteration in
 ///                                           one launch, the H result in shared memory
 ///   aggr_msg.cu          aggr_msg           ESMP: cost2msg- folded into the next aggr_H+/aggr_V+
-///   memory.cu            upload_volume, download_volume (tests)
+///   memory.cu            the weight tables; upload_volume, download_cells (tests)
 ///   esaw_cuda.cpp        the matchers ("esaw", "cuda") and ("esmp", "cuda")
 ///
 /// Layout and precision (NOTES.md): a cost volume is a stack of disparity planes, plane k
@@ -25,7 +25,8 @@
 /// rounds once when it stores, exactly as the reference does with Storage::fp16; the products
 /// and sums are written with __fmul_rn / __fadd_rn so nvcc cannot contract them into FMAs the
 /// reference does not make, and the weights' exp() terms come from tables the host fills with
-/// the reference's own functions. Every stage is therefore bit-exact with the reference.
+/// the functions of methods/esaw/model.h, which the reference evaluates too. Every stage is
+/// therefore bit-exact with the reference.
 ///
 /// Delta_c (EsawParams::colour): max_rgb reads the RGBA image and a 256-entry colour table;
 /// lab8 reads rgb2lab8's image and a table over the squared distance of two lab8 colours
@@ -38,9 +39,12 @@
 #include <vector>
 
 #include "cuda/common.h"
-#include "methods/esaw/reference/esaw.h"
+#include "methods/esaw/model.h"
 
 namespace stereo::cu::esaw {
+
+/// What a pass does with a sample outside the image (model.h).
+using stereo::esaw::Border;
 
 /// A stack of disparity planes of fp16 bits (std::uint16_t so host code needs no cuda_fp16.h).
 struct DeviceVolume {
@@ -62,9 +66,9 @@ struct DeviceVolume {
   }
 };
 
-/// The exp() factors of the adaptive weight, filled on the host by the reference's own functions
-/// (reference/esaw.cpp sample_weights): spatial = exp(-step / gamma_p) and the colour factor
-/// exp(-Delta_c / gamma_c), looked up
+/// The exp() factors of the adaptive weight, filled on the host by the model's functions (the
+/// ones reference/esaw.cpp sample_weights evaluates): spatial = esaw::spatial_factor(step,
+/// gamma_p) and the colour factor esaw::colour_factor(Delta_c, gamma_c), looked up
 ///  - colour=max_rgb (lab8_colour null): in colour[dc], dc the largest channel difference of two
 ///    RGBA pixels (the kernels copy it to shared memory);
 ///  - colour=lab8: in lab8_colour[D], D = dL^2 + da^2 + db^2 of two rgb2lab8 pixels, a device
@@ -77,10 +81,10 @@ struct WeightTable {
 };
 WeightTable weight_table(float gamma_c, float gamma_p, int step, const float* lab8_colour = nullptr);
 
-/// The squared distances two lab8 colours can have: 0 .. 3 x 255^2.
-constexpr int LAB8_SQUARED_DISTANCES = 3 * 255 * 255 + 1;
-/// lab8's colour factors on the host: [D] = reference::colour_factor(reference::lab8_distance(D),
-/// gamma_c), the very floats the reference's weights use.
+/// The squared distances two lab8 colours can have: 0 .. 3 x 255^2 (model.h).
+using stereo::esaw::LAB8_SQUARED_DISTANCES;
+/// lab8's colour factors on the host: [D] = esaw::colour_factor(esaw::lab8_distance(D), gamma_c)
+/// (model.h), the very floats the reference's weights use.
 std::vector<float> lab8_colour_factors(float gamma_c);
 /// The same, uploaded to the current device (synchronous; once per matcher, gamma_c is fixed).
 DeviceBuffer<float> lab8_colour_table(float gamma_c, const std::string& component);
@@ -122,7 +126,7 @@ struct ForwardMinSum {
 /// weights from `guide` (reference::aggr_H). centre and side may be the same pointer; out
 /// must differ from both.
 void aggr_H(const DeviceImage<uchar4>& guide, const std::uint16_t* centre, const std::uint16_t* side, int planes,
-            int step, const WeightTable& table, reference::Border border, std::uint16_t* out, cudaStream_t stream,
+            int step, const WeightTable& table, Border border, std::uint16_t* out, cudaStream_t stream,
             const ForwardMinSum* forward = nullptr);
 
 /// ESAW's first pass: aggr_H over init_cost's planes first_disparity, ... (eq. 3 computed on the
@@ -130,7 +134,7 @@ void aggr_H(const DeviceImage<uchar4>& guide, const std::uint16_t* centre, const
 /// centre = side = C0; C0 is never stored.
 void init_aggr_H(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
                  const DeviceImage<uchar4>& guide, int first_disparity, int planes, float lambda, float tau, int step,
-                 const WeightTable& table, reference::Border border, std::uint16_t* out, cudaStream_t stream);
+                 const WeightTable& table, Border border, std::uint16_t* out, cudaStream_t stream);
 
 /// The largest step aggr_HV takes: its block re-reads and re-aggregates 2 x step rows around a
 /// tile of 16, and holds them in shared memory (61.4 KB at 16).
@@ -144,17 +148,17 @@ int aggr_hv_max_step();
 /// the H result kept in shared memory and never stored; equal bit for bit to the two kernels.
 /// step <= HV_MAX_STEP; out must differ from in.
 void aggr_HV(const DeviceImage<uchar4>& guide, const std::uint16_t* in, int planes, int step, const WeightTable& table,
-             reference::Border border, std::uint16_t* out, cudaStream_t stream);
+             Border border, std::uint16_t* out, cudaStream_t stream);
 /// The same with init_cost fused in (iteration 1): equal bit for bit to init_aggr_H then aggr_V.
 void init_aggr_HV(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
                   const DeviceImage<uchar4>& guide, int first_disparity, int planes, float lambda, float tau, int step,
-                  const WeightTable& table, reference::Border border, std::uint16_t* out, cudaStream_t stream);
+                  const WeightTable& table, Border border, std::uint16_t* out, cudaStream_t stream);
 
 /// Eq. 6, along y (reference::aggr_V). With `winner`, the stored (rounded) value of every plane
 /// also updates the running arg-min, plane 0 being disparity first_disparity; out may then be
 /// null (the WTA fused into the last pass, so the last volume is never written).
 void aggr_V(const DeviceImage<uchar4>& guide, const std::uint16_t* centre, const std::uint16_t* side, int planes,
-            int step, const WeightTable& table, reference::Border border, std::uint16_t* out, Winner* winner,
+            int step, const WeightTable& table, Border border, std::uint16_t* out, Winner* winner,
             int first_disparity, cudaStream_t stream, const ForwardMinSum* forward = nullptr);
 
 /// Sets winner.cost to +inf (and the disparity to +inf) before the first slab.
@@ -191,13 +195,15 @@ void cost2msg_backward(const std::uint16_t* forward, const DeviceImage<float>& t
 /// (or aggr_V with the winner). Outputs may not alias inputs; levels x 128 B of shared memory.
 void aggr_msg(const DeviceImage<uchar4>& guide, bool vertical, const std::uint16_t* forward_in,
               const DeviceImage<float>& truncation_in, int levels, int step, const WeightTable& table,
-              reference::Border border, float c, float eta, std::uint16_t* forward_out,
+              Border border, float c, float eta, std::uint16_t* forward_out,
               DeviceImage<float>* truncation_out, Winner* winner, int first_disparity, cudaStream_t stream);
 
 // ---- tests and set-up (synchronous) ----
-/// A reference volume (disparity fastest, fp16-representable values) as planes.
-DeviceVolume upload_volume(const reference::CostVolume& volume);
-/// Planes back into a reference volume over `range` (range.count == volume.planes).
-reference::CostVolume download_volume(const DeviceVolume& volume, DisparityRange range);
+/// Host floats in the planes' layout (index k * W * H + y * W + x, `planes` of them), each a
+/// half value, as fp16 planes on the device; and back. The fp16 conversion lives here so that
+/// host code needs no cuda_fp16.h; the tests convert the reference's volumes
+/// (methods/esaw/tests/cuda_stage_util.h).
+DeviceVolume upload_volume(int width, int height, int planes, const std::vector<float>& cells);
+std::vector<float> download_cells(const DeviceVolume& volume);
 
 }  // namespace stereo::cu::esaw

@@ -7,14 +7,10 @@
 
 #include <cstdint>
 
+#include "cuda/shared/colour_difference.cuh"
 #include "methods/esaw/cuda/stages.h"
 
 namespace stereo::cu::esaw::detail {
-
-// max_rgb: the largest channel difference of two RGBA pixels, colour[]'s index.
-__device__ __forceinline__ int colour_distance(uchar4 a, uchar4 b) {
-  return max(max(abs(int(a.x) - int(b.x)), abs(int(a.y) - int(b.y))), abs(int(a.z) - int(b.z)));
-}
 
 // lab8: the squared Euclidean distance of two lab8 pixels, exact in int, lab8_colour[]'s index.
 // (The reference takes the float root of the same exact sum; the table holds the factor of that
@@ -28,7 +24,7 @@ __device__ __forceinline__ int squared_lab8_distance(uchar4 a, uchar4 b) {
 // is the same for every thread of a launch.
 __device__ __forceinline__ float colour_factor(const WeightTable& table, uchar4 p, uchar4 q) {
   if (table.lab8_colour) return __ldg(table.lab8_colour + squared_lab8_distance(p, q));
-  return table.colour[colour_distance(p, q)];
+  return table.colour[max_channel_difference(p, q)];  // max_rgb: colour[]'s index
 }
 
 // A kernel's copy of the table in shared memory (a dynamic index into the kernel's parameters
@@ -74,6 +70,25 @@ __device__ __forceinline__ float grey_cost(int left, const std::uint8_t* __restr
   const int xr = min(max(x - d, 0), width - 1);
   const float diff = float(abs(left - int(right_row[xr])));
   return __half2float(__float2half_rn(__fmul_rn(lambda, fminf(diff, tau))));
+}
+
+// The three samples of a pass along (DX, DY) at (x, y): the indices of p, p - s and p + s in an
+// image (the sides clamped to it, so always valid addresses) and whether each side is read at
+// all: Border::drop reads no sample outside, Border::clamp reads the edge pixel instead. Shared
+// by the pass kernels that read their samples from stored volumes (aggr_pass.cuh, aggr_msg.cu).
+// Out-parameters rather than a struct: plain bools keep the vertical aggr_msg kernel's code
+// exactly as it was written inline (a struct's bools cost it its loop versioning).
+template <int DX, int DY>
+__device__ __forceinline__ void pass_samples(int x, int y, int width, int height, int step, bool clamp_border,
+                                             std::size_t& i, std::size_t& im, std::size_t& ip, bool& in_minus,
+                                             bool& in_plus) {
+  const int xm = x - DX * step, ym = y - DY * step, xp = x + DX * step, yp = y + DY * step;
+  in_minus = clamp_border || (xm >= 0 && ym >= 0);
+  in_plus = clamp_border || (xp < width && yp < height);
+  const std::size_t w = std::size_t(width);
+  i = std::size_t(y) * w + std::size_t(x);
+  im = std::size_t(max(ym, 0)) * w + std::size_t(max(xm, 0));
+  ip = std::size_t(min(yp, height - 1)) * w + std::size_t(min(xp, width - 1));
 }
 
 // Planes ahead whose centre cells a pass kernel asks the L2 to fetch (prefetch_l2) before it

@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "reference/colour_difference.h"
 #include "reference/median.h"
 #include "reference/winner_takes_all.h"
 
@@ -20,25 +21,23 @@ namespace stereo::reference {
 
 namespace {
 
+namespace model = stereo::esaw;  // methods/esaw/model.h
+
 float store(float x, Storage storage) { return storage == Storage::fp16 ? round_to_half(x) : x; }
 
 void require_same_shape(const CostVolume& a, const CostVolume& b, const char* stage) {
   require(a.width == b.width && a.height == b.height && a.range.min == b.range.min && a.range.count == b.range.count,
-          std::string("esaw/cpu: ") + stage + ": volumes differ in shape (" + std::to_string(a.width) + "x" +
-              std::to_string(a.height) + "x" + std::to_string(a.range.count) + " vs " + std::to_string(b.width) +
-              "x" + std::to_string(b.height) + "x" + std::to_string(b.range.count) + ")");
-}
-
-int max_channel_distance(const ImageU8& rgb, int x0, int y0, int x1, int y1) {
-  int most = 0;
-  for (int ch = 0; ch < rgb.channels; ++ch)
-    most = std::max(most, std::abs(int(rgb.at(x0, y0, ch)) - int(rgb.at(x1, y1, ch))));
-  return most;
+          [&] {
+            return std::string("esaw/cpu: ") + stage + ": volumes differ in shape (" + std::to_string(a.width) +
+                   "x" + std::to_string(a.height) + "x" + std::to_string(a.range.count) + " vs " +
+                   std::to_string(b.width) + "x" + std::to_string(b.height) + "x" + std::to_string(b.range.count) +
+                   ")";
+          });
 }
 
 // CIE 1976's f(t): the cube root, with the linear segment below (6/29)^3.
 double lab_f(double t) {
-  constexpr double delta = 6.0 / 29.0;
+  constexpr double delta = model::LAB_DELTA;
   return t > delta * delta * delta ? std::cbrt(t) : t / (3.0 * delta * delta) + 4.0 / 29.0;
 }
 
@@ -52,11 +51,13 @@ CostVolume aggregate(const CostVolume& centre, const CostVolume& side, const Wei
                      float gamma_c, float gamma_p, Border border, Storage storage, const char* stage,
                      bool normalise = true) {
   require_same_shape(centre, side, stage);
-  require(guide.width() == centre.width && guide.height() == centre.height,
-          std::string("esaw/cpu: ") + stage + ": reference image " + std::to_string(guide.width()) + "x" +
-              std::to_string(guide.height()) + " does not match the volume " + std::to_string(centre.width) + "x" +
-              std::to_string(centre.height));
-  require(step >= 1, std::string("esaw/cpu: ") + stage + ": step must be >= 1, got " + std::to_string(step));
+  require(guide.width() == centre.width && guide.height() == centre.height, [&] {
+    return std::string("esaw/cpu: ") + stage + ": reference image " + std::to_string(guide.width()) + "x" +
+           std::to_string(guide.height()) + " does not match the volume " + std::to_string(centre.width) + "x" +
+           std::to_string(centre.height);
+  });
+  require(step >= 1,
+          [&] { return std::string("esaw/cpu: ") + stage + ": step must be >= 1, got " + std::to_string(step); });
   CostVolume out(centre.width, centre.height, centre.range);
   const int levels = centre.range.count;
   parallel_for(std::size_t(centre.height), 0, [&](std::size_t row) {
@@ -102,9 +103,10 @@ ImageU8 rgb2grey(const ImageU8& rgb) { return grey_image(rgb); }
 CostVolume init_cost(const ImageU8& grey_left, const ImageU8& grey_right, DisparityRange range, float lambda,
                      float tau, Storage storage) {
   require(grey_left.channels == 1 && grey_right.channels == 1, "esaw/cpu: init_cost needs grey images");
-  require(grey_left.same_size(grey_right.width, grey_right.height),
-          "esaw/cpu: init_cost: left " + std::to_string(grey_left.width) + "x" + std::to_string(grey_left.height) +
-              " and right " + std::to_string(grey_right.width) + "x" + std::to_string(grey_right.height) + " differ");
+  require(grey_left.same_size(grey_right.width, grey_right.height), [&] {
+    return "esaw/cpu: init_cost: left " + std::to_string(grey_left.width) + "x" + std::to_string(grey_left.height) +
+           " and right " + std::to_string(grey_right.width) + "x" + std::to_string(grey_right.height) + " differ";
+  });
   require(range.count >= 1, "esaw/cpu: init_cost: empty disparity range");
   CostVolume out(grey_left.width, grey_left.height, range);
   parallel_for(std::size_t(grey_left.height), 0, [&](std::size_t row) {
@@ -119,17 +121,10 @@ CostVolume init_cost(const ImageU8& grey_left, const ImageU8& grey_right, Dispar
   return out;
 }
 
-double srgb_to_linear(std::uint8_t code) {
-  const double v = double(code) / 255.0;
-  return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
-}
-
 std::array<double, 3> linear_to_lab(double r, double g, double b) {
-  // The D65 white of sRGB's matrix (its rows summed), so that a grey maps to a* = b* = 0.
-  constexpr double white_x = 0.4124 + 0.3576 + 0.1805, white_z = 0.0193 + 0.1192 + 0.9505;
-  const double fx = lab_f((0.4124 * r + 0.3576 * g + 0.1805 * b) / white_x);
-  const double fy = lab_f(0.2126 * r + 0.7152 * g + 0.0722 * b);
-  const double fz = lab_f((0.0193 * r + 0.1192 * g + 0.9505 * b) / white_z);
+  const double fx = lab_f((model::SRGB_XR * r + model::SRGB_XG * g + model::SRGB_XB * b) / model::WHITE_X);
+  const double fy = lab_f(model::SRGB_YR * r + model::SRGB_YG * g + model::SRGB_YB * b);
+  const double fz = lab_f((model::SRGB_ZR * r + model::SRGB_ZG * g + model::SRGB_ZB * b) / model::WHITE_Z);
   return {116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz)};
 }
 
@@ -139,13 +134,15 @@ std::array<double, 3> lab8_unrounded(const std::array<double, 3>& lab) {
 }
 
 ImageF lab_image(const ImageU8& rgb, bool eight_bit) {
-  require(rgb.channels >= 3, "esaw/cpu: lab_image needs an RGB image, got " + std::to_string(rgb.channels) +
-                                 " channel(s)");
+  require(rgb.channels >= 3, [&] {
+    return "esaw/cpu: lab_image needs an RGB image, got " + std::to_string(rgb.channels) + " channel(s)";
+  });
   ImageF out(rgb.width, rgb.height, 3);
   for (int y = 0; y < rgb.height; ++y)
     for (int x = 0; x < rgb.width; ++x) {
-      const std::array<double, 3> lab = linear_to_lab(
-          srgb_to_linear(rgb.at(x, y, 0)), srgb_to_linear(rgb.at(x, y, 1)), srgb_to_linear(rgb.at(x, y, 2)));
+      const std::array<double, 3> lab =
+          linear_to_lab(model::srgb_to_linear(rgb.at(x, y, 0)), model::srgb_to_linear(rgb.at(x, y, 1)),
+                        model::srgb_to_linear(rgb.at(x, y, 2)));
       if (eight_bit) {
         const std::array<double, 3> encoded = lab8_unrounded(lab);
         for (int ch = 0; ch < 3; ++ch) out.at(x, y, ch) = float(lab8_byte(encoded[std::size_t(ch)]));
@@ -163,14 +160,6 @@ ImageU8 rgb2lab8(const ImageU8& rgb) {
   return out;
 }
 
-float lab8_distance(int squared) {
-  require(squared >= 0 && squared <= 3 * 255 * 255,
-          "esaw/cpu: lab8_distance: " + std::to_string(squared) + " is no squared distance of two lab8 colours");
-  return std::sqrt(float(squared));
-}
-
-float colour_factor(float delta_c, float gamma_c) { return std::exp(-delta_c / gamma_c); }
-
 WeightGuide::WeightGuide(const ImageU8& rgb) : WeightGuide(rgb, ColourDistance::max_rgb) {}
 
 WeightGuide::WeightGuide(const ImageU8& rgb, ColourDistance distance)
@@ -182,7 +171,7 @@ WeightGuide::WeightGuide(const ImageU8& rgb, ColourDistance distance)
 }
 
 float WeightGuide::colour_distance(int x0, int y0, int x1, int y1) const {
-  if (distance_ == ColourDistance::max_rgb) return float(max_channel_distance(rgb_, x0, y0, x1, y1));
+  if (distance_ == ColourDistance::max_rgb) return float(max_channel_difference(rgb_, x0, y0, x1, y1));
   // One IEEE operation at a time in float and a correctly rounded square root: an order a GPU
   // twin can repeat exactly with __fsub_rn / __fmul_rn / __fadd_rn / __fsqrt_rn.
   const float dl = lab_.at(x0, y0, 0) - lab_.at(x1, y1, 0);
@@ -195,13 +184,13 @@ float WeightGuide::colour_distance(int x0, int y0, int x1, int y1) const {
 
 SampleWeights sample_weights(const WeightGuide& guide, int x, int y, int dx, int dy, int step, float gamma_c,
                              float gamma_p, Border border) {
-  const float spatial = std::exp(-float(step) / gamma_p);
+  const float spatial = model::spatial_factor(step, gamma_p);
   const auto side = [&](int sx, int sy) {
     const bool outside = sx < 0 || sy < 0 || sx >= guide.width() || sy >= guide.height();
     if (outside && border == Border::drop) return 0.0f;
     sx = std::clamp(sx, 0, guide.width() - 1);
     sy = std::clamp(sy, 0, guide.height() - 1);
-    return colour_factor(guide.colour_distance(x, y, sx, sy), gamma_c) * spatial;
+    return model::colour_factor(guide.colour_distance(x, y, sx, sy), gamma_c) * spatial;
   };
   const float minus = side(x - dx * step, y - dy * step);
   const float plus = side(x + dx * step, y + dy * step);
@@ -251,10 +240,12 @@ CostVolume cost2msg(const CostVolume& cost, float c, float eta, Storage storage)
 
 CostVolume aggr_bp(const CostVolume& belief, const WeightGuide& guide, int dx, int dy, int step, float gamma_c,
                    float gamma_p, Border border, float c, float eta, Storage storage) {
-  require(guide.width() == belief.width && guide.height() == belief.height,
-          "esaw/cpu: aggr_bp: reference image " + std::to_string(guide.width()) + "x" + std::to_string(guide.height()) +
-              " does not match the volume " + std::to_string(belief.width) + "x" + std::to_string(belief.height));
-  require(step >= 1, "esaw/cpu: aggr_bp: step must be >= 1, got " + std::to_string(step));
+  require(guide.width() == belief.width && guide.height() == belief.height, [&] {
+    return "esaw/cpu: aggr_bp: reference image " + std::to_string(guide.width()) + "x" +
+           std::to_string(guide.height()) + " does not match the volume " + std::to_string(belief.width) + "x" +
+           std::to_string(belief.height);
+  });
+  require(step >= 1, [&] { return "esaw/cpu: aggr_bp: step must be >= 1, got " + std::to_string(step); });
   require((dx == 1 && dy == 0) || (dx == 0 && dy == 1), "esaw/cpu: aggr_bp: direction must be (1,0) or (0,1)");
   const int w = belief.width, h = belief.height, levels = belief.range.count;
   const auto clamp_x = [&](int x) { return std::clamp(x, 0, w - 1); };

@@ -25,6 +25,7 @@
 
 #include "core/disparity_range.h"
 #include "core/image.h"
+#include "methods/esaw/model.h"
 #include "reference/cost_volume.h"
 #include "reference/grey.h"
 
@@ -33,10 +34,9 @@ namespace stereo::reference {
 /// What the cost volume is rounded to between stages.
 enum class Storage { fp32, fp16 };
 
-/// What a pass does with a sample p +- s outside the image: drop it (weight 0, the others
-/// renormalised) or read the nearest edge pixel (a clamp-addressed texture, as the paper's
-/// first GPU version reads the costs, Sec. IV).
-enum class Border { drop, clamp };
+/// What a pass does with a sample outside the image (methods/esaw/model.h); the cpu matcher
+/// and the tests name it here.
+using esaw::Border;
 
 /// x rounded to the nearest IEEE half-precision value (ties to even, subnormals kept), returned
 /// as float; what CUDA's __float2half_rn followed by __half2float gives. |x| < 65520 assumed.
@@ -63,13 +63,10 @@ CostVolume init_cost(const ImageU8& grey_left, const ImageU8& grey_right, Dispar
 ///    (host/methods/esaw.h), on the cpu and cuda backends.
 enum class ColourDistance { max_rgb, lab, lab8 };
 
-/// sRGB's transfer curve undone (IEC 61966-2-1): an 8-bit code to linear light in [0, 1], in
-/// double. (The CUDA stage rgb2lab8 reads these 256 values from a table the host fills here.)
-double srgb_to_linear(std::uint8_t code);
-
-/// CIELab (L* in 0..100, a*, b*) of one colour given as linear sRGB light (srgb_to_linear of its
-/// codes): XYZ by the sRGB matrix, L*a*b* against the D65 white, in double, one IEEE operation
-/// at a time in the order written in esaw.cpp (which the CUDA stage repeats).
+/// CIELab (L* in 0..100, a*, b*) of one colour given as linear sRGB light (esaw::srgb_to_linear
+/// of its codes, model.h): XYZ by the model's sRGB matrix, L*a*b* against its D65 white, in
+/// double, one IEEE operation at a time in the order written in esaw.cpp (which the CUDA stage
+/// repeats).
 std::array<double, 3> linear_to_lab(double r, double g, double b);
 
 /// The 8-bit encoding of ColourDistance::lab8 before its rounding: L* x 255/100, a* + 128,
@@ -84,16 +81,6 @@ ImageF lab_image(const ImageU8& rgb, bool eight_bit = false);
 /// The lab8 reading's first stage: lab_image(rgb, true) as the 8-bit image it is (3 channels:
 /// L* x 255/100, a* + 128, b* + 128, each rounded). The CPU twin of the CUDA stage rgb2lab8.
 ImageU8 rgb2lab8(const ImageU8& rgb);
-
-/// The Delta_c of two lab8 colours whose channel differences square to `squared` (0 .. 3 x
-/// 255^2): sqrt of the exact integer sum, correctly rounded in float, which is what
-/// WeightGuide::colour_distance computes for them (its float operations on 8-bit integers are
-/// exact up to the square root).
-float lab8_distance(int squared);
-
-/// The colour factor of a side sample's weight, exp(-Delta_c / gamma_c), in float as
-/// sample_weights evaluates it (the CUDA stages read it from tables filled with this function).
-float colour_factor(float delta_c, float gamma_c);
 
 /// What the adaptive weights read: the reference image and how its colours are compared.
 /// Converts implicitly from an RGB image (max_rgb), so every stage can still be called with the
@@ -125,8 +112,10 @@ struct SampleWeights {
 };
 
 /// The adaptive weights of eq. 5/6 at (x, y) for a pass along (dx, dy) (one of (1,0), (0,1)):
-/// a side sample q inside the image weighs exp(-Delta_c(p, q)/gamma_c - step/gamma_p), with
-/// Delta_c measured as `guide` says (ColourDistance); the centre weighs 1;
+/// a side sample q inside the image weighs esaw::colour_factor(Delta_c(p, q), gamma_c) x
+/// esaw::spatial_factor(step, gamma_p) (model.h), with Delta_c measured as `guide` says
+/// (ColourDistance; for lab8 the float operations on 8-bit integers are exact up to the square
+/// root, so it is esaw::lab8_distance of their squared distance); the centre weighs 1;
 /// a sample outside the image weighs 0; the three are divided by their sum.
 /// With Border::clamp a sample outside reads the edge pixel (its colour in Delta_c, the nominal
 /// step in the spatial factor).

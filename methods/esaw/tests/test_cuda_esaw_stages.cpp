@@ -1,6 +1,7 @@
 // Every ESAW/ESMP CUDA kernel (cuda/esaw/stages.h) against the reference stage of the same name
 // (reference/esaw.h with Storage::fp16). The kernels use the reference's operations in its
-// order with round-to-nearest intrinsics and weight tables from the reference's functions,
+// order with round-to-nearest intrinsics and weight tables from the model's functions (the ones
+// the reference's weights evaluate, methods/esaw/model.h),
 // so every comparison here is bit-exact; a failure prints the first differing cell. The stages
 // that weigh samples run under both colour readings the CUDA backend has (max_rgb, lab8).
 
@@ -16,6 +17,7 @@
 #include "methods/esaw/cuda/stages.h"
 #include "methods/esaw/params.h"
 #include "methods/esaw/reference/esaw.h"
+#include "methods/esaw/tests/cuda_stage_util.h"
 #include "tests/test_cuda_util.h"
 
 namespace stereo {
@@ -23,6 +25,8 @@ namespace {
 
 namespace ce = cu::esaw;
 namespace ref = reference;
+using cuda_test::esaw::download_volume;
+using cuda_test::esaw::upload_volume;
 
 // Odd sizes on purpose (no multiple of the 64 x 4 blocks).
 constexpr int W = 67;
@@ -225,7 +229,7 @@ TEST(CudaEsawStages, InitCostMatchesReferenceOnEverySlab) {
     // Two slabs of 5 and 8 planes, as the matcher would run them.
     ce::init_cost(d_left, d_right, range.min, 5, lambda, 12.0f, got.plane(0), nullptr);
     ce::init_cost(d_left, d_right, range.min + 5, 8, lambda, 12.0f, got.plane(5), nullptr);
-    expect_same_volume(ce::download_volume(got, range), want, "init_cost lambda " + std::to_string(lambda));
+    expect_same_volume(download_volume(got, range), want, "init_cost lambda " + std::to_string(lambda));
   }
 }
 
@@ -236,7 +240,7 @@ TEST(CudaEsawStages, AggrHAndAggrVMatchReference) {
   const ImageU8 rgb = random_rgb(W, H, 21);
   const ref::CostVolume centre = random_half_volume(W, H, range, 31, 12.0f);
   const ref::CostVolume side = random_half_volume(W, H, range, 32, 3.0f);
-  const ce::DeviceVolume d_centre = ce::upload_volume(centre), d_side = ce::upload_volume(side);
+  const ce::DeviceVolume d_centre = upload_volume(centre), d_side = upload_volume(side);
   for (const ref::ColourDistance colour : CUDA_COLOURS) {
     const Guide guide = make_guide(rgb, colour, 17.0f);
     for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
@@ -247,14 +251,14 @@ TEST(CudaEsawStages, AggrHAndAggrVMatchReference) {
         ce::DeviceVolume out(W, H, range.count, "test", "out");
         ce::aggr_H(guide.image, d_centre.plane(0), d_side.plane(0), range.count, step, table, border, out.plane(0),
                    nullptr);
-        expect_same_volume(ce::download_volume(out, range),
+        expect_same_volume(download_volume(out, range),
                            ref::aggr_H(centre, side, guide.reference, step, 17.0f, 36.0f, border, ref::Storage::fp16),
                            "aggr_H " + what);
         ce::aggr_V(guide.image, d_centre.plane(0), d_side.plane(0), range.count, step, table, border, out.plane(0),
                    nullptr, 0, nullptr);
         const ref::CostVolume want_v =
             ref::aggr_V(centre, side, guide.reference, step, 17.0f, 36.0f, border, ref::Storage::fp16);
-        expect_same_volume(ce::download_volume(out, range), want_v, "aggr_V " + what);
+        expect_same_volume(download_volume(out, range), want_v, "aggr_V " + what);
 
         // The fused WTA: the winner of the stored values, the volume not written.
         ce::Winner winner = make_winner(W, H);
@@ -293,7 +297,7 @@ TEST(CudaEsawStages, InitAggrHMatchesInitCostThenAggrH) {
                           nullptr);
           ce::init_aggr_H(d_left, d_right, guide.image, range.min + 5, 8, lambda, 12.0f, step, table, border,
                           got.plane(5), nullptr);
-          expect_same_volume(ce::download_volume(got, range), want, "init_cost+aggr_H " + what);
+          expect_same_volume(download_volume(got, range), want, "init_cost+aggr_H " + what);
         }
   }
 }
@@ -312,7 +316,7 @@ TEST(CudaEsawStages, AggrHVMatchesAggrHThenAggrV) {
   const auto d_left = upload_grey(left), d_right = upload_grey(right);
   const ref::CostVolume volume = random_half_volume(TW, TH, range, 74, 12.0f);
   const ref::CostVolume c0 = ref::init_cost(left, right, range, 0.15f, 12.0f, ref::Storage::fp16);
-  const ce::DeviceVolume d_volume = ce::upload_volume(volume);
+  const ce::DeviceVolume d_volume = upload_volume(volume);
   for (const ref::ColourDistance colour : CUDA_COLOURS) {
     const Guide guide = make_guide(rgb, colour, 17.0f);
     for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
@@ -328,12 +332,12 @@ TEST(CudaEsawStages, AggrHVMatchesAggrHThenAggrV) {
         ce::DeviceVolume got(TW, TH, range.count, "test", "out");
         ce::aggr_HV(guide.image, d_volume.plane(0), 3, step, table, border, got.plane(0), nullptr);
         ce::aggr_HV(guide.image, d_volume.plane(3), 4, step, table, border, got.plane(3), nullptr);
-        expect_same_volume(ce::download_volume(got, range), iteration(volume), "aggr_HV " + what);
+        expect_same_volume(download_volume(got, range), iteration(volume), "aggr_HV " + what);
         ce::init_aggr_HV(d_left, d_right, guide.image, range.min, 2, 0.15f, 12.0f, step, table, border, got.plane(0),
                          nullptr);
         ce::init_aggr_HV(d_left, d_right, guide.image, range.min + 2, 5, 0.15f, 12.0f, step, table, border,
                          got.plane(2), nullptr);
-        expect_same_volume(ce::download_volume(got, range), iteration(c0), "init_aggr_HV " + what);
+        expect_same_volume(download_volume(got, range), iteration(c0), "init_aggr_HV " + what);
       }
     const ce::WeightTable table = guide.table(36.0f, 1);
     ce::DeviceVolume out(TW, TH, range.count, "test", "out");
@@ -351,7 +355,7 @@ TEST(CudaEsawStages, SelectDisparityOverSlabsMatchesReference) {
   const DisparityRange range{3, 11};
   ref::CostVolume v = random_half_volume(W, H, range, 41, 4.0f);
   for (int x = 0; x < W; ++x) v.at(x, 0, 2) = v.at(x, 0, 7) = -1.0f;  // ties: the first must win
-  const ce::DeviceVolume d = ce::upload_volume(v);
+  const ce::DeviceVolume d = upload_volume(v);
   ce::Winner winner = make_winner(W, H);
   ce::wta_reset(winner, nullptr);
   ce::select_disparity(d.plane(0), W, H, 6, range.min, winner, nullptr);
@@ -366,10 +370,10 @@ TEST(CudaEsawStages, Cost2MsgMatchesReference) {
     const DisparityRange range{0, levels};
     const ref::CostVolume cost = random_half_volume(W, H, range, 51u + unsigned(levels), 2.55f);
     const float eta = 0.0375f * float(levels - 1);
-    const ce::DeviceVolume d = ce::upload_volume(cost);
+    const ce::DeviceVolume d = upload_volume(cost);
     ce::DeviceVolume out(W, H, levels, "test", "messages");
     ce::cost2msg(d.plane(0), W, H, levels, 1.0f, eta, out.plane(0), nullptr);
-    expect_same_volume(ce::download_volume(out, range), ref::cost2msg(cost, 1.0f, eta, ref::Storage::fp16),
+    expect_same_volume(download_volume(out, range), ref::cost2msg(cost, 1.0f, eta, ref::Storage::fp16),
                        "cost2msg levels " + std::to_string(levels));
   }
 }
@@ -387,7 +391,7 @@ TEST(CudaEsawStages, InitCost2MsgMatchesInitCostThenCost2Msg) {
                                                c, eta, ref::Storage::fp16);
     ce::DeviceVolume got(W, H, levels, "test", "messages");
     ce::init_cost2msg(d_left, d_right, range.min, levels, lambda, tau, c, eta, got.plane(0), nullptr);
-    expect_same_volume(ce::download_volume(got, range), want, "init_cost+cost2msg levels " + std::to_string(levels));
+    expect_same_volume(download_volume(got, range), want, "init_cost+cost2msg levels " + std::to_string(levels));
   }
 }
 
@@ -398,7 +402,7 @@ TEST(CudaEsawStages, FusedForwardAndCost2MsgBackwardMatchReference) {
   const DisparityRange range{0, levels};
   const ImageU8 rgb = random_rgb(W, H, 71);
   const ref::CostVolume msg = random_half_volume(W, H, range, 72, 2.5f);
-  const ce::DeviceVolume d_msg = ce::upload_volume(msg);
+  const ce::DeviceVolume d_msg = upload_volume(msg);
   cu::DeviceImage<float> truncation(W, H, "test", "truncation");
   const float c = 1.0f, eta = 0.0375f * float(levels - 1);
   const ce::ForwardMinSum forward{c, eta, &truncation};
@@ -414,14 +418,14 @@ TEST(CudaEsawStages, FusedForwardAndCost2MsgBackwardMatchReference) {
       const ref::CostVolume want_h = ref::cost2msg(
           ref::aggr_H(msg, msg, guide.reference, step, 18.0f, 29.0f, ref::Border::drop, ref::Storage::fp16), c, eta,
           ref::Storage::fp16);
-      expect_same_volume(ce::download_volume(out, range), want_h, "aggr_H+ / cost2msg- " + what);
+      expect_same_volume(download_volume(out, range), want_h, "aggr_H+ / cost2msg- " + what);
       ce::aggr_V(guide.image, d_msg.plane(0), d_msg.plane(0), levels, step, table, ref::Border::drop, fwd.plane(0),
                  nullptr, 0, nullptr, &forward);
       ce::cost2msg_backward(fwd.plane(0), truncation, levels, c, out.plane(0), nullptr);
       const ref::CostVolume want_v = ref::cost2msg(
           ref::aggr_V(msg, msg, guide.reference, step, 18.0f, 29.0f, ref::Border::drop, ref::Storage::fp16), c, eta,
           ref::Storage::fp16);
-      expect_same_volume(ce::download_volume(out, range), want_v, "aggr_V+ / cost2msg- " + what);
+      expect_same_volume(download_volume(out, range), want_v, "aggr_V+ / cost2msg- " + what);
     }
   }
 }
@@ -444,7 +448,7 @@ TEST(CudaEsawStages, AggrMsgMatchesCost2MsgThenAggregation) {
       const DisparityRange range{0, levels};
       const float eta = 0.0375f * float(levels - 1);
       const ref::CostVolume msg0 = random_half_volume(W, H, range, 82u + unsigned(levels), 2.5f);
-      const ce::DeviceVolume d_msg0 = ce::upload_volume(msg0);
+      const ce::DeviceVolume d_msg0 = upload_volume(msg0);
       for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
         for (const int step : {1, 6, 40}) {  // 40 reaches past the 29 rows
           const std::string what = guide.name + (border == ref::Border::drop ? " drop" : " clamp") + " step " +
@@ -466,14 +470,14 @@ TEST(CudaEsawStages, AggrMsgMatchesCost2MsgThenAggregation) {
           ce::cost2msg_backward(f2.plane(0), h2, levels, c, msg.plane(0), nullptr);
           const ref::CostVolume agg2 = ref::aggr_V(msg1, msg1, weights, step, 18.0f, 29.0f, border, fp16);
           const ref::CostVolume msg2 = ref::cost2msg(agg2, c, eta, fp16);
-          expect_same_volume(ce::download_volume(msg, range), msg2, "aggr_msg V " + what);
+          expect_same_volume(download_volume(msg, range), msg2, "aggr_msg V " + what);
 
           // Horizontal, from aggr_msg's own output (the chain the matcher runs).
           ce::aggr_msg(guide.image, false, f2.plane(0), h2, levels, step, table, border, c, eta, f3.plane(0), &h3,
                        nullptr, 0, nullptr);
           ce::cost2msg_backward(f3.plane(0), h3, levels, c, msg.plane(0), nullptr);
           expect_same_volume(
-              ce::download_volume(msg, range),
+              download_volume(msg, range),
               ref::cost2msg(ref::aggr_H(msg2, msg2, weights, step, 18.0f, 29.0f, border, fp16), c, eta, fp16),
               "aggr_msg H " + what);
 
@@ -502,7 +506,7 @@ TEST(CudaEsawStages, AggrMsgMatchesCost2MsgThenAggregation) {
 TEST(CudaEsawStages, MisuseIsAClearError) {
   STEREO_REQUIRE_CUDA();
   const DisparityRange range{0, 4};
-  ce::DeviceVolume v = ce::upload_volume(random_half_volume(W, H, range, 61, 1.0f));
+  ce::DeviceVolume v = upload_volume(random_half_volume(W, H, range, 61, 1.0f));
   cu::DeviceImage<uchar4> rgba(W, H, "test", "rgba");
   const ce::WeightTable table = ce::weight_table(17.0f, 36.0f, 1);
   EXPECT_THROW(ce::aggr_H(rgba, v.plane(0), v.plane(0), 4, 1, table, ref::Border::drop, v.plane(0), nullptr), Error);

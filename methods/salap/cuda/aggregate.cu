@@ -6,7 +6,7 @@
 
 #include "methods/salap/cuda/stages.h"
 
-#include <cmath>
+#include <vector>
 
 namespace stereo::cu::salap {
 namespace {
@@ -20,12 +20,14 @@ struct Taps {
   int count;          // W + 1
 };
 
+// The model's weights (methods/salap/model.h) divided by their sum F1, in double.
 Taps normalised_taps(const SalapParams& params) {
+  const std::vector<double> w = stereo::salap::kernel_weights(params);
   Taps taps{};
-  taps.count = params.radius() + 1;
+  taps.count = int(w.size());
   double f1 = 0.0;
-  for (int k = 0; k < taps.count; ++k) f1 += std::exp(-double(k) / double(params.gamma));
-  for (int k = 0; k < taps.count; ++k) taps.w[k] = float(std::exp(-double(k) / double(params.gamma)) / f1);
+  for (const double v : w) f1 += v;
+  for (int k = 0; k < taps.count; ++k) taps.w[k] = float(w[std::size_t(k)] / f1);
   return taps;
 }
 

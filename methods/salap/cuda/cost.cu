@@ -38,8 +38,10 @@ __global__ void tad_kernel(const std::uint32_t* __restrict__ left, const std::ui
 
 void tad_cost(const DevicePair& pair, int d, const SalapParams& params, DeviceImage<float>& out, cudaStream_t stream) {
   require(out.width == pair.width && out.height == pair.height, "salap/cuda tad_cost: output size differs");
-  require(d > -pair.width && d < pair.width, "salap/cuda tad_cost: disparity " + std::to_string(d) + " outside " +
-                                                 std::to_string(1 - pair.width) + ".." + std::to_string(pair.width - 1));
+  require(d > -pair.width && d < pair.width, [&] {
+    return "salap/cuda tad_cost: disparity " + std::to_string(d) + " outside " + std::to_string(1 - pair.width) + ".." +
+           std::to_string(pair.width - 1);
+  });
   const dim3 block(COST_BLOCK_X, COST_BLOCK_Y);
   const dim3 grid(unsigned(div_up(pair.width, COST_BLOCK_X)), unsigned(div_up(pair.height, COST_BLOCK_Y)));
   tad_kernel<<<grid, block, 0, stream>>>(pair.left.get(), pair.right.get(), pair.width, pair.height, d, pair.code,

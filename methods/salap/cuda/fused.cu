@@ -43,6 +43,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <vector>
 
 namespace stereo::cu::salap {
 namespace {
@@ -523,10 +524,11 @@ void launch(const FusedArgs& args, const FusedPlan& plan, int bands, cudaStream_
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   const std::size_t limit = shared_memory_optin_limit(device);
-  require(S::SHARED_BYTES <= limit, "salap/cuda: the fused kernel's " + std::string(tile_name(T)) + " tile needs " +
-                                        std::to_string(S::SHARED_BYTES) + " B of shared memory per block at W = " +
-                                        std::to_string(W) + ", this GPU allows " + std::to_string(limit) +
-                                        " B (choose the tile with fused_tile_for)");
+  require(S::SHARED_BYTES <= limit, [&] {
+    return "salap/cuda: the fused kernel's " + std::string(tile_name(T)) + " tile needs " +
+           std::to_string(S::SHARED_BYTES) + " B of shared memory per block at W = " + std::to_string(W) +
+           ", this GPU allows " + std::to_string(limit) + " B (choose the tile with fused_tile_for)";
+  });
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(S::SHARED_BYTES)));
   const dim3 grid(unsigned(div_up(args.width, S::TX)), unsigned(bands), unsigned(plan.chunks));
   kernel<<<grid, S::NT, S::SHARED_BYTES, stream>>>(args);
@@ -594,8 +596,9 @@ std::string tile_description(FusedTile tile) {
 }
 
 std::size_t fused_shared_bytes(const SalapParams& params, FusedTile tile) {
-  require(fused_supports(params), "salap/cuda: the fused kernel needs W in {8, 16, 24, 32}, got W = " +
-                                      std::to_string(params.radius()));
+  require(fused_supports(params), [&] {
+    return "salap/cuda: the fused kernel needs W in {8, 16, 24, 32}, got W = " + std::to_string(params.radius());
+  });
   return tile == FusedTile::wide ? shared_bytes<FusedTile::wide>(params.radius())
                                  : shared_bytes<FusedTile::narrow>(params.radius());
 }
@@ -609,10 +612,12 @@ std::optional<FusedTile> fused_tile_for(const SalapParams& params, std::size_t s
 
 FusedPlan plan_fused(int width, int height, int levels, const SalapParams& params, int requested_chunk,
                      FusedTile tile, FusedArithmetic arithmetic, bool frames_overlap) {
-  require(fused_supports(params), "salap/cuda: the fused kernel needs W in {8, 16, 24, 32}, got W = " +
-                                      std::to_string(params.radius()));
-  require(levels >= 1, "salap/cuda: levels must be >= 1, got " + std::to_string(levels));
-  require(requested_chunk >= 0, "salap/cuda: d_chunk must be >= 0, got " + std::to_string(requested_chunk));
+  require(fused_supports(params), [&] {
+    return "salap/cuda: the fused kernel needs W in {8, 16, 24, 32}, got W = " + std::to_string(params.radius());
+  });
+  require(levels >= 1, [&] { return "salap/cuda: levels must be >= 1, got " + std::to_string(levels); });
+  require(requested_chunk >= 0,
+          [&] { return "salap/cuda: d_chunk must be >= 0, got " + std::to_string(requested_chunk); });
   FusedPlan plan;
   plan.tile = tile;
   plan.arithmetic = arithmetic;
@@ -667,30 +672,38 @@ void salap_fused(const DevicePair& pair, DisparityRange range, const SalapParams
 void salap_fused_bands(const DevicePair& pair, DisparityRange range, const SalapParams& params, const FusedPlan& plan,
                        int first_band, int bands, std::uint64_t* d_keys, cudaStream_t stream) {
   const int levels = range.count;
-  require(range.min > -pair.width && range.max() < pair.width,
-          "salap/cuda: disparity range " + std::to_string(range.min) + ".." + std::to_string(range.max()) +
-              " leaves no overlap for width " + std::to_string(pair.width));
+  require(range.min > -pair.width && range.max() < pair.width, [&] {
+    return "salap/cuda: disparity range " + std::to_string(range.min) + ".." + std::to_string(range.max()) +
+           " leaves no overlap for width " + std::to_string(pair.width);
+  });
   params.validate("salap/cuda");
-  require(fused_supports(params), "salap/cuda: the fused kernel needs W in {8, 16, 24, 32}, got W = " +
-                                      std::to_string(params.radius()));
-  require(levels >= 1, "salap/cuda: levels must be >= 1, got " + std::to_string(levels));
+  require(fused_supports(params), [&] {
+    return "salap/cuda: the fused kernel needs W in {8, 16, 24, 32}, got W = " + std::to_string(params.radius());
+  });
+  require(levels >= 1, [&] { return "salap/cuda: levels must be >= 1, got " + std::to_string(levels); });
   require(plan.chunk >= 1 && plan.chunk <= 256 && plan.chunks == div_up(levels, plan.chunk),
           "salap/cuda: fused plan does not cover the levels");
   const TileDims dims = tile_dims(plan.tile);
-  require(pair.height <= 65535 * dims.rows, "salap/cuda: image height " + std::to_string(pair.height) +
-                                                " exceeds the fused grid's " + std::to_string(65535 * dims.rows));
+  require(pair.height <= 65535 * dims.rows, [&] {
+    return "salap/cuda: image height " + std::to_string(pair.height) + " exceeds the fused grid's " +
+           std::to_string(65535 * dims.rows);
+  });
   require_int_pixels(pair.width, pair.height, "salap/cuda fused kernel");
-  require(plan.chunks <= 65535, "salap/cuda: " + std::to_string(plan.chunks) +
-                                    " disparity chunks exceed the grid's 65535; use a larger d_chunk");
-  require(first_band >= 0 && bands >= 1 && first_band + bands <= div_up(pair.height, dims.rows),
-          "salap/cuda: bands " + std::to_string(first_band) + " + " + std::to_string(bands) + " outside the " +
-              std::to_string(div_up(pair.height, dims.rows)) + " bands of the image");
+  require(plan.chunks <= 65535, [&] {
+    return "salap/cuda: " + std::to_string(plan.chunks) +
+           " disparity chunks exceed the grid's 65535; use a larger d_chunk";
+  });
+  require(first_band >= 0 && bands >= 1 && first_band + bands <= div_up(pair.height, dims.rows), [&] {
+    return "salap/cuda: bands " + std::to_string(first_band) + " + " + std::to_string(bands) + " outside the " +
+           std::to_string(div_up(pair.height, dims.rows)) + " bands of the image";
+  });
 
   const int radius = params.radius();
+  const std::vector<double> weights = stereo::salap::kernel_weights(params);  // methods/salap/model.h
   double f1 = 0.0;
   FusedArgs args{};
   for (int k = 0; k <= radius; ++k) {
-    const double w = std::exp(-double(k) / double(params.gamma));
+    const double w = weights[std::size_t(k)];
     args.w[k] = float(w);
     f1 += w;
   }

@@ -40,7 +40,7 @@ PixelCode pixel_code(const SalapParams& params, int channels) {
 void pack_pair(const std::uint8_t* d_left, const std::uint8_t* d_right, int width, int height, int channels,
                PixelCode code, std::uint32_t* d_left_packed, std::uint32_t* d_right_packed, cudaStream_t stream) {
   require(channels == 1 || channels == 3 || channels == 4,
-          "salap/cuda: images must have 1, 3 or 4 channels, got " + std::to_string(channels));
+          [&] { return "salap/cuda: images must have 1, 3 or 4 channels, got " + std::to_string(channels); });
   require(channels == 1 ? code == PixelCode::grey : code != PixelCode::grey,
           "salap/cuda: pixel code does not match the channel count");
   const std::size_t pixels = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);

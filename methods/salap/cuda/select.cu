@@ -82,7 +82,8 @@ __global__ void to_index_kernel(const float* __restrict__ disparity, std::size_t
 }
 
 void require_same_size(const DeviceImage<float>& a, const DeviceImage<float>& b, const char* what) {
-  require(a.width == b.width && a.height == b.height, std::string("salap/cuda ") + what + ": image sizes differ");
+  require(a.width == b.width && a.height == b.height,
+          [&] { return std::string("salap/cuda ") + what + ": image sizes differ"; });
 }
 
 }  // namespace
@@ -171,9 +172,10 @@ StageBuffers::StageBuffers(int width, int height)
 
 void salap_stages(const DevicePair& pair, DisparityRange range, const SalapParams& params, StageBuffers& b,
                   DeviceImage<float>& disparity, cudaStream_t stream) {
-  require(range.count >= 1 && range.min > -pair.width && range.max() < pair.width,
-          "salap/cuda: disparity range " + std::to_string(range.min) + ".." + std::to_string(range.max()) +
-              " must lie in " + std::to_string(1 - pair.width) + ".." + std::to_string(pair.width - 1));
+  require(range.count >= 1 && range.min > -pair.width && range.max() < pair.width, [&] {
+    return "salap/cuda: disparity range " + std::to_string(range.min) + ".." + std::to_string(range.max()) +
+           " must lie in " + std::to_string(1 - pair.width) + ".." + std::to_string(pair.width - 1);
+  });
   reset_wta(b.best, stream);
   for (int d = range.min; d <= range.max(); ++d) {
     tad_cost(pair, d, params, b.tad, stream);

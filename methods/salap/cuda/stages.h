@@ -25,12 +25,13 @@
 #include "cuda/common.h"
 #include "core/disparity_range.h"
 #include "core/image.h"
+#include "methods/salap/model.h"
 #include "methods/salap/params.h"
 
 namespace stereo::cu::salap {
 
-/// Which one-sided half of the kernel: left = x-k, right = x+k, up = y-l, down = y+l.
-enum class Side { left, right, up, down };
+/// Which one-sided half of the kernel (methods/salap/model.h).
+using stereo::salap::Side;
 
 /// How a pixel's 32-bit word is read: the byte-wise |dRGB| sum (rgb_mean, 3 channels), the
 /// grey byte (1 channel, either cost), or the float bits of BT.601 luma (luma, 3 channels).

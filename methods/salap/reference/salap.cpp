@@ -31,7 +31,7 @@ float store(double v, int quantize) {
 // The one-sided window filter along the unit step (dx, dy): the weighted mean of the samples
 // p + k (dx, dy), k = 0..radius, each read clamped to the image (filter_horizontal/vertical).
 ImageF filter_along(const ImageF& cost, int dx, int dy, const SalapParams& params, int quantize) {
-  const std::vector<double> w = salap_weights(params);
+  const std::vector<double> w = salap::kernel_weights(params);
   double f1 = 0.0;
   for (double v : w) f1 += v;
   ImageF out(cost.width, cost.height, 1);
@@ -45,12 +45,6 @@ ImageF filter_along(const ImageF& cost, int dx, int dy, const SalapParams& param
 }
 
 }  // namespace
-
-std::vector<double> salap_weights(const SalapParams& params) {
-  std::vector<double> w(static_cast<std::size_t>(params.radius()) + 1);
-  for (std::size_t k = 0; k < w.size(); ++k) w[k] = std::exp(-double(k) / double(params.gamma));
-  return w;
-}
 
 float quantize8(float v) {
   const float c = std::clamp(v, 0.0f, 1.0f);

@@ -20,15 +20,13 @@
 
 #include "core/disparity_range.h"
 #include "core/image.h"
+#include "methods/salap/model.h"
 #include "methods/salap/params.h"
 
 namespace stereo::reference {
 
-/// Which one-sided half of the kernel: left = x-k, right = x+k, up = y-l, down = y+l.
-enum class Side { left, right, up, down };
-
-/// The one-sided weights w[k] = exp(-k / gamma), k = 0..W (eq. 1 split by eq. 5).
-std::vector<double> salap_weights(const SalapParams& params);
+/// Which one-sided half of the kernel (methods/salap/model.h); the GL tests name it here.
+using salap::Side;
 
 /// Rounds v in [0,1] to the 8-bit grid an RGBA8 texture stores: round(v * 255) / 255.
 float quantize8(float v);
@@ -36,7 +34,8 @@ float quantize8(float v);
 /// min(|I_L(x,y) - I_R(x-d,y)|, tau) / tau; I by params.cost. `quantize` 8 stores on the 8-bit grid.
 ImageF tad_cost(const ImageU8& left, const ImageU8& right, int d, const SalapParams& params, int quantize = 0);
 
-/// sum_k cost[x -/+ k] w[k] / F1, horizontal (Side::left/right).
+/// sum_k cost[x -/+ k] w[k] / F1, horizontal (Side::left/right); w = salap::kernel_weights,
+/// F1 their sum.
 ImageF filter_horizontal(const ImageF& cost, Side side, const SalapParams& params, int quantize = 0);
 
 /// sum_l cost[y -/+ l] w[l] / F1, vertical (Side::up/down).

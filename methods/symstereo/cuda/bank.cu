@@ -37,7 +37,8 @@ __global__ void log_gabor_bank_kernel(int width, int wavelets, double min_wavele
 
 void log_gabor_bank(int width, const SymStereoParams& params, float* bank, cudaStream_t stream) {
   params.validate("symstereo/cuda");
-  require(width >= 2, "symstereo/cuda: log_gabor_bank needs a row of >= 2 pixels, got " + std::to_string(width));
+  require(width >= 2,
+          [&] { return "symstereo/cuda: log_gabor_bank needs a row of >= 2 pixels, got " + std::to_string(width); });
   const int bins = width / 2 + 1;
   const double log_sigma = std::log(double(params.sigma_on_f));
   const dim3 grid(unsigned(div_up(bins, THREADS)), unsigned(params.wavelets));

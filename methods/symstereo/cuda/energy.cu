@@ -200,12 +200,15 @@ void launch(const float2* left, const float2* right_mirrored, int width, int hei
 
 void energy(const cufftComplex* left, const cufftComplex* right_mirrored, int width, int height, int row_pitch,
             std::size_t wavelet_pitch, int wavelets, DisparityRange range, float* dsi, cudaStream_t stream) {
-  require(width >= 1 && height >= 1 && range.count >= 1 && wavelets >= 1 && wavelets <= MAX_WAVELETS,
-          "symstereo/cuda: energy: bad sizes " + std::to_string(width) + " x " + std::to_string(height) + ", " +
-              std::to_string(range.count) + " levels, " + std::to_string(wavelets) + " wavelets");
-  require(height <= 65535, "symstereo/cuda: energy: height " + std::to_string(height) + " exceeds the grid's 65535");
-  require(row_pitch >= width && wavelet_pitch >= std::size_t(row_pitch) * std::size_t(height),
-          "symstereo/cuda: energy: wavelet pitch " + std::to_string(wavelet_pitch) + " is less than one image");
+  require(width >= 1 && height >= 1 && range.count >= 1 && wavelets >= 1 && wavelets <= MAX_WAVELETS, [&] {
+    return "symstereo/cuda: energy: bad sizes " + std::to_string(width) + " x " + std::to_string(height) + ", " +
+           std::to_string(range.count) + " levels, " + std::to_string(wavelets) + " wavelets";
+  });
+  require(height <= 65535,
+          [&] { return "symstereo/cuda: energy: height " + std::to_string(height) + " exceeds the grid's 65535"; });
+  require(row_pitch >= width && wavelet_pitch >= std::size_t(row_pitch) * std::size_t(height), [&] {
+    return "symstereo/cuda: energy: wavelet pitch " + std::to_string(wavelet_pitch) + " is less than one image";
+  });
   const auto* l = reinterpret_cast<const float2*>(left);
   const auto* r = reinterpret_cast<const float2*>(right_mirrored);
   // Full 32-level tiles, then one tile of the rest's height (ceil(rest / 8) x 8 levels).

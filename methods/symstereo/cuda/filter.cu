@@ -33,10 +33,12 @@ __global__ void filter_kernel(const cufftComplex* __restrict__ spectrum, const f
 
 void filter(const cufftComplex* spectrum, const float* bank, int width, int height, int wavelets,
             cufftComplex* responses, cudaStream_t stream) {
-  require(width >= 2 && height >= 1 && wavelets >= 1 && wavelets <= MAX_WAVELETS,
-          "symstereo/cuda: filter: bad sizes " + std::to_string(width) + " x " + std::to_string(height) + ", " +
-              std::to_string(wavelets) + " wavelets");
-  require(height <= 65535, "symstereo/cuda: filter: height " + std::to_string(height) + " exceeds 65535");
+  require(width >= 2 && height >= 1 && wavelets >= 1 && wavelets <= MAX_WAVELETS, [&] {
+    return "symstereo/cuda: filter: bad sizes " + std::to_string(width) + " x " + std::to_string(height) + ", " +
+           std::to_string(wavelets) + " wavelets";
+  });
+  require(height <= 65535,
+          [&] { return "symstereo/cuda: filter: height " + std::to_string(height) + " exceeds 65535"; });
   const dim3 grid(unsigned(div_up(width, THREADS)), unsigned(height));
   filter_kernel<<<grid, THREADS, 0, stream>>>(spectrum, bank, width, height, wavelets, responses);
   CUDA_CHECK_LAUNCH();

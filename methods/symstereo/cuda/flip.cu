@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "cuda/shared/grey.cuh"
 #include "methods/symstereo/cuda/stages.h"
 
 namespace stereo::cu::symstereo {
@@ -25,7 +26,7 @@ __global__ void flip_rows_kernel(const std::uint8_t* raw, int width, int height,
   }
   const int source = mirror ? width - 1 - column : column;
   const std::uint8_t* p = raw + (std::size_t(y) * std::size_t(width) + std::size_t(source)) * std::size_t(channels);
-  const int luma = channels == 1 ? int(p[0]) : (77 * int(p[0]) + 150 * int(p[1]) + 29 * int(p[2]) + 128) >> 8;
+  const int luma = channels == 1 ? int(p[0]) : bt601_luma(p[0], p[1], p[2]);
   grey[std::size_t(y) * std::size_t(padded_width) + std::size_t(x)] = float(luma);
 }
 
@@ -33,13 +34,15 @@ __global__ void flip_rows_kernel(const std::uint8_t* raw, int width, int height,
 
 void flip_rows(const std::uint8_t* raw, int width, int height, int channels, bool mirror, int padded_width,
                float* grey, cudaStream_t stream) {
-  require(padded_width >= width && padded_width <= 2 * width,
-          "symstereo/cuda: flip_rows: padded width " + std::to_string(padded_width) + " is outside " +
-              std::to_string(width) + ".." + std::to_string(2 * width) + " (the row and its mirror image)");
+  require(padded_width >= width && padded_width <= 2 * width, [&] {
+    return "symstereo/cuda: flip_rows: padded width " + std::to_string(padded_width) + " is outside " +
+           std::to_string(width) + ".." + std::to_string(2 * width) + " (the row and its mirror image)";
+  });
   require(width >= 1 && height >= 1, "symstereo/cuda: flip_rows on an empty image");
   require(channels == 1 || channels == 3 || channels == 4,
-          "symstereo/cuda: flip_rows needs 1, 3 or 4 channels, got " + std::to_string(channels));
-  require(height <= 65535, "symstereo/cuda: flip_rows: height " + std::to_string(height) + " exceeds 65535");
+          [&] { return "symstereo/cuda: flip_rows needs 1, 3 or 4 channels, got " + std::to_string(channels); });
+  require(height <= 65535,
+          [&] { return "symstereo/cuda: flip_rows: height " + std::to_string(height) + " exceeds 65535"; });
   const dim3 grid(unsigned(div_up(padded_width, THREADS)), unsigned(height));
   flip_rows_kernel<<<grid, THREADS, 0, stream>>>(raw, width, height, channels, mirror, padded_width, grey);
   CUDA_CHECK_LAUNCH();

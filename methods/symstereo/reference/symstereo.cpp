@@ -48,8 +48,10 @@ struct FftwPlan::Impl {
 };
 
 FftwPlan::FftwPlan(int width, int rows) : impl_(std::make_unique<Impl>()) {
-  require(width >= 2 && rows >= 1, "symstereo/cpu: FFTW plan needs width >= 2 and rows >= 1, got " +
-                                       std::to_string(width) + " x " + std::to_string(rows));
+  require(width >= 2 && rows >= 1, [&] {
+    return "symstereo/cpu: FFTW plan needs width >= 2 and rows >= 1, got " + std::to_string(width) + " x " +
+           std::to_string(rows);
+  });
   Impl& p = *impl_;
   p.width = width;
   p.rows = rows;
@@ -57,8 +59,10 @@ FftwPlan::FftwPlan(int width, int rows) : impl_(std::make_unique<Impl>()) {
   p.real = fftwf_alloc_real(w * r);
   p.half = fftwf_alloc_complex(bins * r);
   p.full = fftwf_alloc_complex(w * r);
-  require(p.real && p.half && p.full, "symstereo/cpu: out of host memory for FFTW buffers of " +
-                                          std::to_string(width) + " x " + std::to_string(rows));
+  require(p.real && p.half && p.full, [&] {
+    return "symstereo/cpu: out of host memory for FFTW buffers of " + std::to_string(width) + " x " +
+           std::to_string(rows);
+  });
   const std::lock_guard<std::mutex> lock(planner_mutex());
   // FFTW_ESTIMATE: no timing runs, so a plan is made in microseconds and is the same every
   // time (FFTW_MEASURE could pick different algorithms run to run and change the last bits).
@@ -67,8 +71,9 @@ FftwPlan::FftwPlan(int width, int rows) : impl_(std::make_unique<Impl>()) {
                                       FFTW_ESTIMATE);
   p.inverse = fftwf_plan_many_dft(1, &n, rows, p.full, nullptr, 1, width, p.full, nullptr, 1, width, FFTW_BACKWARD,
                                   FFTW_ESTIMATE);
-  require(p.forward && p.inverse, "symstereo/cpu: FFTW could not plan rows of " + std::to_string(width) + " x " +
-                                      std::to_string(rows));
+  require(p.forward && p.inverse, [&] {
+    return "symstereo/cpu: FFTW could not plan rows of " + std::to_string(width) + " x " + std::to_string(rows);
+  });
 }
 
 FftwPlan::~FftwPlan() = default;
@@ -84,7 +89,8 @@ void FftwPlan::inverse() { fftwf_execute(impl_->inverse); }
 
 FilterBank log_gabor_bank(int width, const SymStereoParams& params) {
   params.validate("symstereo/cpu");
-  require(width >= 2, "symstereo/cpu: log_gabor_bank needs a row of >= 2 pixels, got " + std::to_string(width));
+  require(width >= 2,
+          [&] { return "symstereo/cpu: log_gabor_bank needs a row of >= 2 pixels, got " + std::to_string(width); });
   FilterBank bank;
   bank.width = width;
   bank.wavelets = params.wavelets;
@@ -126,8 +132,10 @@ ImageF flip_rows(const ImageF& image) {
 }
 
 Responses flip_rows(const Responses& responses, int width) {
-  require(width >= 1 && width <= responses.length, "symstereo: flip_rows: width " + std::to_string(width) +
-                                                       " outside rows of " + std::to_string(responses.length));
+  require(width >= 1 && width <= responses.length, [&] {
+    return "symstereo: flip_rows: width " + std::to_string(width) + " outside rows of " +
+           std::to_string(responses.length);
+  });
   Responses out = responses;
   for (int r = 0; r < responses.count; ++r)
     for (int x = 0; x < width; ++x) out.row(r)[x] = responses.row(r)[width - 1 - x];
@@ -135,9 +143,10 @@ Responses flip_rows(const Responses& responses, int width) {
 }
 
 ImageF pad_rows(const ImageF& image, int padded_width) {
-  require(image.channels == 1 && padded_width >= image.width && padded_width <= 2 * image.width,
-          "symstereo: pad_rows: cannot pad rows of " + std::to_string(image.width) + " to " +
-              std::to_string(padded_width));
+  require(image.channels == 1 && padded_width >= image.width && padded_width <= 2 * image.width, [&] {
+    return "symstereo: pad_rows: cannot pad rows of " + std::to_string(image.width) + " to " +
+           std::to_string(padded_width);
+  });
   const int w = image.width, pad = padded_width - w;
   ImageF out(padded_width, image.height, 1);
   for (int y = 0; y < image.height; ++y)
@@ -154,9 +163,10 @@ ImageF pad_rows(const ImageF& image, int padded_width) {
 }
 
 ComplexRows row_fft(const ImageF& image, FftwPlan& plan) {
-  require(plan.width() == image.width && plan.rows() == image.height,
-          "symstereo/cpu: row_fft plan is for " + std::to_string(plan.width()) + " x " + std::to_string(plan.rows()) +
-              ", image is " + std::to_string(image.width) + " x " + std::to_string(image.height));
+  require(plan.width() == image.width && plan.rows() == image.height, [&] {
+    return "symstereo/cpu: row_fft plan is for " + std::to_string(plan.width()) + " x " + std::to_string(plan.rows()) +
+           ", image is " + std::to_string(image.width) + " x " + std::to_string(image.height);
+  });
   std::copy(image.data.begin(), image.data.end(), plan.real());
   plan.forward();
   const int bins = image.width / 2 + 1;
@@ -166,8 +176,10 @@ ComplexRows row_fft(const ImageF& image, FftwPlan& plan) {
 }
 
 ComplexRows filter(const ComplexRows& spectrum, const FilterBank& bank) {
-  require(spectrum.length == bank.bins, "symstereo: filter: spectrum has " + std::to_string(spectrum.length) +
-                                            " bins, the bank " + std::to_string(bank.bins));
+  require(spectrum.length == bank.bins, [&] {
+    return "symstereo: filter: spectrum has " + std::to_string(spectrum.length) + " bins, the bank " +
+           std::to_string(bank.bins);
+  });
   const int width = bank.width, height = spectrum.count;
   ComplexRows out(width, bank.wavelets * height);  // zero-initialised: negative frequencies stay 0
   for (int k = 0; k < bank.wavelets; ++k)
@@ -177,9 +189,10 @@ ComplexRows filter(const ComplexRows& spectrum, const FilterBank& bank) {
 }
 
 Responses inverse(const ComplexRows& filtered, FftwPlan& plan) {
-  require(filtered.length == plan.width() && filtered.count % plan.rows() == 0,
-          "symstereo/cpu: inverse: " + std::to_string(filtered.count) + " rows of " + std::to_string(filtered.length) +
-              " do not fit a plan of " + std::to_string(plan.rows()) + " rows of " + std::to_string(plan.width()));
+  require(filtered.length == plan.width() && filtered.count % plan.rows() == 0, [&] {
+    return "symstereo/cpu: inverse: " + std::to_string(filtered.count) + " rows of " + std::to_string(filtered.length) +
+           " do not fit a plan of " + std::to_string(plan.rows()) + " rows of " + std::to_string(plan.width());
+  });
   Responses out(filtered.length, filtered.count);
   const std::size_t chunk = std::size_t(plan.rows()) * std::size_t(plan.width());
   for (std::size_t start = 0; start < filtered.data.size(); start += chunk) {
@@ -193,8 +206,10 @@ Responses inverse(const ComplexRows& filtered, FftwPlan& plan) {
 
 Dsi energy(const Responses& left, const Responses& right, int width, int height, DisparityRange range) {
   require(left.length >= width && right.length == left.length && left.count == right.count && left.count % height == 0,
-          "symstereo: energy: responses do not match a " + std::to_string(width) + " x " + std::to_string(height) +
-              " image");
+          [&] {
+            return "symstereo: energy: responses do not match a " + std::to_string(width) + " x " +
+                   std::to_string(height) + " image";
+          });
   const int wavelets = left.count / height;
   Dsi dsi(width, height, range);
   // Rows are independent and each writes its own slice of the DSI, so the result does not
