@@ -14,11 +14,6 @@
 
 namespace stereo {
 
-int esaw_step(float base, int t) {
-  // Computed in double from the float parameter, so every backend gets the same integer.
-  return int(std::lround(std::pow(double(base), double(t - 1))));
-}
-
 namespace {
 
 const char* const CITATION =

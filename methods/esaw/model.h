@@ -23,6 +23,10 @@ namespace stereo::esaw {
 /// GPU version reads the costs, Sec. IV).
 enum class Border { drop, clamp };
 
+/// The step of iteration t (1-based), eq. 4: round(b^(t-1)), halves away from zero. Computed in
+/// double from the float parameter, so every backend gets the same integer.
+inline int esaw_step(float base, int t) { return int(std::lround(std::pow(double(base), double(t - 1)))); }
+
 /// The spatial factor of a side sample's weight, exp(-step / gamma_p), in float.
 inline float spatial_factor(int step, float gamma_p) { return std::exp(-float(step) / gamma_p); }
 

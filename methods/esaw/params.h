@@ -184,8 +184,6 @@ struct EsmpParams {
   }
 };
 
-/// The step of iteration t (1-based), eq. 4: round(b^(t-1)), halves away from zero.
-int esaw_step(float base, int t);
 
 /// ESAW's registry entry: citation, Table IV accuracy (9 and 5 iterations), Table IV speed.
 MethodInfo esaw_method_info();

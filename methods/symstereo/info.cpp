@@ -14,29 +14,6 @@
 
 namespace stereo {
 
-int symstereo_padded_length(int width, const SymStereoParams& params) {
-  require(width >= 1 && width <= (1 << 23),
-          "symstereo: rows of " + std::to_string(width) + " pixels are outside 1..8388608");
-  // The cap, 2W: the row followed by its mirror image is the row's even extension, periodic
-  // with period 2W, so the circular FFT of that length filters the infinitely mirrored row
-  // exactly, whatever the wavelengths (an LTI filter of a 2W-periodic signal only samples its
-  // response at multiples of 1 / 2W, the bins of that FFT). Rows longer than 2W add nothing
-  // but constant stretches; N = 256 at m = 1.05 would otherwise ask for 3 million samples.
-  const long exact = 2L * long(width);
-  const double reach = 2.0 * double(params.min_wavelength) *
-                       std::pow(double(params.ratio), double(params.wavelets - 1));  // twice the longest
-  if (!(reach < double(width))) return int(exact);  // also catches inf / NaN
-  const long minimum = long(width) + std::max(2L, long(std::ceil(reach)));
-  // Below the cap a 2-3-5-7 length keeps cuFFT and FFTW on their fast radices; if none lies
-  // below 2W, 2W itself (cuFFT and FFTW take any length).
-  for (long n = minimum; n < exact; ++n) {
-    long r = n;
-    for (long p : {2L, 3L, 5L, 7L})
-      while (r % p == 0) r /= p;
-    if (r == 1) return int(n);
-  }
-  return int(exact);
-}
 
 MethodInfo symstereo_method_info() {
   MethodInfo info;

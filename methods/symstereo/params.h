@@ -52,28 +52,6 @@ struct SymStereoParams {
   }
 };
 
-/// The value an out-of-image match (x - d < 0) gets in the DSI: below every joint energy
-/// (E_A and E_S lie in [-1, 1], so E does too), so it never wins the maximum.
-constexpr float SYMSTEREO_OUT_OF_IMAGE = -2.0f;
-
-/// Added to the denominators of eq. 5-6 (sums over k of response magnitudes, in grey levels:
-/// the bank is normalised so that a sinusoid of amplitude 1 at f0 answers about 1). A flat
-/// band would otherwise divide FFT round-off (about 1e-4 grey levels per response in fp32) by
-/// itself and give energies of pure noise; 0.1 grey levels summed over all N wavelets is below
-/// what 8-bit images can hold, and negligible beside textured pixels (sums in the hundreds).
-constexpr float SYMSTEREO_EPSILON = 0.1f;
-
-/// Row length the FFTs run at for rows of `width` pixels: width plus a symmetric extension of
-/// at least twice the longest wavelength (lambda_1 m^(N-1)), rounded up to a length whose only
-/// prime factors are 2, 3, 5 and 7 (fast in FFTW and cuFFT), and never more than 2 x width:
-/// the row and its mirror image are the row's even extension, periodic with period 2W, whose
-/// circular filtering is exact for any wavelength (README, "SymStereo"), so a bank whose
-/// longest wavelength exceeds the row costs 2W samples, not millions. Not in the paper, whose
-/// filters span the epipolar line itself: a row's FFT is circular, so without the extension
-/// the last pixels' responses would mix in the first ones' (and the right view's clamped
-/// border), which costs every pixel within a filter's reach of either end of the row.
-int symstereo_padded_length(int width, const SymStereoParams& params);
-
 /// SymStereo's entry for the registry: the citation, the paper's Tables 2 and 3 timing grids
 /// and the SymStereoParams table (host/methods/symstereo.cpp).
 MethodInfo symstereo_method_info();

@@ -14,7 +14,7 @@
 // won (29.2 ms with steps <= 4 fused against 31.0); since, it loses (24.0 against 23.1): the
 // fused kernel is latency-bound (a thread walks its 16 + 2s rows between two barriers per four
 // planes), the passes it replaces are not any more. So the matcher leaves it off by default
-// (EsawParams::fuse_hv_max_step = 0); NOTES.md "Round 3" has the sweeps.
+// (EsawCudaOptions::fuse_hv_max_step = 0); NOTES.md has the sweeps.
 //
 // Each cell's arithmetic is aggr_pass.cuh's / init_aggr_h.cu's (weights.cuh, the reference's
 // order, explicit _rn intrinsics) and the H result is rounded to half before V reads it, as the

@@ -21,6 +21,7 @@
 #include "cuda/shared/median.h"
 #include "methods/esaw/cuda/esaw_cuda.h"
 #include "methods/esaw/cuda/stages.h"
+#include "methods/esaw/model.h"
 #include "methods/esaw/params.h"
 #include "methods/esaw/register.h"
 
@@ -55,7 +56,7 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
     if (params_.colour == "lab8") lab8_colour_ = ce::lab8_colour_table(params_.gamma_c, component);
     passes_.border = params_.border == "clamp" ? ce::Border::clamp : ce::Border::drop;
     for (int t = 1; t <= params_.iterations; ++t) {
-      passes_.steps.push_back(esaw_step(params_.base, t));
+      passes_.steps.push_back(stereo::esaw::esaw_step(params_.base, t));
       passes_.tables.push_back(
           ce::weight_table(params_.gamma_c, params_.gamma_p, passes_.steps.back(), lab8_colour_.get()));
     }
@@ -150,7 +151,7 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
       double per_cell = options_.fuse_init_cost ? 0.0 : 2.0;
       for (int t = 1; t <= params_.iterations; ++t) {
         const bool last = t == params_.iterations, from_grey = t == 1 && options_.fuse_init_cost;
-        if (!last && esaw_step(params_.base, t) <= fuse_hv_max_step())
+        if (!last && stereo::esaw::esaw_step(params_.base, t) <= fuse_hv_max_step())
           per_cell += from_grey ? 2.0 : 4.0;
         else
           per_cell += (from_grey ? 2.0 : 4.0) + (last ? 2.0 : 4.0);

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "methods/esaw/register.h"
+#include "methods/esaw/model.h"
 #include "methods/esaw/params.h"
 #include "reference/cpu_matcher.h"
 #include "methods/esaw/reference/esaw.h"
@@ -81,7 +82,7 @@ class EsawCpu final : public EsawFamilyCpu<EsawParams> {
     const ref::WeightGuide left = weight_guide(left_input);
     ref::CostVolume cost = initial_cost(left_input, right_input, range, clock);
     for (int t = 1; t <= p.iterations; ++t) {
-      const int step = esaw_step(p.base, t);
+      const int step = stereo::esaw::esaw_step(p.base, t);
       cost = ref::aggr_H(cost, cost, left, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);
       clock.lap("aggr_H");
       cost = ref::aggr_V(cost, cost, left, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);
@@ -118,7 +119,7 @@ class EsmpCpu final : public EsawFamilyCpu<EsmpParams> {
     ref::CostVolume cost = c0;  // literal, centre: the aggregated costs; data: the messages A
     if (p.esmp_variant == "data") cost = ref::CostVolume(c0.width, c0.height, range, 0.0f);
     for (int t = 1; t <= p.iterations; ++t) {
-      const int step = esaw_step(p.base, t);
+      const int step = stereo::esaw::esaw_step(p.base, t);
       for (int pass = 0; pass < 2; ++pass) {
         const auto aggr = pass == 0 ? ref::aggr_H : ref::aggr_V;
         const char* name = pass == 0 ? "aggr_H" : "aggr_V";

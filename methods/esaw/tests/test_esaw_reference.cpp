@@ -45,13 +45,13 @@ ImageU8 random_rgb(int w, int h, std::uint32_t seed) {
 
 TEST(EsawReference, StepIsRoundedPowerOfTheBase) {
   // Eq. 4, s = round(b^(t-1)); the paper's own 1-D example (Sec. III-A) is b = 3: 1, 3, 9.
-  EXPECT_EQ(esaw_step(3.0f, 1), 1);
-  EXPECT_EQ(esaw_step(3.0f, 2), 3);
-  EXPECT_EQ(esaw_step(3.0f, 3), 9);
+  EXPECT_EQ(stereo::esaw::esaw_step(3.0f, 1), 1);
+  EXPECT_EQ(stereo::esaw::esaw_step(3.0f, 2), 3);
+  EXPECT_EQ(stereo::esaw::esaw_step(3.0f, 3), 9);
   const int expected_19[] = {1, 2, 4, 7, 13, 25, 47, 89, 170};  // Table III, 9 iterations
-  for (int t = 1; t <= 9; ++t) EXPECT_EQ(esaw_step(1.9f, t), expected_19[t - 1]) << "t = " << t;
+  for (int t = 1; t <= 9; ++t) EXPECT_EQ(stereo::esaw::esaw_step(1.9f, t), expected_19[t - 1]) << "t = " << t;
   const int expected_28[] = {1, 3, 8, 22, 61, 172, 482, 1349};  // Table III, ESMP
-  for (int t = 1; t <= 8; ++t) EXPECT_EQ(esaw_step(2.8f, t), expected_28[t - 1]) << "t = " << t;
+  for (int t = 1; t <= 8; ++t) EXPECT_EQ(stereo::esaw::esaw_step(2.8f, t), expected_28[t - 1]) << "t = " << t;
 }
 
 TEST(EsawReference, RoundToHalfMatchesIeeeBinary16) {

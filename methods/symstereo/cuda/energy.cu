@@ -23,6 +23,7 @@
 #include <string>
 
 #include "methods/symstereo/cuda/stages.h"
+#include "methods/symstereo/model.h"
 #include "methods/symstereo/params.h"
 
 namespace stereo::cu::symstereo {

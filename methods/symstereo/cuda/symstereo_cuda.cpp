@@ -15,6 +15,7 @@
 #include "cuda/cufft_plan.h"
 #include "cuda/matcher_frame.h"
 #include "methods/symstereo/cuda/stages.h"
+#include "methods/symstereo/model.h"
 #include "methods/symstereo/params.h"
 #include "methods/symstereo/register.h"
 

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "methods/symstereo/model.h"
 #include "methods/symstereo/params.h"
 #include "core/thread_pool.h"
 #include "reference/grey.h"

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "methods/symstereo/register.h"
+#include "methods/symstereo/model.h"
 #include "methods/symstereo/params.h"
 #include "reference/cpu_matcher.h"
 #include "reference/host_stage_clock.h"

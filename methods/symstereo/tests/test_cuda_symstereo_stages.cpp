@@ -15,6 +15,7 @@
 #include "cuda/common.h"
 #include "cuda/cufft_plan.h"
 #include "methods/symstereo/cuda/stages.h"
+#include "methods/symstereo/model.h"
 #include "methods/symstereo/params.h"
 #include "methods/symstereo/reference/symstereo.h"
 #include "tests/test_cuda_util.h"

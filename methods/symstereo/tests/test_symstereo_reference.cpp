@@ -15,6 +15,7 @@
 
 #include "app/dataset.h"
 #include "core/matcher.h"
+#include "methods/symstereo/model.h"
 #include "methods/symstereo/params.h"
 #include "app/metrics.h"
 #include "methods/symstereo/reference/symstereo.h"
