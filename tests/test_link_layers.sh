@@ -10,8 +10,9 @@ set -uo pipefail
 build="${1:?usage: test_link_layers.sh BUILD_DIR}"
 command -v nm >/dev/null || { echo "nm not found (binutils): cannot check"; exit 1; }
 lib() { find "$build" -name "lib$1.a" -print -quit; }
-# Symbols a library defines / leaves undefined (C++ names as the linker sees them).
-defined() { nm -g --defined-only "$1" 2>/dev/null | awk 'NF >= 3 {print $3}' | sort -u; }
+# Symbols a library defines strongly (code T, data D/B/R; weak template instantiations, which any
+# user of the template may carry, do not count) / leaves undefined.
+defined() { nm -g --defined-only "$1" 2>/dev/null | awk 'NF >= 3 && $2 ~ /^[TDBR]$/ {print $3}' | sort -u; }
 undefined() { nm -g --undefined-only "$1" 2>/dev/null | awk '{print $NF}' | sort -u; }
 
 declare -A below=(
