@@ -263,7 +263,8 @@ __global__ void adjustment_kernel(const float* __restrict__ disparity, const __h
   const float d = disparity[i];
   out[i] = d;
   const int k = level_index(d, min_d, levels);
-  if (k < 0) return;
+  // No C2(p, D(p)) to undercut where p's own match leaves the right image (reference).
+  if (k < 0 || !matched_in_image(x, k, min_d, width)) return;
   // All the edges (reference::discontinuity_adjustment): crossed horizontally -> the left and
   // right neighbours are candidates, vertically -> the upper and lower, both -> all four.
   const bool across_x = (x > 0 && fabsf(disparity[i - 1] - d) >= 1.0f) ||

@@ -175,7 +175,12 @@ ImageF discontinuity_adjustment(const ImageF& disparity, const CostVolume& cost)
     for (int x = 0; x < disparity.width; ++x) {
       const float d = disparity.at(x, y);
       const int k = level_index(d, cost.range);
-      if (k < 0) continue;
+      // Sec. 2.4 replaces D(p) when a neighbour's disparity has "smaller matching cost than
+      // C2(p, D_L(p))". Where p's own match p - D(p) lies outside the right image there is no
+      // such cost (the volume carries out_of_image_cost there, eq. 2's bound, which every
+      // in-image level undercuts), so the left-border strip's filled pixels would move for want
+      // of a match, not for a better one.
+      if (k < 0 || !matched_in_image(x, k, cost.range, cost.width)) continue;
       // "All the edges" of the disparity image: an edge crossed horizontally (a left or right
       // neighbour differs) offers p1, p2 = the left and right neighbours; one crossed
       // vertically the upper and lower; a corner offers all four.

@@ -74,9 +74,11 @@ RefinedDisparity proper_interpolation(const ImageF& disparity, const OutlierMap&
 /// neighbour) p1 = (x, y-1), p2 = (x, y+1); on both, all four (neighbours inside the image).
 /// D(p) becomes the candidate disparity with the smallest C2(p, .) when that cost is strictly
 /// smaller than C2(p, D(p)) (the earlier of left, right, up, down on a tie). Integer
-/// disparities inside cost.range; other values are left alone. A candidate whose match p - d
-/// falls outside the right image is not offered: its C2 holds out_of_image_cost, a constant
-/// (not in the paper, which does not say what a match outside the image costs).
+/// disparities inside cost.range; other values are left alone. A level whose match p - d falls
+/// outside the right image holds out_of_image_cost, a constant, not a matching cost (not in the
+/// paper, which does not say what a match outside the image costs): such a candidate is not
+/// offered, and a pixel whose own D(p) is such a level is left alone (there is no C2(p, D(p))
+/// to undercut).
 ImageF discontinuity_adjustment(const ImageF& disparity, const CostVolume& cost);
 
 /// Eq. 7: d* = d - (C2(d+1) - C2(d-1)) / (2 (C2(d+1) + C2(d-1) - 2 C2(d))) at the integer d =

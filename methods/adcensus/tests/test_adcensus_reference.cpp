@@ -535,13 +535,19 @@ TEST(AdCensusReference, DiscontinuityAdjustmentTakesTheCheaperNeighbour) {
 TEST(AdCensusReference, DiscontinuityAdjustmentOffersNoMatchOutsideTheImage) {
   // x = 2 on the edge between 1 and 5: its level 5 would match x - 5 = -3, outside the right
   // image, where the volume holds out_of_image_cost, a constant: not offered however low.
-  const ImageF disparity = row_map({1, 1, 1, 5, 5, 5, 5});
-  CostVolume cost(7, 1, DisparityRange{0, 6}, 1.0f);
+  const ImageF disparity = row_map({1, 1, 1, 5, 5, 5, 5, 5, 5, 1});
+  CostVolume cost(10, 1, DisparityRange{0, 6}, 1.0f);
   cost.at(2, 0, 5) = 0.0f;
-  cost.at(3, 0, 1) = 0.0f;  // x = 3 matches d = 1 at 2, inside: taken
+  // x = 3 holds 5, whose match 3 - 5 lies outside too: there is no C2(p, D(p)) for the cheap
+  // level 1 to undercut, so it stays (the left-border strip's filled pixels).
+  cost.at(3, 0, 1) = 0.0f;
+  // x = 8 holds 5, matched inside at 3: on the edge to x = 9 it takes the cheaper 1.
+  cost.at(8, 0, 1) = 0.0f;
   const ImageF out = discontinuity_adjustment(disparity, cost);
   EXPECT_EQ(out.at(2, 0), 1.0f);
-  EXPECT_EQ(out.at(3, 0), 1.0f);
+  EXPECT_EQ(out.at(3, 0), 5.0f);
+  EXPECT_EQ(out.at(8, 0), 1.0f);
+  EXPECT_EQ(out.at(9, 0), 1.0f);  // 5 is offered (inside at 4) but costs no less than 1
 }
 
 TEST(AdCensusReference, SubpixelIsTheParabolaVertexAtACostMinimum) {

@@ -647,6 +647,34 @@ TEST(CudaAdCensusRefine, StepsMatchBitForBit) {
   expect_same_map(cu::download(median), want_median, "median_3x3");
 }
 
+// The adjustment where a match leaves the right image, on the rows of the reference test
+// DiscontinuityAdjustmentOffersNoMatchOutsideTheImage (costs 0 and 1, exact in fp16): a
+// candidate whose match lies outside is not offered (x = 2), a pixel whose own match lies
+// outside is left alone (x = 3), a matched pixel on the edge takes the cheaper level (x = 8).
+TEST(CudaAdCensusRefine, AdjustmentWhereTheMatchLeavesTheImage) {
+  STEREO_REQUIRE_CUDA();
+  const float row[] = {1, 1, 1, 5, 5, 5, 5, 5, 5, 1};
+  const int w = 10, h = 3;  // identical rows: no vertical edge
+  ImageF disparity(w, h, 1);
+  ref::CostVolume cost(w, h, DisparityRange{0, 6}, 1.0f);
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) disparity.at(x, y) = row[x];
+    cost.at(2, y, 5) = 0.0f;
+    cost.at(3, y, 1) = 0.0f;
+    cost.at(8, y, 1) = 0.0f;
+  }
+  const ImageF want = ref::discontinuity_adjustment(disparity, cost);
+  auto out = poisoned_f(w, h);
+  ca::discontinuity_adjustment(upload_map(disparity), ca::upload_volume(cost), out);
+  const ImageF got = cu::download(out);
+  expect_same_map(got, want, "discontinuity_adjustment at the image border");
+  for (int y = 0; y < h; ++y) {
+    EXPECT_EQ(got.at(2, y), 1.0f) << "y " << y;
+    EXPECT_EQ(got.at(3, y), 5.0f) << "y " << y;
+    EXPECT_EQ(got.at(8, y), 1.0f) << "y " << y;
+  }
+}
+
 TEST(CudaAdCensusRefine, MedianOfMapsWithInfinities) {
   STEREO_REQUIRE_CUDA();
   ImageF map = cuda_test::random_f(WIDTH, HEIGHT, 10);
