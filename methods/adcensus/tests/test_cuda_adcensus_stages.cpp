@@ -665,7 +665,7 @@ TEST(CudaAdCensusRefine, AdjustmentWhereTheMatchLeavesTheImage) {
   }
   const ImageF want = ref::discontinuity_adjustment(disparity, cost);
   auto out = poisoned_f(w, h);
-  ca::discontinuity_adjustment(upload_map(disparity), ca::upload_volume(cost), out);
+  ca::discontinuity_adjustment(upload_map(disparity), upload_volume(cost), out);
   const ImageF got = cu::download(out);
   expect_same_map(got, want, "discontinuity_adjustment at the image border");
   for (int y = 0; y < h; ++y) {
