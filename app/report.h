@@ -30,8 +30,10 @@ namespace stereo {
 std::string report_markdown(const nlohmann::json& results, const std::vector<std::string>& plots,
                             const std::vector<std::pair<std::string, std::vector<std::string>>>& montages);
 
-/// The terminal's closing table: per method and backend, the average bad % per dataset and
-/// the Mde/s of each grid cell's largest input that ran.
+/// The terminal's closing table: per method and backend, the average bad % (non-occluded) per
+/// dataset, as submitted and then float where the document has both scores (float alone, and a
+/// line saying so, where it predates the scores as submitted), and the Mde/s of each grid
+/// cell's largest input that ran.
 std::string summary_table(const nlohmann::json& results);
 
 /// Writes results.csv, the map montages (maps/montage_<dataset>_<scene>.png, composed from

@@ -68,13 +68,19 @@ std::vector<std::string> lanes(const json& doc, const std::string& method) {
   return out;
 }
 
+bool has_submitted(const json& doc) {
+  for (const json& r : doc["rows"])
+    if (text(r, "kind") == "accuracy" && ok(r) && r.contains(SUBMITTED_METRICS)) return true;
+  return false;
+}
+
 std::optional<double> mean_metric(const std::vector<const json*>& rows, const std::string& lane,
-                                  const std::string& dataset, const char* key) {
+                                  const std::string& dataset, const char* field, const char* key) {
   double sum = 0.0;
   int n = 0;
   for (const json* r : rows)
     if (ok(*r) && lane_of(*r) == lane && text(*r, "dataset") == dataset)
-      if (const auto v = num((*r)["metrics"], key)) sum += *v, ++n;
+      if (const auto v = num(r->value(field, json(nullptr)), key)) sum += *v, ++n;
   return n ? std::optional(sum / n) : std::nullopt;
 }
 

@@ -47,9 +47,20 @@ std::vector<const nlohmann::json*> rows_where(const nlohmann::json& doc, const s
 /// Lanes ("method/backend") in the order the document lists its backends.
 std::vector<std::string> lanes(const nlohmann::json& doc, const std::string& method = "");
 
-/// The mean of a metric over a lane's ok accuracy rows of one dataset, if any has it.
+/// An accuracy row's metrics of the map as computed.
+inline constexpr const char* FLOAT_METRICS = "metrics";
+/// An accuracy row's metrics of the map as its scene format's benchmark received it (the
+/// papers' protocol, app/protocol.h); documents from before it have none.
+inline constexpr const char* SUBMITTED_METRICS = "metrics_submitted";
+
+/// The document scores its maps as submitted too: an ok accuracy row has SUBMITTED_METRICS.
+/// Documents written before `stereo compare` scored both hold float figures only.
+bool has_submitted(const nlohmann::json& doc);
+
+/// The mean of a metric (`key` of the row's `field`, FLOAT_METRICS or SUBMITTED_METRICS) over a
+/// lane's ok accuracy rows of one dataset, if any has it.
 std::optional<double> mean_metric(const std::vector<const nlohmann::json*>& rows, const std::string& lane,
-                                  const std::string& dataset, const char* key);
+                                  const std::string& dataset, const char* field, const char* key);
 
 /// The datasets of `rows`, in the order they first appear.
 std::vector<std::string> datasets_of(const std::vector<const nlohmann::json*>& rows);

@@ -80,7 +80,7 @@ std::optional<PlotScript> pareto_plot(const json& doc, const fs::path& plots) {
     std::ostringstream block;
     int points = 0;
     for (const std::string& lane : lanes(doc)) {
-      const auto bad = mean_metric(rows, lane, d, "nonocc");
+      const auto bad = mean_metric(rows, lane, d, FLOAT_METRICS, "nonocc");
       std::vector<double> ns;
       for (const json* r : rows)
         if (ok(*r) && lane_of(*r) == lane && text(*r, "dataset") == d)

@@ -46,7 +46,15 @@ void repeat_section(std::ostream& md, const json& doc) {
     if (!items.empty()) md << "\n";
   };
   md << "**Accuracy:** " << r.accuracy_compared - int(r.accuracy_differ.size()) << " of " << r.accuracy_compared
-     << " cells identical (the same status and every stored metric equal to the last digit).";
+     << " cells identical (the same status and every stored metric equal to the last digit";
+  if (r.accuracy_submitted > 0 && r.accuracy_float_only == 0)
+    md << ", scored as submitted and as float";
+  else if (r.accuracy_submitted > 0)
+    md << ", scored as submitted and as float in " << r.accuracy_submitted << " cells, float only in "
+       << r.accuracy_float_only << " where a run predates the scores as submitted";
+  else if (r.accuracy_float_only > 0)
+    md << "; float metrics only: a run predates the scores as submitted";
+  md << ").";
   if (r.accuracy_differ.empty()) md << "\n\n";
   else md << " Differing:\n\n";
   list(r.accuracy_differ);

@@ -22,11 +22,11 @@ using namespace report;
 namespace {
 
 /// The fields of a row that the repeatability check reads (see repeat_summary()).
-constexpr std::array<const char*, 22> REPEAT_FIELDS = {
-    "kind",         "method",           "backend",          "input",     "setting",    "width",
-    "height",       "min_disparity",    "levels",           "set",       "status",     "device",
-    "cpu",          "metrics",          "total_ms",         "total_ms_min", "total_ms_max", "algorithm_ms",
-    "algorithm_ms_min", "algorithm_ms_max", "upload_ms",    "readback_ms"};
+constexpr std::array<const char*, 23> REPEAT_FIELDS = {
+    "kind",         "method",           "backend",          "input",        "setting",      "width",
+    "height",       "min_disparity",    "levels",           "set",          "status",       "device",
+    "cpu",          "metrics",          "metrics_submitted", "total_ms",    "total_ms_min", "total_ms_max",
+    "algorithm_ms", "algorithm_ms_min", "algorithm_ms_max", "upload_ms",    "readback_ms"};
 
 /// A cell's identity across runs (occurrences are counted apart, see cell_keys()).
 std::string cell_key(const json& row) {
@@ -69,21 +69,36 @@ bool on_host_cpu(const json& row) {
   return (row.contains("cpu") && !row["cpu"].is_null()) || text(row, "device").find("llvmpipe") != std::string::npos;
 }
 
-/// The first metric that differs between two accuracy rows, or "" when all are equal.
-std::string metric_difference(const json& a, const json& b) {
-  const json ma = a.value("metrics", json(nullptr)), mb = b.value("metrics", json(nullptr));
+/// The first metric of the rows' `field` that differs, `label` before its name, or "" when all
+/// are equal.
+std::string field_difference(const json& a, const json& b, const char* field, const std::string& label) {
+  const json ma = a.value(field, json(nullptr)), mb = b.value(field, json(nullptr));
   if (ma == mb) return "";
-  if (!ma.is_object() || !mb.is_object()) return "metrics " + ma.dump() + " here, " + mb.dump() + " there";
+  if (!ma.is_object() || !mb.is_object()) return label + "metrics " + ma.dump() + " here, " + mb.dump() + " there";
   for (const auto& [k, v] : ma.items())
     if (!mb.contains(k) || mb[k] != v) {
       std::ostringstream s;
-      s << k << " " << std::setprecision(10) << v.dump() << " here, " << (mb.contains(k) ? mb[k].dump() : "none")
-        << " there";
+      s << label << k << " " << std::setprecision(10) << v.dump() << " here, "
+        << (mb.contains(k) ? mb[k].dump() : "none") << " there";
       return s.str();
     }
   for (const auto& [k, v] : mb.items())
-    if (!ma.contains(k)) return k + " none here, " + v.dump() + " there";
-  return "metrics differ";
+    if (!ma.contains(k)) return label + k + " none here, " + v.dump() + " there";
+  return label + "metrics differ";
+}
+
+/// Both rows scored their map as submitted too (documents from before it did not).
+bool both_submitted(const json& a, const json& b) {
+  return a.contains(SUBMITTED_METRICS) && b.contains(SUBMITTED_METRICS);
+}
+
+/// The first metric that differs between two accuracy rows, or "" when all are equal: where both
+/// rows have both scores, the papers' protocol first ("submitted nonocc ...", then "float
+/// nonocc ..."); else the float metrics ("nonocc ...").
+std::string metric_difference(const json& a, const json& b) {
+  if (!both_submitted(a, b)) return field_difference(a, b, FLOAT_METRICS, "");
+  if (std::string d = field_difference(a, b, SUBMITTED_METRICS, "submitted "); !d.empty()) return d;
+  return field_difference(a, b, FLOAT_METRICS, "float ");
 }
 
 /// "upload +0.740 ms": the part (upload, algorithm, read-back) whose median moved most.
@@ -164,9 +179,12 @@ Repeatability compare_repeat(const json& doc) {
     const std::string sa = text(a, "status"), sb = text(b, "status");
     if (text(a, "kind") == "accuracy") {
       ++r.accuracy_compared;
-      if (sa != sb) r.accuracy_differ.push_back(name + ": " + sa + " here, " + sb + " there");
-      else if (sa == "ok")
+      if (sa != sb) {
+        r.accuracy_differ.push_back(name + ": " + sa + " here, " + sb + " there");
+      } else if (sa == "ok") {
+        ++(both_submitted(a, b) ? r.accuracy_submitted : r.accuracy_float_only);
         if (const std::string d = metric_difference(a, b); !d.empty()) r.accuracy_differ.push_back(name + ": " + d);
+      }
       continue;
     }
     if (sa != sb) {

@@ -65,6 +65,10 @@ struct Repeatability {
     std::string largest_change;  ///< the part whose median moved most: "upload +0.740 ms"
   };
   int accuracy_compared = 0;                  ///< accuracy cells in both runs
+  /// Of those ok in both runs: cells whose metrics both runs scored as submitted and as float
+  /// (compared in that order), and cells one run has float metrics only for (from before the
+  /// scores as submitted; compared on those).
+  int accuracy_submitted = 0, accuracy_float_only = 0;
   std::vector<std::string> accuracy_differ;   ///< "cell: what differs"
   std::vector<Speed> speed;                   ///< speed cells ok in both runs, in this run's order
   std::vector<std::string> speed_status_differ;  ///< "cell: ok here, refused there (...)"

@@ -21,7 +21,8 @@ std::string csv_field(const std::string& s) {
 }
 
 std::string csv_value(const json& row, const std::string& column) {
-  const json& me = row.value("metrics", json(nullptr));
+  const json& me = row.value(FLOAT_METRICS, json(nullptr));
+  const json& sub = row.value(SUBMITTED_METRICS, json(nullptr));
   const json& pa = row.value("paper", json(nullptr));
   const json& dev = row.value("device_info", json(nullptr));
   const auto n = [](const std::optional<double>& v) {
@@ -37,6 +38,9 @@ std::string csv_value(const json& row, const std::string& column) {
   if (column == "avg_error") return n(num(me, "avg_error"));
   if (column == "density") return n(num(me, "density"));
   if (column == "d1_all") return n(num(me, "d1_all"));
+  if (column == "bad_nonocc_submitted") return n(num(sub, "nonocc"));
+  if (column == "bad_all_submitted") return n(num(sub, "all"));
+  if (column == "bad_disc_submitted") return n(num(sub, "disc"));
   if (column == "paper_nonocc") return n(num(pa, "nonocc"));
   if (column == "paper_all") return n(num(pa, "all"));
   if (column == "paper_disc") return n(num(pa, "disc"));
@@ -60,6 +64,7 @@ const std::vector<std::string>& results_csv_columns() {
       "kind",        "method",       "backend",      "input",          "setting",       "set",           "status",
       "reason",      "width",        "height",       "min_disparity",  "levels",        "threshold",
       "bad_nonocc",  "bad_all",      "bad_disc",     "avg_error",      "density",       "d1_all",
+      "bad_nonocc_submitted",        "bad_all_submitted",                "bad_disc_submitted", "submission_rule",
       "repeats",
       "total_ms",    "total_ms_min", "total_ms_max", "algorithm_ms",   "upload_ms",     "readback_ms",
       "mdes",        "mdes_algorithm", "ns_per_de",  "paper_nonocc",   "paper_all",     "paper_disc",

@@ -10,7 +10,9 @@
 
 namespace stereo {
 
-/// The CSV columns, in order: one line per row of the results, fixed for every run.
+/// The CSV columns, in order: one line per row of the results, fixed for every run. "bad_*" are
+/// the float metrics ("metrics"), "bad_*_submitted" the map as the format's benchmark received
+/// it ("metrics_submitted"; empty in documents from before it).
 const std::vector<std::string>& results_csv_columns();
 
 /// results.csv: a header line of results_csv_columns(), then one line per row. Fields with a

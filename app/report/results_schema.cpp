@@ -65,6 +65,12 @@ void check_results(const json& doc, const std::string& what) {
       need(r, "scene", json::value_t::string, where);
       need(r, "threshold", json::value_t::number_float, where);
       need(r, "maps", json::value_t::object, where);
+      // Both scores are objects, or null without ground truth; documents from before the scores
+      // as submitted lack that one and the rule.
+      for (const char* k : {"metrics", "metrics_submitted"})
+        if (r.contains(k) && !r[k].is_object() && !r[k].is_null())
+          throw Error(what + ": " + where + " \"" + k + "\" is " + r[k].type_name());
+      if (r.contains("submission_rule")) need(r, "submission_rule", json::value_t::string, where);
     } else {
       for (const char* k : {"repeats", "total_ms_min", "total_ms_max", "algorithm_ms", "mdes_algorithm"})
         need(r, k, json::value_t::number_float, where);

@@ -19,8 +19,12 @@
 ///    "params", "device", "device_info", "cpu" and "cpu_threads" (CPU rows; null otherwise),
 ///    "time_includes", "clock", the times (ms) and "mdes", "ns_per_de";
 ///    accuracy rows add "dataset", "scene", "threshold", "metrics" {"nonocc", "all", "disc",
-///    "avg_error", "density", "d1_all"}, "paper" {"nonocc", "all", "disc"} (or null) and "maps"
-///    {"left", "gt", "disparity", "error"} (paths relative to the results folder);
+///    "avg_error", "density", "d1_all"} (the map as computed, "float"), "metrics_submitted"
+///    (the same fields for the map as the scene format's benchmark received it, the papers'
+///    protocol: app/protocol.h) and "submission_rule" (that format's rule, app/protocol.h
+///    submission_rule()), both absent in documents from before them, "metrics" and
+///    "metrics_submitted" null without ground truth, "paper" {"nonocc", "all", "disc"} (or null)
+///    and "maps" {"left", "gt", "disparity", "error"} (paths relative to the results folder);
 ///    speed rows add "setting" ("grid" or "paper"), "repeats", the spread "total_ms_min",
 ///    "total_ms_max", "algorithm_ms_min", "algorithm_ms_max", "mdes_algorithm", "set" (the
 ///    paper setting's parameter overrides the cell ran with, {} for none), "runs" {"total_ms",
@@ -32,8 +36,8 @@
 ///    "source" (DIR2 as given), "created", "command", "host", and "rows", each the other run's
 ///    row cut to what the comparison reads: "kind", "method", "backend", "input", "setting",
 ///    "width", "height", "min_disparity", "levels", "set", "status", "device", "cpu",
-///    "metrics", "total_ms", "total_ms_min", "total_ms_max", "algorithm_ms", "upload_ms",
-///    "readback_ms" (those the row has).
+///    "metrics", "metrics_submitted", "total_ms", "total_ms_min", "total_ms_max", "algorithm_ms",
+///    "algorithm_ms_min", "algorithm_ms_max", "upload_ms", "readback_ms" (those the row has).
 
 #include <nlohmann/json.hpp>
 
