@@ -93,7 +93,8 @@ class Context {
   [[nodiscard]] bool is_llvmpipe() const { return renderer_.find("llvmpipe") != std::string::npos; }
   [[nodiscard]] bool use_timer_queries() const { return !is_llvmpipe(); }
 
-  /// Platform handles (EGL display/context/surface or the GLFW window), defined in context.cpp.
+  /// Platform handles (EGL display/context/surface or the GLFW window), defined in
+  /// gl/context_platform.h.
   struct Native;
 
  private:

@@ -243,6 +243,74 @@ TEST(CompareReport, MadeFromAFixedResultsJsonAlone) {
   fs::remove_all(dir);
 }
 
+// fixed_results() as `compare` writes it since it scores both ways: the accuracy row with its
+// metrics as submitted (here below the float ones, as quantising to 1/16 px can make them) and
+// its format's rule.
+json with_submitted(json doc) {
+  json& acc = doc["rows"][0];
+  acc["metrics_submitted"] = {{"nonocc", 4.0}, {"all", 6.25}, {"disc", 10.5}, {"avg_error", 0.55}, {"density", 100.0}};
+  acc["submission_rule"] = "Middlebury v2: 8-bit PNG of d x 16 (1/16 px steps, 0..255), no disparity = 0";
+  return doc;
+}
+
+TEST(CompareReport, BothProtocolsSideBySideThePapersFirst) {
+  const json doc = with_submitted(fixed_results());
+  ASSERT_NO_THROW(check_results(doc, "both"));
+  const std::string md = report_markdown(doc, {}, {});
+  // Per column ours as submitted, the paper's, ours as float; then the float map's avg err and
+  // density, and the time.
+  EXPECT_NE(md.find("| input | backend | size | threshold | nonocc | paper nonocc | float nonocc | all | paper all | "
+                    "float all | disc | paper disc | float disc | float avg err | float density | ms |"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("| d/s1 | cuda | 8x6 | 1.0 | 4.00 | 3.50 | 4.25 | 6.25 | - | 6.50 | 10.50 | 9.25 | 11.00 | 0.50 | "
+                    "100.0 | 0.5 |"),
+            std::string::npos) << md;
+  // The averages: as submitted, against the paper as submitted, then float.
+  EXPECT_NE(md.find("| d | cuda | 4.00 | 6.25 | 10.50 | 4.00 / 3.50 (1) | - | 10.50 / 9.25 (1) | 4.25 | 6.50 | 11.00 |"),
+            std::string::npos) << md;
+  // Which is which, and the format's rule with the inputs it applies to.
+  EXPECT_NE(md.find("first the map as the scene format's benchmark received it (the papers' protocol"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("- submitted as Middlebury v2: 8-bit PNG of d x 16 (1/16 px steps, 0..255), no disparity = 0: "
+                    "d/s1\n"),
+            std::string::npos) << md;
+  EXPECT_EQ(md.find("float figures only"), std::string::npos) << md;
+  // The terminal's summary: per dataset the mean as submitted, then the float one.
+  const std::string summary = summary_table(doc);
+  EXPECT_NE(summary.find("bad% d  float bad% d"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("m/cuda          4.00    4.25  "), std::string::npos) << summary;
+  EXPECT_NE(summary.find("as the papers were scored; float bad%: the maps as computed"), std::string::npos) << summary;
+  // results.csv carries both, and the rule (quoted: it has commas).
+  const std::string csv = results_csv(doc);
+  EXPECT_NE(csv.find(",4.25,6.5,11,0.5,100,,4,6.25,10.5,\"Middlebury v2: 8-bit PNG of d x 16 (1/16 px steps, 0..255), "
+                     "no disparity = 0\","),
+            std::string::npos) << csv;
+  json bad = doc;
+  bad["rows"][0]["metrics_submitted"] = "4.0";
+  EXPECT_THROW(check_results(bad, "bad"), Error);
+}
+
+TEST(CompareReport, ADocumentFromBeforeTheSubmittedScoresSaysItHoldsFloatFiguresOnly) {
+  const json doc = fixed_results();  // no "metrics_submitted": as docs/results/h100-2026-11-26
+  const std::string md = report_markdown(doc, {}, {});
+  EXPECT_NE(md.find("**This run holds float figures only:** its results.json predates the scores as submitted"),
+            std::string::npos) << md;
+  // The table as before: ours (float) beside the paper's.
+  EXPECT_NE(md.find("| d/s1 | cuda | 8x6 | 1.0 | 4.25 | 6.50 | 11.00 | 0.50 | 100.0 | 0.5 | 3.50 | - | 9.25 |"),
+            std::string::npos) << md;
+  EXPECT_EQ(md.find("float nonocc"), std::string::npos) << md;
+  const std::string summary = summary_table(doc);
+  EXPECT_EQ(summary.find("float bad%"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("m/cuda          4.25    196.6"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("float maps only: this results.json predates the scores as submitted"), std::string::npos)
+      << summary;
+  // And the documents in docs/results make their report.
+  for (const char* run : {"h100-2026-11-26", "peer-sgbm-2026-11-25"}) {
+    const json kept = read_results(fs::path(STEREO_SOURCE_DIR) / "docs" / "results" / run);
+    EXPECT_NE(report_markdown(kept, {}, {}).find("This run holds float figures only"), std::string::npos) << run;
+  }
+}
+
 // Each row's label sits right above its own tiles (nearer to them than to the row above), the
 // scene's name above all; tiles of different sizes share the largest cell, a missing map is
 // mid grey, and a label wider than the tiles widens the picture instead of being cut.
@@ -748,6 +816,41 @@ TEST(CompareRepeat, RepeatedSettingsPairInOrderAndARunWithItselfIsSaid) {
   json broken = doc;
   broken["repeat_of"]["rows"][1].erase("total_ms_max");
   EXPECT_THROW(check_results(broken, "broken"), Error);
+}
+
+TEST(CompareRepeat, AccuracyComparesBothScoresWhereBothRunsHaveThem) {
+  const json a = with_submitted(run_a());
+  // Only the score as submitted moved: the papers' protocol is compared, and named.
+  json b = a;
+  b["created"] = "2026-01-02T00:00:00Z";
+  b["rows"][0]["metrics_submitted"]["nonocc"] = 4.125;
+  std::string md = repeat_md(a, b);
+  EXPECT_NE(md.find("**Accuracy:** 0 of 1 cells identical (the same status and every stored metric equal to the last "
+                    "digit, scored as submitted and as float)."),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("- m/cuda accuracy d/s1: submitted nonocc 4.0 here, 4.125 there\n"), std::string::npos) << md;
+  // Only the float score moved.
+  json c = a;
+  c["created"] = "2026-01-03T00:00:00Z";
+  c["rows"][0]["metrics"]["nonocc"] = 4.5;
+  md = repeat_md(a, c);
+  EXPECT_NE(md.find("- m/cuda accuracy d/s1: float nonocc 4.25 here, 4.5 there\n"), std::string::npos) << md;
+  // The kept rows hold both scores, so a later `stereo report DIR` compares both again.
+  json doc = a;
+  doc["repeat_of"] = repeat_summary(c, "other");
+  EXPECT_EQ(doc["repeat_of"]["rows"][0]["metrics_submitted"], a["rows"][0]["metrics_submitted"]);
+  Repeatability r = compare_repeat(doc);
+  EXPECT_EQ(r.accuracy_submitted, 1);
+  EXPECT_EQ(r.accuracy_float_only, 0);
+  // Against a run from before the scores as submitted: the float scores alone, said so.
+  doc["repeat_of"] = repeat_summary(run_a(), "older");
+  r = compare_repeat(doc);
+  EXPECT_TRUE(r.accuracy_differ.empty());
+  EXPECT_EQ(r.accuracy_submitted, 0);
+  EXPECT_EQ(r.accuracy_float_only, 1);
+  EXPECT_NE(report_markdown(doc, {}, {}).find("equal to the last digit; float metrics only: a run predates the scores "
+                                              "as submitted)."),
+            std::string::npos);
 }
 
 TEST(CompareRepeat, ReportRepeatOfKeepsTheOtherRunInResultsJson) {

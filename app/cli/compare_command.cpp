@@ -1,5 +1,7 @@
-// `stereo compare` and `stereo report`. Like the other commands they name no method or
-// backend: the lanes are the registry's entries, the papers' figures each MethodInfo's.
+// `stereo compare` and `stereo report`: the options, the plan of cells (the lanes' accuracy
+// cells: app/cli/compare_accuracy.h; their speed cells: app/cli/compare_speed.h) and the run
+// that writes results.json cell by cell. Like the other commands they name no method or backend:
+// the lanes are the registry's entries, the papers' figures each MethodInfo's.
 
 #include "app/cli/compare_command.h"
 
@@ -9,34 +11,31 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <optional>
-#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
 
-#include "app/measure.h"
+#include "app/cli/compare_accuracy.h"
+#include "app/cli/compare_lane.h"
+#include "app/cli/compare_speed.h"
 #include "app/dataset.h"
-#include "core/error.h"
 #include "app/image_io.h"
-#include "core/matcher.h"
-#include "app/metrics.h"
-#include "app/protocol.h"
+#include "app/measure.h"
 #include "app/report.h"
 #include "app/revision.h"
+#include "core/error.h"
 #include "core/thread_pool.h"
 #include "methods/builtin.h"
-#include "core/validate.h"
 
 namespace stereo::cli {
 namespace fs = std::filesystem;
 using nlohmann::json;
+using namespace compare;
 
 namespace {
 
@@ -54,13 +53,6 @@ struct CompareArgs {
   bool no_paper_speed = false;
   std::string out;
 };
-
-/// Six significant digits, no trailing zeros ("0.02", "40").
-std::string general(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
 
 /// The command that repeats this run, for results.json and the report.
 std::string command_text(const CompareArgs& a) {
@@ -85,10 +77,6 @@ std::string command_text(const CompareArgs& a) {
   return t + " --out " + a.out;
 }
 
-// What the timed images are; speed does not depend on content (host/synth.h bench_pair).
-constexpr const char* SPEED_INPUT =
-    "synthetic: uniform random RGB left view (fixed seed), right view = left shifted by 8 px (bench_pair)";
-
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -97,31 +85,6 @@ std::string utc_now() {
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
 }
-
-/// A dataset folder's name ("middlebury-v2"), trailing separators ignored.
-std::string dataset_name(const std::string& path) {
-  fs::path p = fs::path(path).lexically_normal();
-  if (p.filename().empty()) p = p.parent_path();
-  return p.filename().string();
-}
-
-struct Dataset {
-  std::string name;
-  std::string path;
-  std::vector<Scene> scenes;
-};
-
-/// One method x backend: the matcher is made once and serves every cell of the lane.
-struct Lane {
-  const MethodInfo* info = nullptr;
-  std::string backend;
-  std::unique_ptr<Matcher> matcher;
-  std::optional<std::string> reason;  ///< why the lane cannot run (unavailable, or creation threw)
-  json params = nullptr, device_info = nullptr;
-  std::string device;
-  [[nodiscard]] std::string label() const { return info->name + "/" + backend; }
-  [[nodiscard]] bool on_cpu() const { return device.rfind("CPU", 0) == 0; }
-};
 
 struct Cell {
   std::size_t lane = 0;
@@ -146,134 +109,6 @@ Cell speed_cell(std::size_t lane, const BenchConfig& config, const std::string& 
   c.config = config;
   c.setting = setting;
   return c;
-}
-
-/// The fields every row has, filled from the lane.
-json base_row(const Lane& lane, const char* kind, const std::string& input) {
-  json row = {{"kind", kind}, {"method", lane.info->name}, {"backend", lane.backend}, {"input", input},
-              {"status", "ok"}, {"reason", nullptr}, {"params", lane.params}, {"device", lane.device},
-              {"device_info", lane.device_info}, {"cpu", nullptr}, {"cpu_threads", nullptr}};
-  if (lane.on_cpu()) {
-    // A CPU backend that takes a `threads` parameter says how many it used; 0 or none = all.
-    const int asked = lane.params.is_object() && lane.params.contains("threads") && lane.params["threads"].is_number()
-                          ? lane.params["threads"].get<int>()
-                          : 0;
-    row["cpu"] = lane.device;
-    row["cpu_threads"] = asked > 0 ? unsigned(asked) : ThreadPool::hardware_threads();
-  }
-  return row;
-}
-
-void add_times(json& row, int width, int height, int levels, double total_ms) {
-  row["mdes"] = mdes(width, height, levels, total_ms);
-  row["ns_per_de"] = total_ms > 0 ? total_ms * 1e6 / (double(width) * double(height) * double(levels)) : 0.0;
-}
-
-constexpr const char* TIME_INCLUDES =
-    "total_ms = upload of both images + algorithm + read-back of the disparity map (CPU backends copy nothing: "
-    "upload and read-back are 0); input generation and matcher creation excluded";
-
-json accuracy_row(Lane& lane, const Dataset& d, const Scene& s, const fs::path& out, const json& scene_maps) {
-  json row = base_row(lane, "accuracy", d.name + "/" + s.name);
-  const DisparityRange range = s.range();
-  row.update({{"dataset", d.name}, {"scene", s.name}, {"width", s.left.width}, {"height", s.left.height},
-              {"min_disparity", range.min}, {"levels", range.count}, {"threshold", s.default_threshold},
-              {"time_includes", std::string(TIME_INCLUDES) + "; one run" +
-                                    (lane.backend != "cpu" ? " after one untimed warm-up run of the scene" : "")}});
-  // As eval: GPU and library backends get an untimed warm-up (allocation, shader compilation,
-  // module load); the CPU reference is slow enough that one run is the measurement.
-  if (lane.backend != "cpu") lane.matcher->compute(s.left, s.right, range);
-  const StereoResult r = lane.matcher->compute(s.left, s.right, range);
-  row["timing"] = timing_json(r.timing);
-  row["clock"] = r.timing.clock;
-  row["total_ms"] = r.timing.total_ms();
-  row["algorithm_ms"] = r.timing.algorithm_ms;
-  row["upload_ms"] = r.timing.upload_ms;
-  row["readback_ms"] = r.timing.readback_ms;
-  add_times(row, s.left.width, s.left.height, range.count, r.timing.total_ms());
-  // "metrics": the map as computed; "metrics_submitted": as the format's benchmark received it
-  // (app/protocol.h; the same figures where the format takes float maps).
-  const auto metrics = [&](const ImageF& map) -> json {
-    const Metrics m = evaluate(map, s, s.default_threshold);
-    return {{"nonocc", optional_json(m.bad_nonocc)}, {"all", optional_json(m.bad_all)},
-            {"disc", optional_json(m.bad_disc)},     {"avg_error", optional_json(m.avg_error)},
-            {"density", m.density},                  {"d1_all", optional_json(m.d1_all)}};
-  };
-  row["submission_rule"] = submission_rule(s).text;
-  row["metrics"] = s.has_ground_truth() ? metrics(r.disparity) : json(nullptr);
-  row["metrics_submitted"] = s.has_ground_truth() ? metrics(as_submitted(r.disparity, s)) : json(nullptr);
-  // The paper's row only at the paper's own threshold: beside another it would mislead.
-  const std::optional<PaperAccuracy> paper = s.default_threshold == lane.info->accuracy_threshold
-                                                 ? lane.info->paper_accuracy(s.name, lane.params)
-                                                 : std::nullopt;
-  row["paper"] = paper ? json{{"nonocc", optional_json(paper->nonocc)}, {"all", optional_json(paper->all)},
-                              {"disc", optional_json(paper->disc)}}
-                       : json(nullptr);
-  const fs::path rel = fs::path("maps") / (lane.info->name + "-" + lane.backend);
-  fs::create_directories(out / rel);
-  const std::string stem = d.name + "-" + s.name;
-  json maps = scene_maps;
-  maps["disparity"] = (rel / (stem + "_disparity.png")).string();
-  write_png(out / maps["disparity"].get<std::string>(), colorize_range(r.disparity, range));
-  if (s.has_ground_truth()) {
-    maps["error"] = (rel / (stem + "_error.png")).string();
-    write_png(out / maps["error"].get<std::string>(), error_map(r.disparity, s, s.default_threshold));
-  } else {
-    maps["error"] = nullptr;
-  }
-  row["maps"] = maps;
-  return row;
-}
-
-/// A paper setting's parameter overrides as JSON ({} for none), as speed rows carry them.
-json set_json(const BenchConfig& b) {
-  json set = json::object();
-  if (b.paper)
-    for (const auto& [key, value] : b.paper->set) set[key] = value;
-  return set;
-}
-
-/// ", wavelets=30": a paper setting's overrides for the progress line; empty for none.
-std::string set_text(const BenchConfig& b) {
-  std::string t;
-  if (b.paper)
-    for (const auto& [key, value] : b.paper->set) t += ", " + key + "=" + value;
-  return t;
-}
-
-json speed_row(Lane& lane, const Cell& c, int repeats, const WarmUp& warmup, double reference_max_mde) {
-  const BenchConfig& b = c.config;
-  json row = base_row(lane, "speed", std::to_string(b.width) + "x" + std::to_string(b.height) + " synthetic");
-  row.update({{"setting", c.setting}, {"width", b.width}, {"height", b.height}, {"min_disparity", b.range.min},
-              {"levels", b.range.count}, {"repeats", repeats}, {"set", set_json(b)}, {"paper", nullptr},
-              {"time_includes", std::string(TIME_INCLUDES) + "; median of the repeats after " + warmup_text(warmup)}});
-  if (b.paper)
-    row["paper"] = {{"gpu", lane.info->paper_gpu}, {"ms", optional_json(b.paper->ms)},
-                    {"mdes", optional_json(b.paper->mdes)}, {"note", b.paper->note}, {"ratio_mdes", nullptr}};
-  // A paper setting with parameters of its own (SymStereo's N, ESAW's iterations) is timed on
-  // a matcher made with them (the lane runs the defaults; this one the defaults plus the
-  // setting's overrides); it serves the warm-up and every timed run of the cell, and its
-  // parameters are the row's (a skipped row's too).
-  std::unique_ptr<Matcher> own;
-  if (b.paper && !set_holds(b.paper->set, lane.params)) {
-    own = create_matcher(lane.info->name, lane.backend, b.paper->set);
-    row["params"] = own->params();
-  }
-  const double work = double(b.width) * double(b.height) * double(b.range.count) / 1e6;
-  if (lane.backend == "cpu" && work > reference_max_mde) {
-    row["status"] = "skipped";
-    row["reason"] = "the CPU reference (written for clarity, not speed) at " + general(work) +
-                    " M disparity evaluations is over --reference-max-mde " + general(reference_max_mde);
-    return row;
-  }
-  validate_pair(ImageU8(b.width, 1, 3), ImageU8(b.width, 1, 3), b.range, lane.label());
-  json j = bench_one(own ? *own : *lane.matcher, *lane.info, lane.backend, b, repeats, warmup);
-  for (const char* key : {"clock", "algorithm_ms", "upload_ms", "readback_ms", "total_ms", "total_ms_min",
-                          "total_ms_max", "algorithm_ms_min", "algorithm_ms_max", "runs", "warmup_runs", "fps",
-                          "mdes_algorithm", "stages", "copy_gb_s", "paper"})
-    if (j.contains(key)) row[key] = j[key];
-  add_times(row, b.width, b.height, b.range.count, j["total_ms"].get<double>());
-  return row;
 }
 
 std::string cell_text(const json& row) {
@@ -338,45 +173,10 @@ void cmd_compare(const CompareArgs& a) {
   require(!ec, "compare: cannot create " + out.string() + ": " + ec.message());
 
   // Each scene's left view and ground truth once, for the montages.
-  std::vector<std::vector<json>> scene_maps(datasets.size());
-  for (std::size_t di = 0; di < datasets.size(); ++di)
-    for (const Scene& s : datasets[di].scenes) {
-      fs::create_directories(out / "maps" / "scenes");
-      const std::string stem = (fs::path("maps") / "scenes" / (datasets[di].name + "-" + s.name)).string();
-      json m = {{"left", stem + "_left.png"}, {"gt", nullptr}};
-      write_png(out / (stem + "_left.png"), s.left);
-      if (s.has_ground_truth()) {
-        m["gt"] = stem + "_gt.png";
-        write_png(out / (stem + "_gt.png"), colorize_range(s.gt, s.range()));
-      }
-      scene_maps[di].push_back(m);
-    }
+  const std::vector<std::vector<json>> scene_maps = write_scene_maps(datasets, out);
 
-  std::vector<Lane> lanes;
   json backends = json::array();
-  for (const MethodInfo* m : methods)
-    for (const std::string& b : reg.backends(m->name)) {
-      if (!a.backends.empty() && std::find(a.backends.begin(), a.backends.end(), b) == a.backends.end()) continue;
-      Lane lane;
-      lane.info = m;
-      lane.backend = b;
-      lane.reason = unavailable(reg.find(m->name, b));
-      if (!lane.reason) {
-        try {
-          lane.matcher = create_matcher(m->name, b, {});
-          lane.params = lane.matcher->params();
-          lane.device = lane.matcher->device();
-          lane.device_info = lane.matcher->device_info();
-        } catch (const std::exception& e) {
-          lane.reason = std::string("could not be created: ") + e.what();
-        }
-      }
-      backends.push_back({{"method", m->name}, {"backend", b}, {"available", !lane.reason},
-                          {"reason", lane.reason ? json(*lane.reason) : json(nullptr)}, {"device", lane.device},
-                          {"device_info", lane.device_info}, {"params", lane.params}});
-      if (lane.reason) std::cerr << "compare: " << lane.label() << " not run: " << *lane.reason << "\n";
-      lanes.push_back(std::move(lane));
-    }
+  std::vector<Lane> lanes = make_lanes(methods, a.backends, backends);
 
   std::vector<Cell> cells;
   for (std::size_t li = 0; li < lanes.size(); ++li) {
@@ -384,23 +184,8 @@ void cmd_compare(const CompareArgs& a) {
     for (std::size_t di = 0; di < datasets.size(); ++di)
       for (std::size_t si = 0; si < datasets[di].scenes.size(); ++si) cells.push_back(accuracy_cell(li, di, si));
     if (a.no_speed) continue;
-    const MethodInfo& info = *lanes[li].info;
-    // A grid cell runs the lane's parameters, so it stands for a paper setting only where the
-    // setting's overrides are those parameters; the other settings get cells of their own.
-    const auto paper_setting = [&](int w, int h, int levels) -> std::optional<PaperSpeed> {
-      for (const PaperSpeed& s : info.speed)
-        if (s.width == w && s.height == h && s.levels == levels && set_holds(s.set, lanes[li].params)) return s;
-      return std::nullopt;
-    };
-    for (const auto& [w, h] : sizes)
-      for (int l : a.levels) cells.push_back(speed_cell(li, {w, h, {0, l}, paper_setting(w, h, l)}, "grid"));
-    if (a.no_paper_speed) continue;
-    for (const PaperSpeed& s : info.speed) {
-      const bool in_grid = std::find(sizes.begin(), sizes.end(), std::pair{s.width, s.height}) != sizes.end() &&
-                           std::find(a.levels.begin(), a.levels.end(), s.levels) != a.levels.end() &&
-                           set_holds(s.set, lanes[li].params);
-      if (!in_grid) cells.push_back(speed_cell(li, {s.width, s.height, {0, s.levels}, s}, "paper"));
-    }
+    for (const auto& [config, setting] : speed_settings(lanes[li], sizes, a.levels, !a.no_paper_speed))
+      cells.push_back(speed_cell(li, config, setting));
   }
 
   json settings = {{"repeats", a.repeats}, {"warmup", warmup_json(warmup)},
@@ -442,7 +227,7 @@ void cmd_compare(const CompareArgs& a) {
     try {
       row = c.accuracy ? accuracy_row(lane, datasets[c.dataset], datasets[c.dataset].scenes[c.scene], out,
                                       scene_maps[c.dataset][c.scene])
-                       : speed_row(lane, c, a.repeats, warmup, a.reference_max_mde);
+                       : speed_row(lane, c.config, c.setting, a.repeats, warmup, a.reference_max_mde);
     } catch (const std::exception& e) {
       // A backend that refuses a cell (too large for its limits, out of memory) says why with
       // a stereo::Error; anything else is a failure. Either way the run goes on.

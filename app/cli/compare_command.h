@@ -2,7 +2,7 @@
 /// \file compare_command.h
 /// `stereo compare`: every method x backend of the registry on the Middlebury data (accuracy)
 /// and on a size x levels grid plus each paper's own settings (speed), into results.json,
-/// results.csv, report.md and plots (host/report.h); `stereo report DIR` remakes the report
+/// results.csv, report.md and plots (app/report.h); `stereo report DIR` remakes the report
 /// from results.json alone.
 
 namespace CLI {
