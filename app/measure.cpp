@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "app/metrics.h"
+#include "app/protocol.h"
 #include "app/revision.h"
 #include "app/synth.h"
 #include "core/registry.h"
@@ -82,6 +83,7 @@ json method_json(const MethodInfo& m) {
           {"citation", m.citation},
           {"accuracy_source", m.accuracy_source},
           {"accuracy_threshold", m.accuracy_threshold},
+          {"accuracy_protocol", to_string(m.accuracy_protocol)},
           {"accuracy", accuracy},
           {"speed_source", m.speed_source},
           {"paper_gpu", m.paper_gpu},
