@@ -6,15 +6,23 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
 
+#include "app/dataset.h"
+#include "app/image_io.h"
 #include "app/listing.h"
 #include "core/error.h"
 #include "core/params.h"
 #include "core/registry.h"
+#include "methods/builtin.h"
+#include "tests/cli_util.h"
+#include "tests/test_util.h"
 
+namespace fs = std::filesystem;
 using namespace stereo;
 
 namespace {
@@ -133,4 +141,111 @@ TEST(Presets, ParamsListsEachPresetWithItsOverridesAndNote) {
   plain.add({"toy", "cpu", "host", {}, {}});
   EXPECT_EQ(cli::params_text(plain, "toy").find("presets"), std::string::npos);
   EXPECT_TRUE(cli::params_json(plain, "toy")["presets"].empty());
+}
+
+// AD-Census's preset, as registered: the levers issue 29 names and nothing else, labelled as
+// not the paper's.
+TEST(Presets, AdCensusPresetChangesOnlyTheArmsAndTheCostBalance) {
+  const MethodInfo& info = builtin_registry().method("adcensus");
+  ASSERT_EQ(info.presets.size(), 1u);
+  const ParamPreset& p = info.presets[0];
+  EXPECT_EQ(p.name, "middeval3");
+  EXPECT_NE(p.note.find("not the paper's"), std::string::npos) << p.note;
+  for (const auto& [key, value] : p.overrides)
+    EXPECT_TRUE(key == "arm_l1" || key == "arm_l2" || key == "lambda_ad" || key == "lambda_census") << key;
+}
+
+// ---- the CLI ---------------------------------------------------------------------------
+
+namespace {
+
+/// A fresh folder for the test holding l.png and r.png, a textured pair 3 px apart; removed
+/// when the test ends.
+struct PairFolder {
+  fs::path dir = test::fresh_test_dir("stereo_preset_");
+  PairFolder() {
+    const ImageU8 left = test::random_texture(48, 32, 5);
+    write_png(dir / "l.png", left);
+    write_png(dir / "r.png", test::shifted(left, 3));
+  }
+  ~PairFolder() { fs::remove_all(dir); }
+  PairFolder(const PairFolder&) = delete;
+  PairFolder& operator=(const PairFolder&) = delete;
+  [[nodiscard]] test::CliOutcome stereo(const std::string& args) const { return test::run_stereo(dir, args); }
+  /// "run" of the pair over 6 levels into out.pfm, with `more` arguments.
+  [[nodiscard]] test::CliOutcome run(const std::string& more) const {
+    return stereo("run " + (dir / "l.png").string() + " " + (dir / "r.png").string() + " -m adcensus -d 6 -o " +
+                  (dir / "out.pfm").string() + " " + more);
+  }
+};
+
+}  // namespace
+
+TEST(PresetCli, ParamsListsAdCensusPreset) {
+  const PairFolder f;
+  const test::CliOutcome o = f.stereo("params -m adcensus");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("  middeval3: arm_l1="), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("not the paper's"), std::string::npos) << o.out;
+  const auto j = nlohmann::json::parse(f.stereo("params -m adcensus --json").out);
+  EXPECT_EQ(j["presets"][0]["name"], "middeval3");
+}
+
+TEST(PresetCli, RunRecordsThePresetAndALaterSetWins) {
+  const PairFolder f;
+  const test::CliOutcome o = f.run("--set preset=middeval3 --set arm_l1=20 --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["preset"]["name"], "middeval3");
+  EXPECT_NE(j["preset"]["note"].get<std::string>().find("not the paper's"), std::string::npos);
+  EXPECT_EQ(j["params"]["arm_l1"], 20);  // the --set after the preset
+  const ParamPreset& preset = builtin_registry().method("adcensus").presets.at(0);
+  for (const auto& [key, value] : preset.overrides) {
+    if (key == "arm_l1") continue;
+    EXPECT_DOUBLE_EQ(j["params"][key].get<double>(), std::stod(value)) << key;
+  }
+
+  const test::CliOutcome plain = f.run("--json");
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_TRUE(nlohmann::json::parse(plain.out)["preset"].is_null());
+}
+
+TEST(PresetCli, BenchPrintsTheNoteUnderTheParamsAndRecordsIt) {
+  const PairFolder f;
+  const std::string args = "bench -m adcensus -b cpu --size 48x32 -d 6 --repeat 1 --set preset=middeval3";
+  const test::CliOutcome text = f.stereo(args);
+  ASSERT_EQ(text.code, 0) << text.err;
+  const std::size_t params = text.out.find("\nparams: ");
+  ASSERT_NE(params, std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find('\n', params + 1), text.out.find("\npreset middeval3: ")) << text.out;
+  const test::CliOutcome j = f.stereo(args + " --json");
+  ASSERT_EQ(j.code, 0) << j.err;
+  EXPECT_EQ(nlohmann::json::parse(j.out)["preset"]["name"], "middeval3");
+}
+
+TEST(PresetCli, UnknownPresetIsOneLineNamingThePresets) {
+  const PairFolder f;
+  const test::CliOutcome o = f.run("--set preset=kitti");
+  EXPECT_NE(o.code, 0);
+  EXPECT_NE(o.err.find("unknown preset 'kitti'"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("middeval3"), std::string::npos) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  EXPECT_FALSE(fs::exists(f.dir / "out.pfm"));
+}
+
+TEST(PresetCli, EvalPrintsTheNoteUnderTheParamsAndRecordsItInTheResult) {
+  const fs::path tsukuba = data_root() / "middlebury-v2/tsukuba";
+  if (!fs::exists(tsukuba)) GTEST_SKIP() << "no shared data at " << data_root();
+  const PairFolder f;
+  const test::CliOutcome o =
+      f.stereo("eval " + tsukuba.string() + " -m adcensus --set preset=middeval3 --out " + (f.dir / "ev").string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  const std::size_t params = o.out.find("\nparams: ");
+  const std::size_t note = o.out.find("\npreset middeval3: ");
+  ASSERT_NE(note, std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find('\n', params + 1), note) << "the note is the line under the params line: " << o.out;
+  const auto j = nlohmann::json::parse(test::slurp(f.dir / "ev/result.json"));
+  const ParamPreset& preset = builtin_registry().method("adcensus").presets.at(0);
+  EXPECT_EQ(j["preset"], cli::preset_json(preset));
+  EXPECT_NE(o.out.find(preset.note), std::string::npos) << o.out;
 }
