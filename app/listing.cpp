@@ -54,6 +54,12 @@ std::string list_text(const Registry& registry) {
   return out.str();
 }
 
+json preset_json(const ParamPreset& preset) {
+  json overrides = json::array();
+  for (const auto& [key, value] : preset.overrides) overrides.push_back(key + "=" + value);
+  return {{"name", preset.name}, {"note", preset.note}, {"overrides", overrides}};
+}
+
 json params_json(const Registry& registry, const std::string& method) {
   const MethodInfo& m = registry.method(method);
   json backends = json::array();
@@ -62,9 +68,11 @@ json params_json(const Registry& registry, const std::string& method) {
     backends.push_back({{"backend", b}, {"available", !unavailable(e)},
                         {"options", e.describe_options ? describe_lines(e.describe_options()) : std::vector<std::string>{}}});
   }
+  json presets = json::array();
+  for (const ParamPreset& p : m.presets) presets.push_back(preset_json(p));
   return {{"method", m.name}, {"title", m.title}, {"citation", m.citation},
           {"params", m.describe_params ? describe_lines(m.describe_params()) : std::vector<std::string>{}},
-          {"backends", backends}};
+          {"presets", presets}, {"backends", backends}};
 }
 
 std::string params_text(const Registry& registry, const std::string& method) {
@@ -75,6 +83,14 @@ std::string params_text(const Registry& registry, const std::string& method) {
       << "(--set key=value; key = default  (doc)):\n";
   if (j["params"].empty()) out << "  (none)\n";
   for (const json& line : j["params"]) out << "  " << line.get<std::string>() << "\n";
+  if (!j["presets"].empty())
+    out << "\npresets, parameter sets that are not the paper's (--set preset=NAME stands for its overrides,"
+        << " in place; a later --set still wins):\n";
+  for (const json& p : j["presets"]) {
+    out << "  " << p["name"].get<std::string>() << ":";
+    for (const json& o : p["overrides"]) out << " " << o.get<std::string>();
+    out << "\n    " << p["note"].get<std::string>() << "\n";
+  }
   for (const json& b : j["backends"]) {
     out << "\n" << method << "/" << b["backend"].get<std::string>() << " options"
         << (b["available"].get<bool>() ? "" : " (not available here)") << ":\n";

@@ -25,14 +25,20 @@ nlohmann::json list_json(const Registry& registry);
 /// columns (method 10, backend 11, available 11, notes) that scripts/demo.sh reads with awk.
 std::string list_text(const Registry& registry);
 
+/// A preset as `params --json` lists it and a result on it records it: {"name", "note",
+/// "overrides"}, the overrides as "key=value" strings in the preset's order (--set's form).
+nlohmann::json preset_json(const ParamPreset& preset);
+
 /// `params -m METHOD --json`: "method", "title", "citation", "params" (the paper's parameters,
-/// one "key = default  (doc)" line each, bound by every backend) and "backends", one object per
+/// one "key = default  (doc)" line each, bound by every backend), "presets" (preset_json() of
+/// each of the method's presets, `--set preset=NAME`) and "backends", one object per
 /// backend with "backend", "available" and "options" (its own knobs, BackendEntry::
 /// describe_options, as lines; empty where it has none). Throws stereo::Error naming the known
 /// methods for an unknown one.
 nlohmann::json params_json(const Registry& registry, const std::string& method);
 
-/// `params -m METHOD`: the paper's parameters once, then under a heading per backend
+/// `params -m METHOD`: the paper's parameters once, the presets (name, overrides, note) where the
+/// method has any, then under a heading per backend
 /// ("salap/gl options") that backend's own options, or "(no options)".
 std::string params_text(const Registry& registry, const std::string& method);
 

@@ -49,6 +49,35 @@ std::optional<PaperAccuracy> MethodInfo::paper_accuracy(const std::string& scene
   return std::nullopt;
 }
 
+std::optional<ParamPreset> MethodInfo::preset_named(const Overrides& overrides) const {
+  std::optional<ParamPreset> named;
+  for (const auto& [key, value] : overrides) {
+    if (key != "preset") continue;
+    const auto it = std::find_if(presets.begin(), presets.end(), [&](const ParamPreset& p) { return p.name == value; });
+    if (it == presets.end()) {
+      std::string names;
+      for (const ParamPreset& p : presets) names += (names.empty() ? "" : ", ") + p.name;
+      throw Error(name + ": unknown preset '" + value + "' (" +
+                  (names.empty() ? name + " has none" : name + " has: " + names) + ")");
+    }
+    if (named)
+      throw Error(name + ": one preset per run, got '" + named->name + "' and '" + value + "'");
+    named = *it;
+  }
+  return named;
+}
+
+Overrides MethodInfo::expand_presets(const Overrides& overrides) const {
+  const std::optional<ParamPreset> preset = preset_named(overrides);
+  if (!preset) return overrides;
+  Overrides out;
+  for (const auto& kv : overrides) {
+    if (kv.first == "preset") out.insert(out.end(), preset->overrides.begin(), preset->overrides.end());
+    else out.push_back(kv);
+  }
+  return out;
+}
+
 const BackendEntry& Registry::find(const std::string& method, const std::string& backend) const {
   bool method_known = false;
   for (const BackendEntry& e : entries_) {
@@ -79,7 +108,9 @@ std::unique_ptr<Matcher> Registry::create(const std::string& method, const std::
   const BackendEntry& entry = find(method, backend);
   if (const auto reason = entry.unavailable ? entry.unavailable() : std::nullopt)
     throw Error(method + "/" + backend + " is not available here: " + *reason);
-  return entry.create(overrides);
+  // A test's registry may hold a backend without its MethodInfo; "preset" is then an unknown key.
+  const auto info = std::find_if(methods_.begin(), methods_.end(), [&](const MethodInfo& m) { return m.name == method; });
+  return entry.create(info != methods_.end() ? info->expand_presets(overrides) : overrides);
 }
 
 // Checked on a finished registry rather than in add(), so that a test may build a registry of

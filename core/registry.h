@@ -47,6 +47,14 @@ struct PaperSpeed {
   std::vector<std::pair<std::string, std::string>> set{};  // {} : older rows need not name it (-Wextra)
 };
 
+/// A named parameter set that is not the paper's (chosen on some data for some use):
+/// `--set preset=NAME` stands, in place, for its overrides, so a later --set still wins.
+struct ParamPreset {
+  std::string name;     ///< "middeval3": what the set is for
+  Overrides overrides;  ///< the (key, value) pairs it stands for, applied in order
+  std::string note;     ///< one line: where the values come from, and that they are not the paper's
+};
+
 /// Everything the driver knows of a method, registered once with it (host/methods/<name>.h):
 /// `list`, `eval` and `bench` read the paper's figures and settings from here and name no
 /// method themselves.
@@ -65,6 +73,15 @@ struct MethodInfo {
   std::vector<PaperSpeed> speed;          ///< the paper's own benchmark settings
   /// The parameter table: "key = default  (doc)" lines of the method's Params::describe().
   std::function<std::string()> describe_params;
+  /// Parameter sets other than the paper's; the paper's defaults stay the defaults.
+  std::vector<ParamPreset> presets{};  // {} : methods without presets need not name it (-Wextra)
+
+  /// `overrides` with each ("preset", NAME) replaced, in place, by that preset's overrides.
+  /// Throws stereo::Error naming the method's presets for an unknown name, and for a second
+  /// preset in one list (one run, one label).
+  [[nodiscard]] Overrides expand_presets(const Overrides& overrides) const;
+  /// The preset `overrides` names, if any (checked as expand_presets() checks it).
+  [[nodiscard]] std::optional<ParamPreset> preset_named(const Overrides& overrides) const;
 
   /// The accuracy row for `scene` under `params` (the run's Matcher::params()), if the paper has one.
   [[nodiscard]] std::optional<PaperAccuracy> paper_accuracy(const std::string& scene,
@@ -99,7 +116,9 @@ class Registry {
   /// Backends of `method`, in registration order.
   [[nodiscard]] std::vector<std::string> backends(const std::string& method) const;
   /// The matcher of `method` on `backend`, after checking that the backend is usable here
-  /// (throws "<method>/<backend> is not available here: <reason>" when it is not).
+  /// (throws "<method>/<backend> is not available here: <reason>" when it is not). A
+  /// ("preset", NAME) in `overrides` is expanded here (MethodInfo::expand_presets), once for
+  /// every caller.
   [[nodiscard]] std::unique_ptr<Matcher> create(const std::string& method, const std::string& backend,
                                                 const Overrides& overrides) const;
   /// Throws unless every backend's method has a MethodInfo and every MethodInfo at least one

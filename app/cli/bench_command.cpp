@@ -39,10 +39,11 @@ struct BenchArgs {
   bool backend_given = false;
 };
 
-void print_bench_header(const std::string& device, const json& params, const MethodInfo& info, const json& first,
-                        bool any_paper) {
+void print_bench_header(const std::string& device, const json& params, const std::optional<ParamPreset>& preset,
+                        const MethodInfo& info, const json& first, bool any_paper) {
   const int repeat = first["repeat"].get<int>();
   std::cout << "GPU/CPU: " << device << "\nsource: " << source_revision() << "\nparams: " << params.dump() << "\n"
+            << preset_line(preset)
             << "time: median of " << repeat << (repeat == 1 ? " run" : " runs") << " after " << warmup_text(WarmUp{})
             << ", "
             << first["clock"].get<std::string>() << "; total = upload of both images + algorithm + read-back of "
@@ -120,6 +121,7 @@ void cmd_bench(const BenchArgs& a) {
   // The paper's setting of a size and count, so a --size run that matches one is compared too.
   // A setting that carries parameter overrides matches only when the user's --set has them.
   const Overrides user = a.choice.overrides();
+  const std::optional<ParamPreset> preset = a.choice.preset();
   const auto paper_setting = [&](int w, int h, int levels) -> std::optional<PaperSpeed> {
     for (const PaperSpeed& s : info.speed) {
       const bool set_holds = std::all_of(s.set.begin(), s.set.end(), [&](const auto& kv) {
@@ -170,8 +172,9 @@ void cmd_bench(const BenchArgs& a) {
         for (const auto& [key, value] : c.paper->set) set[key] = value;
         j["set"] = set;
       }
+      j["preset"] = preset_json(preset);
       if (!a.json_out && !header) {
-        print_bench_header(matchers[i]->device(), matchers[i]->params(), info, j, any_paper);
+        print_bench_header(matchers[i]->device(), matchers[i]->params(), preset, info, j, any_paper);
         header = true;
       }
       if (!a.json_out) print_bench_row(j);

@@ -100,7 +100,8 @@ void cmd_run(const RunArgs& a) {
   validate_pair(left, right, range, "run");
   auto matcher = create_matcher(a.choice.method, a.choice.backend, a.choice.overrides());
   if (!a.dsi.empty()) matcher->request_cost_volume(true);
-  if (!a.json_out) print_params(a.choice.method, a.choice.backend, *matcher);
+  const std::optional<ParamPreset> preset = a.choice.preset();
+  if (!a.json_out) print_params(a.choice.method, a.choice.backend, *matcher, preset);
   const StereoResult r = matcher->compute(left, right, range);
   write_pfm(a.out, r.disparity);
   if (!a.dsi.empty()) {
@@ -113,7 +114,8 @@ void cmd_run(const RunArgs& a) {
   if (a.json_out) {
     json j = {{"method", a.choice.method}, {"backend", a.choice.backend}, {"revision", source_revision()},
               {"device", matcher->device()}, {"device_info", matcher->device_info()},
-              {"params", matcher->params()}, {"width", left.width}, {"height", left.height},
+              {"params", matcher->params()}, {"preset", preset_json(preset)},
+              {"width", left.width}, {"height", left.height},
               {"min_disparity", range.min}, {"levels", range.count},
               {"timing", timing_json(r.timing)}, {"mdes", mdes(left.width, left.height, range.count, total)},
               {"mdes_algorithm", mdes(left.width, left.height, range.count, r.timing.algorithm_ms)},

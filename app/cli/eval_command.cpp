@@ -161,6 +161,7 @@ void cmd_eval(const EvalArgs& a) {
   auto matcher = create_matcher(a.choice.method, a.choice.backend, a.choice.overrides());
   const MethodInfo& info = builtin_registry().method(a.choice.method);
   const json params = matcher->params();
+  const std::optional<ParamPreset> preset = a.choice.preset();
 
   // Each scene's format brings its own threshold (v2: 1, MiddEval3: 2); --threshold overrides all.
   std::vector<double> thresholds;
@@ -173,7 +174,7 @@ void cmd_eval(const EvalArgs& a) {
       std::any_of(scenes.begin(), scenes.end(), [](const Scene& s) { return submission_rule(s).quantizes; });
 
   if (!a.json_out) {
-    print_params(a.choice.method, a.choice.backend, *matcher);
+    print_params(a.choice.method, a.choice.backend, *matcher, preset);
     std::cout << "bad pixels (%): |d - gt| > ";
     if (uniform) {
       std::cout << thresholds[0] << " px" << (a.threshold ? "" : " (the format's default; --threshold changes it)");
@@ -301,6 +302,7 @@ void cmd_eval(const EvalArgs& a) {
               {"revision", source_revision()},
               {"device", matcher->device()}, {"device_info", matcher->device_info()},
               {"params", params},
+              {"preset", preset_json(preset)},
               {"threshold", uniform ? json(thresholds[0]) : json(nullptr)},
               {"protocol", to_string(protocol)},
               {"scenes", rows},

@@ -3,13 +3,18 @@
 /// The method, backend and --set overrides that run, eval and bench take, declared once.
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/matcher.h"
 #include "core/params.h"
+#include "app/listing.h"
+#include "core/registry.h"
+#include "methods/builtin.h"
 
 namespace stereo::cli {
 
@@ -31,11 +36,29 @@ struct MethodChoice {
     for (const auto& s : sets) o.push_back(parse_override(s));
     return o;
   }
+  /// The preset --set names (--set preset=NAME), if any; throws for an unknown name.
+  [[nodiscard]] std::optional<ParamPreset> preset() const {
+    return builtin_registry().method(method).preset_named(overrides());
+  }
 };
 
-/// The run's first lines: method/backend, the device and every parameter in force.
-inline void print_params(const std::string& method, const std::string& backend, const Matcher& m) {
-  std::cout << method << "/" << backend << " on " << m.device() << "\nparams: " << m.params().dump() << "\n";
+/// The line under the params line of a run on a preset, so its figures are never read as the
+/// paper's: "preset NAME: NOTE" ("" without a preset).
+inline std::string preset_line(const std::optional<ParamPreset>& preset) {
+  return preset ? "preset " + preset->name + ": " + preset->note + "\n" : "";
+}
+
+/// What a result's JSON carries as "preset": the preset as `params --json` lists it, or null
+/// when the run has the paper's defaults and the user's --set alone.
+inline nlohmann::json preset_json(const std::optional<ParamPreset>& preset) {
+  return preset ? preset_json(*preset) : nlohmann::json(nullptr);
+}
+
+/// The run's first lines: method/backend, the device, every parameter in force and the preset.
+inline void print_params(const std::string& method, const std::string& backend, const Matcher& m,
+                         const std::optional<ParamPreset>& preset) {
+  std::cout << method << "/" << backend << " on " << m.device() << "\nparams: " << m.params().dump() << "\n"
+            << preset_line(preset);
 }
 
 }  // namespace stereo::cli
