@@ -109,6 +109,7 @@ class PyMatcher {
                         " levels needs more host memory than an allocation can hold",
                     ErrorKind::out_of_memory);
       }
+      const std::lock_guard<std::mutex> timing_lock(timing_mutex_);
       last_timing_ = result.timing;
     }
     py::object map = out == "cuda" ? device_result(std::move(result.disparity),
@@ -124,8 +125,13 @@ class PyMatcher {
   }
 
   [[nodiscard]] py::object last_timing() const {
-    if (!last_timing_) return py::none();
-    return to_python(cli::timing_json(*last_timing_));
+    std::optional<Timing> timing;
+    {
+      const std::lock_guard<std::mutex> lock(timing_mutex_);
+      timing = last_timing_;
+    }
+    if (!timing) return py::none();
+    return to_python(cli::timing_json(*timing));
   }
   [[nodiscard]] py::object last_input() const { return last_input_; }
   [[nodiscard]] const std::string& method() const { return method_; }
@@ -182,7 +188,8 @@ class PyMatcher {
   std::unique_ptr<Matcher> matcher_;
   std::string method_, backend_;
   DisparityRange range_;
-  std::mutex busy_;
+  std::mutex busy_;                   // held through a match
+  mutable std::mutex timing_mutex_;   // held only to copy last_timing_ in or out
   std::optional<Timing> last_timing_;
   py::object last_input_ = py::none();
 };
