@@ -146,7 +146,7 @@ ImageU8 download_input(const InputImage& in, InputTransfer& transfer) {
   }
   // Any other layout: the bytes the strides span, then a gather on the host.
   std::ptrdiff_t lo = 0, hi = 0;
-  for (const auto [n, step] : {std::pair{in.height, in.row_stride}, std::pair{in.width, in.pixel_stride},
+  for (const auto& [n, step] : {std::pair{in.height, in.row_stride}, std::pair{in.width, in.pixel_stride},
                                std::pair{in.channels, in.channel_stride}}) {
     const std::ptrdiff_t reach = std::ptrdiff_t(n - 1) * step;
     (reach < 0 ? lo : hi) += reach;
