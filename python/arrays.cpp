@@ -22,7 +22,7 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
 }
 
 /// Shape and byte strides (the element is one byte) into `in`, after the checks every source shares.
-void set_geometry(InputImage& in, const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& strides,
+void set_geometry(Pixels& in, const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& strides,
                   const std::string& component, const char* which) {
   const std::string name = component + ": " + which;
   require(shape.size() == 2 || shape.size() == 3,
@@ -115,7 +115,7 @@ InputImage from_dlpack(py::handle object, const std::string& component, const ch
 
 }  // namespace
 
-std::string InputImage::layout() const {
+std::string Pixels::layout() const {
   const std::ptrdiff_t row = std::ptrdiff_t(width) * channels;
   if (row_pitched() && row_stride == row) return "contiguous";
   if (row_pitched()) return "row pitch " + std::to_string(row_stride);
@@ -133,7 +133,7 @@ InputImage read_input(py::handle object, const std::string& component, const cha
   return in;
 }
 
-ImageU8 to_image(const InputImage& in) {
+ImageU8 to_image(const Pixels& in) {
   ImageU8 image(in.width, in.height, in.channels);
   const std::size_t row_bytes = std::size_t(in.width) * std::size_t(in.channels);
   for (int y = 0; y < in.height; ++y) {

@@ -23,10 +23,9 @@ namespace py = pybind11;
 /// Where an input's pixels live.
 enum class Residence { host, cuda };
 
-/// One input image as the caller gave it: 8-bit pixels, height x width x channels, with byte
-/// strides as given (a row pitch, a column step, even negative steps). Holds what keeps the
-/// memory alive, so it must outlive every read of `data` and die with the GIL held.
-struct InputImage {
+/// 8-bit pixels, height x width x channels, with byte strides as given (a row pitch, a column
+/// step, even negative steps): what is read without the GIL.
+struct Pixels {
   const std::uint8_t* data = nullptr;
   int width = 0;
   int height = 0;
@@ -34,11 +33,6 @@ struct InputImage {
   std::ptrdiff_t row_stride = 0;      ///< bytes from a pixel to the one below it
   std::ptrdiff_t pixel_stride = 1;    ///< bytes from a pixel to the one right of it
   std::ptrdiff_t channel_stride = 1;  ///< bytes from a channel to the next
-  Residence residence = Residence::host;
-  int device = 0;          ///< the CUDA ordinal, for Residence::cuda
-  std::string source;      ///< "numpy", "dlpack" or "numpy.asarray"
-  py::object owner;        ///< the caller's object
-  std::shared_ptr<void> dlpack;  ///< the consumed DLPack tensor, released through its deleter
 
   /// Interleaved pixels, rows of any pitch >= width x channels: what a row-pitch image view
   /// reads as it is.
@@ -52,14 +46,32 @@ struct InputImage {
   }
 };
 
+/// One input image as the caller gave it: its pixels and what keeps them alive. It must
+/// outlive every read of the pixels and die with the GIL held; move-only, so that no copy of
+/// its Python references is made or dropped where the GIL is released.
+struct InputImage : Pixels {
+  Residence residence = Residence::host;
+  int device = 0;          ///< the CUDA ordinal, for Residence::cuda
+  std::string source;      ///< "numpy", "dlpack" or "numpy.asarray"
+  py::object owner;        ///< the caller's object
+  std::shared_ptr<void> dlpack;  ///< the consumed DLPack tensor, released through its deleter
+
+  InputImage() = default;
+  InputImage(InputImage&&) = default;
+  InputImage& operator=(InputImage&&) = default;
+  InputImage(const InputImage&) = delete;
+  InputImage& operator=(const InputImage&) = delete;
+  ~InputImage() = default;
+};
+
 /// Reads `object` as an input image; `which` ("left", "right") and `component` ("salap/cpu")
 /// name it in errors (stereo::Error of kind invalid_argument: dtype, shape, device). A CUDA
 /// DLPack tensor is accepted only where `allow_cuda` (a cuda backend).
 InputImage read_input(py::handle object, const std::string& component, const char* which, bool allow_cuda);
 
-/// The dense ImageU8 of a host input (a copy): the one place that turns into an image view
+/// The dense ImageU8 of host pixels (a copy): the one place that turns into an image view
 /// once core/image_view.h is there.
-ImageU8 to_image(const InputImage& in);
+ImageU8 to_image(const Pixels& in);
 
 /// A NumPy float32 array of shape (height, width) owning the map's buffer (moved, not copied).
 py::array to_numpy(ImageF&& image);

@@ -155,9 +155,8 @@ ImageU8 download_input(const InputImage& in, InputTransfer& transfer) {
   check(cudaMemcpy(span.data(), in.data + lo, span.size(), cudaMemcpyDeviceToHost),
         "copying a CUDA-resident input to the host");
   transfer.device_to_host_bytes += span.size();
-  InputImage host = in;
+  Pixels host = in;  // the geometry alone: no Python reference is copied without the GIL
   host.data = span.data() - lo;
-  host.residence = Residence::host;
   image = to_image(host);
   transfer.host_copy_bytes += in.bytes();
   return image;
