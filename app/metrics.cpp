@@ -21,11 +21,13 @@ bool in_mask(const ImageU8& mask, std::size_t i) { return !mask.empty() && mask.
 }  // namespace
 
 Metrics evaluate(const ImageF& disparity, const Scene& scene, double threshold) {
-  require(scene.has_ground_truth(), scene.name + ": no ground truth to evaluate against");
+  constexpr ErrorKind INPUT = ErrorKind::invalid_argument;
+  require(scene.has_ground_truth(), scene.name + ": no ground truth to evaluate against", INPUT);
   require(disparity.same_size(scene.gt.width, scene.gt.height),
           scene.name + ": disparity map is " + std::to_string(disparity.width) + "x" + std::to_string(disparity.height) +
-              ", ground truth " + std::to_string(scene.gt.width) + "x" + std::to_string(scene.gt.height));
-  require(threshold >= 0.0, "evaluate: threshold must be >= 0, got " + std::to_string(threshold));
+              ", ground truth " + std::to_string(scene.gt.width) + "x" + std::to_string(scene.gt.height),
+          INPUT);
+  require(threshold >= 0.0, "evaluate: threshold must be >= 0, got " + std::to_string(threshold), INPUT);
   Metrics m;
   m.threshold = threshold;
   Counter nonocc, all, disc, d1;
@@ -111,8 +113,9 @@ ImageU8 colorize_disparity(const ImageF& disparity, float max_disparity) {
 }
 
 ImageU8 error_map(const ImageF& disparity, const Scene& scene, double threshold) {
-  require(scene.has_ground_truth(), scene.name + ": no ground truth for an error map");
-  require(disparity.same_size(scene.gt.width, scene.gt.height), scene.name + ": disparity and ground truth differ in size");
+  require(scene.has_ground_truth(), scene.name + ": no ground truth for an error map", ErrorKind::invalid_argument);
+  require(disparity.same_size(scene.gt.width, scene.gt.height), scene.name + ": disparity and ground truth differ in size",
+          ErrorKind::invalid_argument);
   ImageU8 out(disparity.width, disparity.height, 3);
   for (int y = 0; y < out.height; ++y)
     for (int x = 0; x < out.width; ++x) {

@@ -35,7 +35,8 @@ std::string format_gpu_uuid(const std::array<std::uint8_t, 16>& bytes) {
 }
 
 void request_gpu(int ordinal) {
-  require(ordinal >= 0, "--device: the GPU ordinal must be >= 0, got " + std::to_string(ordinal));
+  require(ordinal >= 0, "--device: the GPU ordinal must be >= 0, got " + std::to_string(ordinal),
+          ErrorKind::invalid_argument);
   // POSIX setenv: the CLI calls this while parsing, before any thread or matcher exists.
   if (setenv(GPU_ENV, std::to_string(ordinal).c_str(), 1) != 0)
     throw Error(std::string("--device: cannot set ") + GPU_ENV + " (errno " + std::to_string(errno) + ")");

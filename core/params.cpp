@@ -18,7 +18,7 @@ T parse_number(const std::string& component, const std::string& key, const std::
   const char* last = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(first, last, value);
   if (ec != std::errc() || ptr != last || text.empty())
-    throw Error(component + ": parameter " + key + " expects a number, got '" + text + "'");
+    throw Error(component + ": parameter " + key + " expects a number, got '" + text + "'", ErrorKind::invalid_argument);
   return value;
 }
 
@@ -27,7 +27,7 @@ T parse_number(const std::string& component, const std::string& key, const std::
 std::pair<std::string, std::string> parse_override(const std::string& text) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw Error("--set expects key=value, got '" + text + "'");
+    throw Error("--set expects key=value, got '" + text + "'", ErrorKind::invalid_argument);
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
@@ -64,7 +64,8 @@ void ParamBinder::field(const std::string& key, bool& value, const std::string& 
                       [component = component_, key, &value](const std::string& s) {
                         if (s == "1" || s == "true" || s == "on") value = true;
                         else if (s == "0" || s == "false" || s == "off") value = false;
-                        else throw Error(component + ": parameter " + key + " expects true/false, got '" + s + "'");
+                        else throw Error(component + ": parameter " + key + " expects true/false, got '" + s + "'",
+                                         ErrorKind::invalid_argument);
                       },
                       [&value] { return nlohmann::json(value); }});
 }
@@ -76,7 +77,8 @@ void ParamBinder::choice(const std::string& key, std::string& value, std::vector
   entries_.push_back({key, doc + " (" + all + ")",
                       [component = component_, key, &value, allowed, all](const std::string& s) {
                         if (std::find(allowed.begin(), allowed.end(), s) == allowed.end())
-                          throw Error(component + ": parameter " + key + " must be one of " + all + ", got '" + s + "'");
+                          throw Error(component + ": parameter " + key + " must be one of " + all + ", got '" + s + "'",
+                                      ErrorKind::invalid_argument);
                         value = s;
                       },
                       [&value] { return nlohmann::json(value); }});
@@ -88,7 +90,7 @@ void ParamBinder::apply(const Overrides& overrides) {
     if (!e) {
       std::string known;
       for (const Entry& k : entries_) known += (known.empty() ? "" : ", ") + k.key;
-      throw Error(component_ + ": unknown parameter '" + key + "' (known: " + known + ")");
+      throw Error(component_ + ": unknown parameter '" + key + "' (known: " + known + ")", ErrorKind::invalid_argument);
     }
     e->set(text);
   }

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/error.h"
 
 namespace stereo {
 
@@ -82,6 +83,19 @@ nlohmann::json bind_params(const std::string& component, const Overrides& overri
   (structs.describe(binder), ...);
   binder.apply(overrides);
   return binder.to_json();
+}
+
+/// Runs `s.validate(component)` (a Params or Options struct's range checks, which throw plain
+/// stereo::Error): what it refuses is the caller's value, so its errors leave with
+/// ErrorKind::invalid_argument, as the binder's own do.
+template <class Struct>
+void validate_params(const Struct& s, const std::string& component) {
+  try {
+    s.validate(component);
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::failure) throw;
+    throw Error(e.what(), ErrorKind::invalid_argument);
+  }
 }
 
 }  // namespace stereo

@@ -27,7 +27,7 @@ const MethodInfo& Registry::method(const std::string& name) const {
     if (m.name == name) return m;
   std::string names;
   for (const MethodInfo& m : methods_) names += (names.empty() ? "" : ", ") + m.name;
-  throw Error("unknown method '" + name + "' (this build has: " + names + ")");
+  throw Error("unknown method '" + name + "' (this build has: " + names + ")", ErrorKind::invalid_argument);
 }
 
 std::optional<PaperAccuracy> MethodInfo::paper_accuracy(const std::string& scene, const nlohmann::json& params) const {
@@ -89,11 +89,11 @@ const BackendEntry& Registry::find(const std::string& method, const std::string&
     std::string names;
     for (const BackendEntry& e : entries_)
       if (names.find(e.method) == std::string::npos) names += (names.empty() ? "" : ", ") + e.method;
-    throw Error("unknown method '" + method + "' (this build has: " + names + ")");
+    throw Error("unknown method '" + method + "' (this build has: " + names + ")", ErrorKind::invalid_argument);
   }
   std::string list;
   for (const std::string& b : backends(method)) list += (list.empty() ? "" : ", ") + b;
-  throw Error(method + ": unknown backend '" + backend + "' (this build has: " + list + ")");
+  throw Error(method + ": unknown backend '" + backend + "' (this build has: " + list + ")", ErrorKind::invalid_argument);
 }
 
 std::vector<std::string> Registry::backends(const std::string& method) const {
@@ -107,7 +107,7 @@ std::unique_ptr<Matcher> Registry::create(const std::string& method, const std::
                                           const Overrides& overrides) const {
   const BackendEntry& entry = find(method, backend);
   if (const auto reason = entry.unavailable ? entry.unavailable() : std::nullopt)
-    throw Error(method + "/" + backend + " is not available here: " + *reason);
+    throw Error(method + "/" + backend + " is not available here: " + *reason, ErrorKind::unavailable);
   // A test's registry may hold a backend without its MethodInfo; "preset" is then an unknown key.
   const auto info = std::find_if(methods_.begin(), methods_.end(), [&](const MethodInfo& m) { return m.name == method; });
   return entry.create(info != methods_.end() ? info->expand_presets(overrides) : overrides);

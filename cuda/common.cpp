@@ -70,7 +70,7 @@ void* device_alloc(std::size_t bytes, const std::string& component, const std::s
   const cudaError_t status = inject_failure() ? cudaErrorMemoryAllocation : cudaMalloc(&p, bytes);
   if (status == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();  // clear the sticky-free error so the context stays usable
-    throw Error(component + ": out of GPU memory allocating " + mib(bytes) + " MiB for " + what);
+    throw Error(component + ": out of GPU memory allocating " + mib(bytes) + " MiB for " + what, ErrorKind::out_of_memory);
   }
   CUDA_CHECK(status);
   return p;
@@ -81,7 +81,8 @@ void* host_alloc(std::size_t bytes, const std::string& component, const std::str
   const cudaError_t status = cudaHostAlloc(&p, bytes, cudaHostAllocDefault);
   if (status == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();
-    throw Error(component + ": out of page-locked host memory allocating " + mib(bytes) + " MiB for " + what);
+    throw Error(component + ": out of page-locked host memory allocating " + mib(bytes) + " MiB for " + what,
+                ErrorKind::out_of_memory);
   }
   CUDA_CHECK(status);
   return p;
@@ -143,7 +144,8 @@ void require_free_memory(std::size_t bytes, const std::string& component, const 
   CUDA_CHECK(cudaMemGetInfo(&free, &total));
   if (bytes > free)
     throw Error(component + ": " + what + " needs " + mib(bytes) + " MiB of GPU memory, " + mib(free) +
-                " MiB free of " + mib(total) + " MiB on " + device_name());
+                    " MiB free of " + mib(total) + " MiB on " + device_name(),
+                ErrorKind::out_of_memory);
 }
 
 namespace testing {
@@ -241,7 +243,8 @@ int select_device(const std::string& component) {
       throw Error(component + ": --device " + std::to_string(*requested) + " (" + GPU_ENV + "=" +
                   std::to_string(*requested) + ") but this machine has " + std::to_string(count) +
                   (count == 1 ? " CUDA device" : " CUDA devices") +
-                  (visible ? std::string(" (CUDA_VISIBLE_DEVICES=") + visible + ")" : std::string()));
+                      (visible ? std::string(" (CUDA_VISIBLE_DEVICES=") + visible + ")" : std::string()),
+                  ErrorKind::unavailable);
     }
     ordinal = *requested;
   } else {

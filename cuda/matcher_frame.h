@@ -109,8 +109,8 @@ class CudaMatcher : public CudaMatcherBase {
  protected:
   CudaMatcher(std::string component, const Overrides& overrides) : CudaMatcherBase(component) {
     nlohmann::json bound = bind_params(component, overrides, params_, options_);
-    params_.validate(component);
-    if constexpr (requires { options_.validate(component); }) options_.validate(component);
+    validate_params(params_, component);
+    if constexpr (requires { options_.validate(component); }) validate_params(options_, component);
     open_device(std::move(bound));
   }
 

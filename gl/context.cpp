@@ -229,7 +229,8 @@ void Context::make_current() const {
     self << std::this_thread::get_id();
     owner << owner_;
     throw Error("gl: the OpenGL context belongs to thread " + owner.str() + " and this is thread " + self.str() +
-                ": GL backends run on the one thread that first used one (one process per thread for parallel GL work)");
+                    ": GL backends run on the one thread that first used one (one process per thread for parallel GL work)",
+                ErrorKind::unavailable);
   }
   if (native_->window != nullptr) {
     glfwMakeContextCurrent(native_->window);
@@ -251,12 +252,12 @@ std::optional<std::string> g_failure;
 std::shared_ptr<Context> shared_context() {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_context == nullptr) {
-    if (g_failure) throw Error(*g_failure);
+    if (g_failure) throw Error(*g_failure, ErrorKind::unavailable);
     try {
       g_context = new std::shared_ptr<Context>(Context::create(ContextOptions::from_environment()));
     } catch (const Error& e) {
       g_failure = std::string("no OpenGL 4.5 context: ") + e.what();
-      throw Error(*g_failure);
+      throw Error(*g_failure, ErrorKind::unavailable);
     }
   }
   (*g_context)->make_current();

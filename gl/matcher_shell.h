@@ -136,7 +136,7 @@ class GlMatcher : public Matcher {
     Params params;
     Options options;
     json_ = bind_params(component, overrides, params, options);
-    params.validate(component);
+    validate_params(params, component);
     context_ = shared_context();
     context_->make_current();
     transfer_.expand_rgb_on_host(options.transfer.upload == "rgba");

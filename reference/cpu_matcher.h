@@ -38,8 +38,8 @@ class CpuMatcher : public Matcher {
   /// validates both; errors name `component` ("esaw/cpu").
   CpuMatcher(std::string component, const Overrides& overrides) : component_(std::move(component)) {
     params_json_ = bind_params(component_, overrides, params_, options_);
-    params_.validate(component_);
-    options_.validate(component_);
+    validate_params(params_, component_);
+    validate_params(options_, component_);
   }
 
   [[nodiscard]] nlohmann::json params() const override { return params_json_; }

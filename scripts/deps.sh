@@ -13,6 +13,10 @@ packages=(
   # sgbm/opencv (optional at build time; calib3d's dev package brings core and imgproc). Both
   # took ~100 s together on a fresh Debian 12 here (171 packages, mostly OpenCV's codecs).
   gnuplot-nox libopencv-calib3d-dev
+  # the Python module (python/) and its tests (tests/python: pytest, PyTorch for DLPack,
+  # matplotlib for examples/python). ~117 MiB of packages (PyTorch brings SciPy, SymPy and
+  # OpenCV's contrib libraries); apt took 51 s here to install the 88 packages.
+  python3-dev python3-numpy python3-pybind11 pybind11-dev python3-pytest python3-torch python3-matplotlib
 )
 packages+=("$@")  # extra packages a caller needs (scripts/fuzz.sh: clang and libFuzzer)
 missing=()

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, builds, runs ctest. GL tests run on the
-# GPU's driver or on Mesa's llvmpipe; CUDA tests skip without a CUDA device and say so.
+# The whole test suite: installs what is missing, builds, runs ctest, then the Python module's
+# pytest suite (tests/python). GL tests run on the GPU's driver or on Mesa's llvmpipe; CUDA
+# tests skip without a CUDA device and say so. The module is built for Debian's interpreter
+# (/usr/bin/python3, the one deps.sh installs numpy, pybind11 and PyTorch for), not the first
+# python3 on PATH; STEREO_PYTHON=/path/to/python3 picks another (with those packages).
 # The GLFW platform test (ctest label glfw) needs an X display: it runs under a virtual one
 # (xvfb-run -a picks a free display number; the screen is given as 24-bit so that a different
 # xvfb-run default depth cannot take the GL visuals away). Both runs go ahead; the script
@@ -8,7 +11,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
-bash scripts/build.sh
+python="${STEREO_PYTHON:-/usr/bin/python3}"
+bash scripts/build.sh -DPython_EXECUTABLE="$python"
 status=0
 ctest --test-dir build --output-on-failure -j"$(nproc)" -LE glfw || status=1
 if command -v xvfb-run >/dev/null; then
@@ -17,4 +21,6 @@ else
   echo "test: xvfb-run missing (scripts/deps.sh installs xvfb): the GLFW test will skip"
   ctest --test-dir build --output-on-failure -L glfw || status=1
 fi
+# The module's tests import it from build/python and compare it with build/stereo.
+STEREO_BUILD_DIR=build PYTHONDONTWRITEBYTECODE=1 "$python" -m pytest tests/python -q -rs -p no:cacheprovider || status=1
 exit "$status"

@@ -53,7 +53,7 @@ class SgbmOpenCv final : public Matcher {
  public:
   explicit SgbmOpenCv(const Overrides& overrides) {
     params_json_ = bind_params("sgbm/opencv", overrides, params_);
-    params_.validate("sgbm/opencv");
+    validate_params(params_, "sgbm/opencv");
     if (params_.threads > 0) cv::setNumThreads(params_.threads);
     params_json_["opencv_version"] = CV_VERSION;
     params_json_["opencv_threads"] = cv::getNumThreads();

@@ -60,10 +60,13 @@ FftwPlan::FftwPlan(int width, int rows) : impl_(std::make_unique<Impl>()) {
   p.real = fftwf_alloc_real(w * r);
   p.half = fftwf_alloc_complex(bins * r);
   p.full = fftwf_alloc_complex(w * r);
-  require(p.real && p.half && p.full, [&] {
-    return "symstereo/cpu: out of host memory for FFTW buffers of " + std::to_string(width) + " x " +
-           std::to_string(rows);
-  });
+  require(
+      p.real && p.half && p.full,
+      [&] {
+        return "symstereo/cpu: out of host memory for FFTW buffers of " + std::to_string(width) + " x " +
+               std::to_string(rows);
+      },
+      ErrorKind::out_of_memory);
   const std::lock_guard<std::mutex> lock(planner_mutex());
   // FFTW_ESTIMATE: no timing runs, so a plan is made in microseconds and is the same every
   // time (FFTW_MEASURE could pick different algorithms run to run and change the last bits).
