@@ -58,10 +58,12 @@ std::optional<ParamPreset> MethodInfo::preset_named(const Overrides& overrides) 
       std::string names;
       for (const ParamPreset& p : presets) names += (names.empty() ? "" : ", ") + p.name;
       throw Error(name + ": unknown preset '" + value + "' (" +
-                  (names.empty() ? name + " has none" : name + " has: " + names) + ")");
+                      (names.empty() ? name + " has none" : name + " has: " + names) + ")",
+                  ErrorKind::invalid_argument);
     }
     if (named)
-      throw Error(name + ": one preset per run, got '" + named->name + "' and '" + value + "'");
+      throw Error(name + ": one preset per run, got '" + named->name + "' and '" + value + "'",
+                  ErrorKind::invalid_argument);
     named = *it;
   }
   return named;
