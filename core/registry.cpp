@@ -53,7 +53,9 @@ std::optional<ParamPreset> MethodInfo::preset_named(const Overrides& overrides) 
   std::optional<ParamPreset> named;
   for (const auto& [key, value] : overrides) {
     if (key != "preset") continue;
-    const auto it = std::find_if(presets.begin(), presets.end(), [&](const ParamPreset& p) { return p.name == value; });
+    // A named copy: clang before 16 cannot capture a structured binding in a lambda.
+    const std::string& wanted = value;
+    const auto it = std::find_if(presets.begin(), presets.end(), [&](const ParamPreset& p) { return p.name == wanted; });
     if (it == presets.end()) {
       std::string names;
       for (const ParamPreset& p : presets) names += (names.empty() ? "" : ", ") + p.name;
