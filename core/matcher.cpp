@@ -118,8 +118,9 @@ StereoResult Matcher::match_view(const ImageView& left, const ImageView& right, 
 
 DisparityMap Matcher::match_compact_view(const ImageView& left, const ImageView& right, DisparityRange range,
                                          Timing& timing) {
-  if (left.memory != Memory::host) not_in_host_memory("the image pair");
-  return match_compact(to_image(left), to_image(right), range, timing);
+  StereoResult r = match_view(left, right, range);
+  timing = std::move(r.timing);
+  return DisparityMap::of_pixels(std::move(r.disparity), range);
 }
 
 Timing Matcher::match_into(const ImageView& left, const ImageView& right, DisparityRange range,

@@ -189,7 +189,8 @@ class Matcher {
   /// match(); CUDA memory refused (not_in_host_memory). Backends that read views in place
   /// override it.
   virtual StereoResult match_view(const ImageView& left, const ImageView& right, DisparityRange range);
-  /// compute_compact() on validated views. Default: as match_view, then match_compact().
+  /// compute_compact() on validated views. Default: match_view()'s float map; a backend whose
+  /// match_compact() hands over level indices overrides this as well.
   virtual DisparityMap match_compact_view(const ImageView& left, const ImageView& right, DisparityRange range,
                                           Timing& timing);
   /// compute_into() on validated views and a validated `out`. Default: match_view(), then the

@@ -215,13 +215,6 @@ class FrameMatcher : public CudaMatcher<P, O> {
     return out;
   }
 
-  DisparityMap match_compact_view(const ImageView& left, const ImageView& right, DisparityRange range,
-                                  Timing& timing) final {
-    StereoResult r = match_view(left, right, range);
-    timing = std::move(r.timing);
-    return DisparityMap::of_pixels(std::move(r.disparity), range);
-  }
-
   /// The frame with the map copied straight into the caller's host or device memory.
   Timing match_into(const ImageView& left, const ImageView& right, DisparityRange range,
                     const DisparityView& out) final {

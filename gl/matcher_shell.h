@@ -236,14 +236,6 @@ class GlMatcher : public Matcher {
     return result;
   }
 
-  /// compute_compact() on views: match_view's float map (the passes read back floats).
-  DisparityMap match_compact_view(const ImageView& left, const ImageView& right, DisparityRange range,
-                                  Timing& timing) override {
-    StereoResult r = match_view(left, right, range);
-    timing = std::move(r.timing);
-    return DisparityMap::of_pixels(std::move(r.disparity), range);
-  }
-
   /// The sequence path (Matcher::match_stream): frame i goes up through upload half i % 2 and
   /// comes back through read-back half i % 2, each fenced, and the map of frame i-1 is
   /// collected only after frame i's passes are issued. So the host's copies of one frame and
