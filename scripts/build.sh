@@ -5,8 +5,9 @@
 #                                    for this machine's GPUs, or for every architecture of
 #                                    STEREO_CUDA_ARCHITECTURES_CI where none is visible (CMakeLists.txt)
 #   build.sh --demo [CMAKE_ARGS...]  only the `stereo` program into build-demo/ (scripts/demo.sh):
-#                                    no tests, and CUDA only for the GPUs present (`native`), none
-#                                    where nvidia-smi sees no GPU or nvcc is missing
+#                                    no tests, precompiled headers (STEREO_PCH), and CUDA only for
+#                                    the GPUs present (`native`), none where nvidia-smi sees no GPU
+#                                    or nvcc is missing
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${CUDACXX:-}" ] && ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
@@ -19,7 +20,8 @@ if [ "${1:-}" = "--demo" ]; then
      { [ -n "${CUDACXX:-}" ] || command -v nvcc >/dev/null; }; then
     cuda=(-DSTEREO_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=native)
   fi
-  cmake -S . -B build-demo -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTEREO_BUILD_TESTS=OFF "${cuda[@]}" "$@" >/dev/null
+  cmake -S . -B build-demo -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTEREO_BUILD_TESTS=OFF -DSTEREO_PCH=ON "${cuda[@]}" "$@" \
+    >/dev/null
   cmake --build build-demo -j"$(nproc)" --target stereo
   exit 0
 fi
