@@ -72,16 +72,65 @@ DisparityMap Matcher::compute_compact(const ImageU8& left, const ImageU8& right,
   return map;
 }
 
+DisparityMap DisparityMap::of_pixels(ImageF pixels, DisparityRange range) {
+  DisparityMap map;
+  map.form = Form::pixels_f32;
+  map.width = pixels.width;
+  map.height = pixels.height;
+  map.range = range;
+  map.pixels = std::move(pixels);
+  return map;
+}
+
 DisparityMap Matcher::match_compact(const ImageU8& left, const ImageU8& right, DisparityRange range, Timing& timing) {
   StereoResult r = match(left, right, range);
   timing = std::move(r.timing);
-  DisparityMap map;
-  map.form = DisparityMap::Form::pixels_f32;
-  map.width = r.disparity.width;
-  map.height = r.disparity.height;
-  map.range = range;
-  map.pixels = std::move(r.disparity);
-  return map;
+  return DisparityMap::of_pixels(std::move(r.disparity), range);
+}
+
+StereoResult Matcher::compute(const ImageView& left, const ImageView& right, DisparityRange range) {
+  validate_pair(left, right, range, component());
+  return match_view(left, right, range);
+}
+
+DisparityMap Matcher::compute_compact(const ImageView& left, const ImageView& right, DisparityRange range,
+                                      Timing* timing) {
+  validate_pair(left, right, range, component());
+  Timing local;
+  return match_compact_view(left, right, range, timing != nullptr ? *timing : local);
+}
+
+Timing Matcher::compute_into(const ImageView& left, const ImageView& right, DisparityRange range,
+                             const DisparityView& out) {
+  validate_pair(left, right, range, component());
+  validate_output(out, left.width, left.height, component());
+  return match_into(left, right, range, out);
+}
+
+void Matcher::not_in_host_memory(const char* what) const {
+  throw Error(component() + ": " + what + " is in CUDA device memory; this backend reads and writes host memory only");
+}
+
+StereoResult Matcher::match_view(const ImageView& left, const ImageView& right, DisparityRange range) {
+  if (left.memory != Memory::host) not_in_host_memory("the image pair");
+  return match(to_image(left), to_image(right), range);
+}
+
+DisparityMap Matcher::match_compact_view(const ImageView& left, const ImageView& right, DisparityRange range,
+                                         Timing& timing) {
+  StereoResult r = match_view(left, right, range);
+  timing = std::move(r.timing);
+  return DisparityMap::of_pixels(std::move(r.disparity), range);
+}
+
+Timing Matcher::match_into(const ImageView& left, const ImageView& right, DisparityRange range,
+                           const DisparityView& out) {
+  if (out.memory != Memory::host) not_in_host_memory("the disparity view");
+  StereoResult r = match_view(left, right, range);
+  const auto t0 = std::chrono::steady_clock::now();
+  copy_rows(r.disparity, out);
+  r.timing.readback_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return r.timing;
 }
 
 void Matcher::match_stream(DisparityRange range, const FrameSource& next, const FrameSink& done) {

@@ -17,6 +17,7 @@
 #include "core/disparity_range.h"
 #include "core/error.h"
 #include "core/image.h"
+#include "core/image_view.h"
 #include "core/params.h"
 
 namespace stereo {
@@ -67,6 +68,8 @@ struct DisparityMap {
 
   /// The index form for `levels`: index_u8 up to 256 levels, index_u16 above.
   [[nodiscard]] static Form index_form(int levels) { return levels <= 256 ? Form::index_u8 : Form::index_u16; }
+  /// A pixels_f32 map that takes over `pixels` (disparity in pixels, +inf = none).
+  static DisparityMap of_pixels(ImageF pixels, DisparityRange range);
   /// A map of `form` and this size, every index 0 (every pixel +inf for pixels_f32).
   static DisparityMap allocate(Form form, int width, int height, DisparityRange range);
   /// Disparity in pixels as compute() returns it (range.min + index, exactly, as float).
@@ -128,6 +131,22 @@ class Matcher {
   DisparityMap compute_compact(const ImageU8& left, const ImageU8& right, DisparityRange range,
                                Timing* timing = nullptr);
 
+  /// compute() on views of the caller's memory (core/image_view.h: any row pitch; CUDA device
+  /// memory on the CUDA backends, which then never copy the images through the host). The map
+  /// is the one compute() gives for the same pixels as an ImageU8. Which layouts a backend
+  /// copies first is listed in core/image_view.h. Validates the views (validate_pair).
+  StereoResult compute(const ImageView& left, const ImageView& right, DisparityRange range);
+  /// compute_compact() on views.
+  DisparityMap compute_compact(const ImageView& left, const ImageView& right, DisparityRange range,
+                               Timing* timing = nullptr);
+  /// compute() with the float map written into the caller's `out` (the images' size, any
+  /// 4-byte-aligned pitch): host memory on every backend, CUDA device memory on the CUDA
+  /// backends (then the map never reaches the host: Timing::readback_ms is the device copy
+  /// into `out`, and with device views Timing::upload_ms the device copies of the images into
+  /// the workspace). Returns when `out` is written. Backends that make the map on the host
+  /// copy it into `out` row by row, inside readback_ms.
+  Timing compute_into(const ImageView& left, const ImageView& right, DisparityRange range, const DisparityView& out);
+
   /// Matches a sequence: every pair `next` gives, over `range`, each result handed to `done`
   /// in frame order. Every map is identical to compute() on the same pair. Every pair must
   /// have the first pair's size and channel count (a size change is an error naming the
@@ -166,6 +185,20 @@ class Matcher {
   /// compute_compact()'s work on a validated pair. Default: match() in float form. Backends
   /// that produce level indices override it (and then may implement match() through it).
   virtual DisparityMap match_compact(const ImageU8& left, const ImageU8& right, DisparityRange range, Timing& timing);
+  /// compute() on validated views. Default: host views copied into ImageU8s (to_image), then
+  /// match(); CUDA memory refused (not_in_host_memory). Backends that read views in place
+  /// override it.
+  virtual StereoResult match_view(const ImageView& left, const ImageView& right, DisparityRange range);
+  /// compute_compact() on validated views. Default: match_view()'s float map; a backend whose
+  /// match_compact() hands over level indices overrides this as well.
+  virtual DisparityMap match_compact_view(const ImageView& left, const ImageView& right, DisparityRange range,
+                                          Timing& timing);
+  /// compute_into() on validated views and a validated `out`. Default: match_view(), then the
+  /// map copied into `out` (host memory only) inside readback_ms.
+  virtual Timing match_into(const ImageView& left, const ImageView& right, DisparityRange range,
+                            const DisparityView& out);
+  /// The error of a backend that reads host memory only, for a view or map in CUDA memory.
+  [[noreturn]] void not_in_host_memory(const char* what) const;
   /// match_sequence()'s work. `next` here gives only validated pairs of one size. Default:
   /// match_compact() per frame, in the caller's thread. Overrides keep several frames in
   /// flight; they must deliver in order and, when `next` throws, deliver the frames in

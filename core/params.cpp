@@ -102,6 +102,35 @@ nlohmann::json ParamBinder::to_json() const {
   return j;
 }
 
+std::vector<ParamDoc> parse_param_table(const std::string& text) {
+  std::vector<ParamDoc> rows;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find_first_not_of(' ') == std::string::npos) continue;
+    const auto bad = [&] { return Error("parameter table: not a \"  key = value  (doc)\" line: '" + line + "'"); };
+    // describe(): two spaces, the key, " = ", the value's JSON, two spaces, "(doc)".
+    const std::size_t eq = line.find(" = ");
+    if (line.rfind("  ", 0) != 0 || eq == std::string::npos || line.back() != ')') throw bad();
+    std::size_t value_end = eq + 3;
+    if (value_end < line.size() && line[value_end] == '"') {
+      // A string value: up to its closing quote (a backslash escapes the next character).
+      for (++value_end; value_end < line.size() && line[value_end] != '"'; ++value_end)
+        if (line[value_end] == '\\') ++value_end;
+      ++value_end;
+    } else {
+      value_end = line.find("  (", value_end);
+    }
+    if (value_end == std::string::npos || value_end > line.size() || line.compare(value_end, 3, "  (") != 0) throw bad();
+    ParamDoc row;
+    row.key = line.substr(2, eq - 2);
+    row.value = nlohmann::json::parse(line.substr(eq + 3, value_end - eq - 3), nullptr, false);
+    if (row.key.empty() || row.value.is_discarded()) throw bad();
+    row.doc = line.substr(value_end + 3, line.size() - value_end - 4);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
 std::string ParamBinder::describe() const {
   std::ostringstream out;
   for (const Entry& e : entries_) out << "  " << e.key << " = " << e.get().dump() << "  (" << e.doc << ")\n";

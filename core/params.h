@@ -65,6 +65,20 @@ static_assert(!std::is_copy_constructible_v<ParamBinder> && !std::is_move_constr
                   !std::is_copy_assignable_v<ParamBinder> && !std::is_move_assignable_v<ParamBinder>,
               "ParamBinder entries refer to the bound fields; it must stay where it was made");
 
+/// One row of a parameter table: the key, its value (a JSON number, bool or string) and what
+/// it is (for a choice, the doc ends with the allowed values, "(a|b)").
+struct ParamDoc {
+  std::string key;
+  nlohmann::json value;
+  std::string doc;
+};
+
+/// The rows of a table as ParamBinder::describe() writes it ("  key = value  (doc)" lines),
+/// read back: how the library's stereo::params() gives a method's registered table
+/// (MethodInfo::describe_params, text) as data. Throws stereo::Error naming the line that is
+/// not in that form.
+std::vector<ParamDoc> parse_param_table(const std::string& text);
+
 /// The parameter table of a Params struct at its defaults: "key = value  (doc)" per line (what
 /// a method registers as MethodInfo::describe_params).
 template <class Params>

@@ -88,6 +88,28 @@ void* host_alloc(std::size_t bytes, const std::string& component, const std::str
   return p;
 }
 
+namespace {
+
+/// Bytes offset .. offset + bytes - 1 of `part`'s dense content into `dst`: one memcpy for a
+/// contiguous part, else the pieces of the rows they fall in.
+void copy_part(const UploadPart& part, std::size_t offset, std::size_t bytes, unsigned char* dst) {
+  const auto* src = static_cast<const unsigned char*>(part.src);
+  if (part.row_bytes == 0 || part.src_pitch == part.row_bytes) {
+    std::memcpy(dst, src + offset, bytes);
+    return;
+  }
+  while (bytes > 0) {
+    const std::size_t row = offset / part.row_bytes, column = offset % part.row_bytes;
+    const std::size_t n = std::min(bytes, part.row_bytes - column);
+    std::memcpy(dst, src + row * part.src_pitch + column, n);
+    dst += n;
+    offset += n;
+    bytes -= n;
+  }
+}
+
+}  // namespace
+
 void staged_upload(const std::vector<UploadPart>& parts, void* staging, cudaStream_t stream, ThreadPool* pool) {
   // Slices grow from 128 KiB (a wave of them is copied in ~10-20 us, the pipeline's start-up
   // that nothing overlaps) to 1 MiB (a cudaMemcpyAsync call, a few microseconds, is then
@@ -116,7 +138,7 @@ void staged_upload(const std::vector<UploadPart>& parts, void* staging, cudaStre
     const std::size_t count = std::min(wave, slices.size() - first);
     const auto copy_slice = [&](std::size_t k) {
       const Slice& sl = slices[first + k];
-      std::memcpy(stage_base + sl.stage, static_cast<const unsigned char*>(parts[sl.part].src) + sl.offset, sl.bytes);
+      copy_part(parts[sl.part], sl.offset, sl.bytes, stage_base + sl.stage);
     };
     if (pool != nullptr && count > 1)
       pool->parallel_for(count, copy_slice);

@@ -142,11 +142,16 @@ HostBuffer<T> make_host_buffer(std::size_t count, const std::string& component, 
   return HostBuffer<T>(static_cast<T*>(host_alloc(count * sizeof(T), component, what)));
 }
 
-/// One piece of a staged upload: `bytes` from pageable `src` to device `d_dst`.
+/// One piece of a staged upload: `bytes` from pageable `src` to device `d_dst`. With
+/// `row_bytes` set and `src_pitch` larger, `src` is rows of `row_bytes` bytes `src_pitch`
+/// apart (an image view with a row pitch): the host threads gather them densely into the
+/// staging, so the device receives `bytes` dense bytes all the same.
 struct UploadPart {
   void* d_dst = nullptr;
   const void* src = nullptr;
   std::size_t bytes = 0;
+  std::size_t row_bytes = 0;  ///< 0: `src` is contiguous
+  std::size_t src_pitch = 0;
 };
 
 /// Host-to-device copy of pageable parts through the pinned `staging` (at least the sum of

@@ -1,5 +1,7 @@
 #include "cuda/matcher_frame.h"
 
+#include <atomic>
+
 #include "cuda/copy_ceiling.h"
 
 namespace stereo::cu {
@@ -33,15 +35,93 @@ std::optional<MemoryStats> CudaMatcherBase::memory_stats(int width, int height, 
   return m;
 }
 
-void upload_pair(InputPair& inputs, const ImageU8& left, const ImageU8& right, cudaStream_t stream) {
-  CUDA_CHECK(cudaMemcpyAsync(inputs.raw_left.get(), left.data.data(), left.data.size(), cudaMemcpyHostToDevice, stream));
-  CUDA_CHECK(
-      cudaMemcpyAsync(inputs.raw_right.get(), right.data.data(), right.data.size(), cudaMemcpyHostToDevice, stream));
+namespace {
+
+std::atomic<std::uint64_t> host_to_device_copies{0};
+std::atomic<std::uint64_t> device_to_device_copies{0};
+
+/// Device memory of device `ordinal`, or the reason it is not.
+void require_device_pointer(const void* p, int ordinal, const std::string& component, const char* what) {
+  cudaPointerAttributes a{};
+  CUDA_CHECK(cudaPointerGetAttributes(&a, p));
+  require(a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged, [&] {
+    return component + ": " + what + " is marked as CUDA memory but is " +
+           (a.type == cudaMemoryTypeHost ? std::string("page-locked host memory") : std::string("not CUDA memory")) +
+           " (pass it as a host view)";
+  });
+  require(a.device == ordinal, [&] {
+    return component + ": " + what + " is on CUDA device " + std::to_string(a.device) + ", the matcher runs on device " +
+           std::to_string(ordinal);
+  });
+}
+
+}  // namespace
+
+void CudaMatcherBase::accept_views(const ImageView& left, const ImageView& right, cudaStream_t s) {
+  if (left.memory != Memory::cuda) return;
+  require(left.device == ordinal_, [&] {
+    return component_ + ": the views are on CUDA device " + std::to_string(left.device) + ", the matcher runs on device " +
+           std::to_string(ordinal_) + " (--device / STEREO_DEVICE)";
+  });
+  require_device_pointer(left.data, ordinal_, component_, "the left view");
+  require_device_pointer(right.data, ordinal_, component_, "the right view");
+  // The caller's writes may still be queued on its stream; the wait is on the device, so the
+  // host returns at once and nothing is counted as upload.
+  if (!producer_) producer_ = make_event();
+  // cudaStreamWaitEvent takes the event as recorded at the call, so one event serves both.
+  const auto wait_for = [&](std::uintptr_t producer) {
+    CUDA_CHECK(cudaEventRecord(producer_.get(), reinterpret_cast<cudaStream_t>(producer)));
+    CUDA_CHECK(cudaStreamWaitEvent(s, producer_.get(), 0));
+  };
+  wait_for(left.stream);
+  if (right.stream != left.stream) wait_for(right.stream);
+}
+
+void CudaMatcherBase::accept_output(const DisparityView& out) const {
+  require(out.device == ordinal_, [&] {
+    return component_ + ": the disparity view is on CUDA device " + std::to_string(out.device) +
+           ", the matcher runs on device " + std::to_string(ordinal_);
+  });
+  require_device_pointer(out.data, ordinal_, component_, "the disparity view");
+}
+
+void input_copy(std::uint8_t* d_dst, const ImageView& image, cudaStream_t stream) {
+  const bool device = image.memory == Memory::cuda;
+  const cudaMemcpyKind kind = device ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice;
+  const std::size_t row = image.row_bytes();
+  if (image.dense())
+    CUDA_CHECK(cudaMemcpyAsync(d_dst, image.data, row * static_cast<std::size_t>(image.height), kind, stream));
+  else
+    CUDA_CHECK(cudaMemcpy2DAsync(d_dst, row, image.data, image.pitch, row, static_cast<std::size_t>(image.height), kind,
+                                 stream));
+  testing::count_image_copy(image.memory);
+}
+
+void upload_pair(InputPair& inputs, const ImageView& left, const ImageView& right, cudaStream_t stream) {
+  input_copy(inputs.raw_left.get(), left, stream);
+  input_copy(inputs.raw_right.get(), right, stream);
 }
 
 void read_back(const DeviceImage<float>& map, ImageF& out, cudaStream_t stream) {
   out = ImageF(map.width, map.height, 1);
   CUDA_CHECK(cudaMemcpyAsync(out.data.data(), map.get(), map.count() * sizeof(float), cudaMemcpyDeviceToHost, stream));
 }
+
+void read_back(const float* d_map, int width, int height, const DisparityView& out, cudaStream_t stream) {
+  require(out.width == width && out.height == height, [&] {
+    return "cuda read-back: a " + std::to_string(width) + "x" + std::to_string(height) + " map into a " +
+           std::to_string(out.width) + "x" + std::to_string(out.height) + " view";
+  });
+  const cudaMemcpyKind kind = out.memory == Memory::cuda ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost;
+  const std::size_t row = static_cast<std::size_t>(width) * sizeof(float);
+  CUDA_CHECK(cudaMemcpy2DAsync(out.data, out.pitch, d_map, row, row, static_cast<std::size_t>(height), kind, stream));
+}
+
+namespace testing {
+ImageCopies image_copies() { return ImageCopies{host_to_device_copies.load(), device_to_device_copies.load()}; }
+void count_image_copy(Memory from) {
+  (from == Memory::cuda ? device_to_device_copies : host_to_device_copies).fetch_add(1);
+}
+}  // namespace testing
 
 }  // namespace stereo::cu

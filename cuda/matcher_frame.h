@@ -8,8 +8,10 @@
 ///    memory_stats() beside a copy ceiling measured now;
 ///  - FrameMatcher<Params, Options, Buffers>: on top, one workspace of the method's Buffers
 ///    (cuda/workspace.h: declared once, summed for one free-memory check, allocated whole,
-///    reused while the key stays), the upload of the two images, one StageClock
-///    (cuda/stage_clock.h) and the read-back of the float map; a method adds its stages.
+///    reused while the key stays), the upload of the two images (ImageU8s, host views of
+///    any pitch, or views in device memory: input_copy()), one StageClock
+///    (cuda/stage_clock.h) and the read-back of the float map (into an ImageF or the
+///    caller's host or device memory); a method adds its stages.
 /// Class templates over the method's types, as reference::CpuMatcher<Params> is for the cpu
 /// backend, because the binder refers to the Params and Options fields themselves and the
 /// workspace holds the method's own buffer struct; what depends on neither (device, stream,
@@ -26,12 +28,14 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/image_view.h"
 #include "core/matcher.h"
 #include "core/params.h"
 #include "core/registry.h"
@@ -88,6 +92,14 @@ class CudaMatcherBase : public Matcher {
   /// The matcher's stream (non-blocking), made on first use: call under a DeviceScope.
   cudaStream_t stream();
 
+  /// Before a frame reads views in device memory (under a DeviceScope): checks that each is
+  /// device memory of this matcher's device (cudaPointerGetAttributes; throws stereo::Error
+  /// naming the component otherwise) and makes `s` wait, on the device, for the work queued
+  /// on each view's stream (ImageView::stream). Host views: nothing.
+  void accept_views(const ImageView& left, const ImageView& right, cudaStream_t s);
+  /// The same check for a map the caller gives in device memory.
+  void accept_output(const DisparityView& out) const;
+
  private:
   std::string component_;
   nlohmann::json bound_;
@@ -95,6 +107,7 @@ class CudaMatcherBase : public Matcher {
   nlohmann::json device_info_;
   std::string device_;
   Stream stream_;
+  Event producer_;  // recorded on a device view's stream, waited for on ours
 };
 
 /// A CUDA matcher's Params (the paper's) and Options (its CUDA knobs), bound from the overrides
@@ -118,11 +131,33 @@ class CudaMatcher : public CudaMatcherBase {
   Options options_;
 };
 
-/// Enqueues on `stream` the copies of both images into `inputs` (sized for them by its
-/// declare_inputs).
-void upload_pair(InputPair& inputs, const ImageU8& left, const ImageU8& right, cudaStream_t stream);
+/// Enqueues on `stream` the copy of one image into `d_dst`, dense (width * channels bytes a
+/// row): from a dense host view one cudaMemcpyAsync (as an ImageU8 always went), from a host
+/// view with a pitch one cudaMemcpy2DAsync (the copy engine walks the rows; no host copy),
+/// from a device view a device-to-device copy. Counted in testing::image_copies().
+void input_copy(std::uint8_t* d_dst, const ImageView& image, cudaStream_t stream);
+/// Enqueues on `stream` the copies of both views into `inputs` (sized for them by its
+/// declare_inputs), each by input_copy().
+void upload_pair(InputPair& inputs, const ImageView& left, const ImageView& right, cudaStream_t stream);
 /// Enqueues on `stream` the copy of a device map into `out`, resized to the map's size.
 void read_back(const DeviceImage<float>& map, ImageF& out, cudaStream_t stream);
+/// Enqueues on `stream` the copy of a dense device map (width x height floats at `d_map`) into
+/// the caller's `out` of the same size: host memory (device to host) or device memory
+/// (device to device, never through the host), any pitch.
+void read_back(const float* d_map, int width, int height, const DisparityView& out, cudaStream_t stream);
+
+namespace testing {
+/// The image copies the CUDA frames (and salap/cuda's staged upload) have issued in this
+/// process, by direction: what a test reads before and after a call on device views to prove
+/// that no image went from host to device.
+struct ImageCopies {
+  std::uint64_t host_to_device = 0;
+  std::uint64_t device_to_device = 0;
+};
+ImageCopies image_copies();
+/// Adds one copy of an image from `from` memory to the counts (for a frame's own uploads).
+void count_image_copy(Memory from);
+}  // namespace testing
 
 /// A CudaMatcher whose frame is the usual one: the method's Buffers (an InputPair first, see
 /// cuda/workspace.h for what else they declare) prepared for the pair, both images uploaded,
@@ -139,7 +174,7 @@ class FrameMatcher : public CudaMatcher<P, O> {
 
   /// The buffers' key for this pair and range, after the method's own checks of them (throws
   /// stereo::Error naming the component).
-  virtual Key key_for(const ImageU8& left, DisparityRange range) const = 0;
+  virtual Key key_for(const ImageView& left, DisparityRange range) const = 0;
   /// Completes a new set's key with the choices that depend on the free memory (measured
   /// after the old set was released). Default: none.
   virtual void choose(Key& /*key*/, std::size_t /*free_bytes*/) const {}
@@ -151,39 +186,68 @@ class FrameMatcher : public CudaMatcher<P, O> {
   /// each; returns the device map to read back (disparity in pixels, +inf = none).
   virtual const DeviceImage<float>& run_stages(Buffers& buffers, DisparityRange range, StageClock& clock,
                                                cudaStream_t stream) = 0;
-  /// After the read-back, outside the timing (a cost volume a caller asked for).
+  /// After the read-back, outside the timing (a cost volume a caller asked for; not called by
+  /// compute_into, whose Timing carries no StereoResult).
   virtual void after_frame(const Buffers& /*buffers*/, DisparityRange /*range*/, StereoResult& /*result*/) {}
 
   // ---- the frame's steps -------------------------------------------------------------
 
   /// The workspace for this pair and range (cuda/workspace.h Workspace::prepare).
-  Buffers& prepare(const ImageU8& left, DisparityRange range, cudaStream_t stream) {
+  Buffers& prepare(const ImageView& left, DisparityRange range, cudaStream_t stream) {
     return workspace_.prepare(
         key_for(left, range), stream, [this](Key& key, std::size_t free_bytes) { choose(key, free_bytes); },
         [this, stream](Buffers& buffers) { fill(buffers, stream); });
   }
 
   StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) final {
+    return match_view(ImageView(left), ImageView(right), range);
+  }
+
+  /// The frame on views: host views of any pitch or device views, read where they are.
+  StereoResult match_view(const ImageView& left, const ImageView& right, DisparityRange range) final {
     const DeviceScope device_scope(this->ordinal());  // the caller's thread may have another device current
-    cudaStream_t s = this->stream();
-    Buffers& buffers = prepare(left, range, s);
-    before_frame(buffers, range, s);
-    clock_.start(s);
-    upload_pair(buffers, left, right, s);
-    clock_.uploaded();
-    const DeviceImage<float>& map = run_stages(buffers, range, clock_, s);
-    clock_.matched();
     StereoResult out;
-    read_back(map, out.disparity, s);
-    clock_.read_back();
+    const Buffers& buffers = run_frame(left, right, range, [&](const DeviceImage<float>& map, cudaStream_t s) {
+      read_back(map, out.disparity, s);
+    });
     out.timing = clock_.timing();
     after_frame(buffers, range, out);
     return out;
   }
 
+  /// The frame with the map copied straight into the caller's host or device memory.
+  Timing match_into(const ImageView& left, const ImageView& right, DisparityRange range,
+                    const DisparityView& out) final {
+    const DeviceScope device_scope(this->ordinal());
+    if (out.memory == Memory::cuda) this->accept_output(out);
+    run_frame(left, right, range, [&](const DeviceImage<float>& map, cudaStream_t s) {
+      read_back(map.get(), map.width, map.height, out, s);
+    });
+    return clock_.timing();
+  }
+
   Workspace<Buffers> workspace_;
 
  private:
+  /// One frame up to its enqueued read-back (`read(map, stream)`), each step marked on the
+  /// clock; the caller waits through clock_.timing(). A device view's producer stream is
+  /// waited for before the clock starts, so its work is not counted as upload.
+  template <class ReadBack>
+  const Buffers& run_frame(const ImageView& left, const ImageView& right, DisparityRange range, ReadBack&& read) {
+    cudaStream_t s = this->stream();
+    Buffers& buffers = prepare(left, range, s);
+    before_frame(buffers, range, s);
+    this->accept_views(left, right, s);
+    clock_.start(s);
+    upload_pair(buffers, left, right, s);
+    clock_.uploaded();
+    const DeviceImage<float>& map = run_stages(buffers, range, clock_, s);
+    clock_.matched();
+    read(map, s);
+    clock_.read_back();
+    return buffers;
+  }
+
   StageClock clock_;
 };
 

@@ -178,8 +178,8 @@ class GlMatcher : public Matcher {
   template <class Body>
   decltype(auto) with_uploaded_pair(const ImageU8& left, const ImageU8& right, DisparityRange range, Body&& body) {
     context_->make_current();
-    const GlFrame frame = allocate(left, range);
-    upload(left, right, 0, false);
+    const GlFrame frame = allocate(ImageView(left), range);
+    upload(ImageView(left), ImageView(right), 0, false);
     return std::forward<Body>(body)(*passes_, frame);
   }
 
@@ -196,9 +196,16 @@ class GlMatcher : public Matcher {
   }
 
  protected:
-  /// The whole method: upload (timed by glFinish and a host clock), the groups in increasing
+  /// The whole method (match_view): upload (timed by glFinish and a host clock), the groups in increasing
   /// level (each pass timed by the PassTimer), read-back of the disparity map.
   StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
+    return match_view(ImageView(left), ImageView(right), range);
+  }
+
+  /// match() on host views of any pitch: the upload writes them into its buffer as it writes
+  /// an ImageU8 (PixelTransfer::upload), so nothing is copied beyond what an ImageU8 costs.
+  StereoResult match_view(const ImageView& left, const ImageView& right, DisparityRange range) override {
+    if (left.memory != Memory::host) this->not_in_host_memory("the image pair");
     const std::string component = this->component();
     context_->make_current();
     const GlFrame frame = allocate(left, range);
@@ -278,14 +285,14 @@ class GlMatcher : public Matcher {
     try {
       while (next(pair)) {
         const int half = int(index % 2);
-        const GlFrame frame = allocate(pair.left, range);  // one size per sequence: allocates once
+        const GlFrame frame = allocate(ImageView(pair.left), range);  // one size per sequence: allocates once
         InFlight f;
         f.index = index++;
         f.half = half;
         f.timing.clock = "host clock (frames overlap: upload and passes of one frame run beside the read-back of "
                          "the other)";
         Clock::time_point t0 = Clock::now();
-        upload(pair.left, pair.right, half, true);
+        upload(ImageView(pair.left), ImageView(pair.right), half, true);
         f.timing.upload_ms = ms_since(t0);
         if (check_state) check_state_at_rest(component + " stream upload");
         f.issued = Clock::now();
@@ -322,7 +329,7 @@ class GlMatcher : public Matcher {
 
   // The views' textures and the passes' targets for `left`'s size (made once per size and
   // reused across groups and calls), and the frame a run of `range` hands the passes.
-  GlFrame allocate(const ImageU8& left, DisparityRange range) {
+  GlFrame allocate(const ImageView& left, DisparityRange range) {
     if (left.width != width_ || left.height != height_) {
       width_ = height_ = 0;  // stays unallocated if anything below throws
       const std::string label(P::COMPONENT);
@@ -337,7 +344,7 @@ class GlMatcher : public Matcher {
 
   // Both views through upload half `half`; `fence`: fenced for the sequence path (a single run
   // need not, its read-back waits for everything).
-  void upload(const ImageU8& left, const ImageU8& right, int half, bool fence) {
+  void upload(const ImageView& left, const ImageView& right, int half, bool fence) {
     const std::string component = this->component();
     transfer_.upload(left_, left, 0, component, half);
     transfer_.upload(right_, right, 1, component, half);

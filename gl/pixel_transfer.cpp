@@ -47,12 +47,20 @@ void PixelTransfer::wait(GLsync& fence, const char* what) {
 }
 
 void PixelTransfer::upload(Texture& texture, const ImageU8& image, int slot, const std::string& component, int half) {
+  upload(texture, ImageView(image), slot, component, half);
+}
+
+void PixelTransfer::upload(Texture& texture, const ImageView& image, int slot, const std::string& component,
+                           int half) {
+  require(image.memory == Memory::host,
+          component + ": the GL upload reads host memory; the image view is in CUDA device memory");
   require(image.channels == 1 || image.channels == 3 || image.channels == 4,
           component + ": images need 1, 3 or 4 channels, got " + std::to_string(image.channels));
   require(slot == 0 || slot == 1, "gl: upload slot must be 0 or 1");
   require(half == 0 || half == 1, "gl: upload half must be 0 or 1");
   const std::size_t texel_bytes = image.channels == 1 ? 1 : 4;
-  const std::size_t slot_bytes = image.pixel_count() * 4;  // room for RGBA in either slot
+  const std::size_t pixels = static_cast<std::size_t>(image.width) * static_cast<std::size_t>(image.height);
+  const std::size_t slot_bytes = pixels * 4;  // room for RGBA in either slot
   wait(up_fence_[half], "upload");  // this half's previous copies have read it
   if (!up_.buffer || up_.buffer.size() < 4 * slot_bytes) {
     wait(up_fence_[1 - half], "upload");  // the old buffer goes: nothing may still read it
@@ -60,27 +68,45 @@ void PixelTransfer::upload(Texture& texture, const ImageU8& image, int slot, con
   }
   const std::size_t offset = (std::size_t(half) * 2 + std::size_t(slot)) * slot_bytes;
   std::uint8_t* const base = up_.data + offset;
-  const std::uint8_t* const source = image.data.data();
-  const std::size_t pixels = image.pixel_count();
+  const std::uint8_t* const source = image.data;
   // One thread expands 1080p RGB at ~1-2 GB/s of output (~4-8 ms for 8 MB): the bulk of the
   // upload. Bands of pixels on a few threads bring it under the DMA's own time; every byte
   // is written by exactly one band, so the buffer is the same for any thread count.
   constexpr std::size_t PARALLEL_PIXELS = std::size_t(1) << 18;
-  const auto expand = [&](std::size_t first, std::size_t last) {
-    const std::uint8_t* src = source + first * 3;
-    std::uint8_t* dst = base + first * 4;
-    for (std::size_t i = first; i < last; ++i, src += 3, dst += 4) {
+  const auto expand_pixels = [](const std::uint8_t* src, std::uint8_t* dst, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i, src += 3, dst += 4) {
       dst[0] = src[0];
       dst[1] = src[1];
       dst[2] = src[2];
       dst[3] = 255;
     }
   };
+  const auto expand = [&](std::size_t first, std::size_t last) {
+    expand_pixels(source + first * 3, base + first * 4, last - first);
+  };
   const bool as_rgb = image.channels == 3 && !host_expand_;
   const std::size_t plain_bytes = pixels * (as_rgb ? 3 : texel_bytes);
   if (!pool_ && pixels >= PARALLEL_PIXELS)
     pool_ = std::make_unique<ThreadPool>(std::min(8u, ThreadPool::hardware_threads()));
-  if ((as_rgb || image.channels != 3) && pixels >= PARALLEL_PIXELS) {
+  if (!image.dense()) {
+    // A view with a row pitch: the buffer gets the same dense rows, copied (or expanded) row
+    // by row, in bands of rows on the pool when large.
+    const std::size_t row_in = image.row_bytes(), row_out = std::size_t(image.width) * (as_rgb ? 3 : texel_bytes);
+    const auto rows = [&](std::size_t first, std::size_t last) {
+      for (std::size_t y = first; y < last; ++y) {
+        const std::uint8_t* src = image.row(int(y));
+        if (as_rgb || image.channels != 3) std::memcpy(base + y * row_out, src, row_in);
+        else expand_pixels(src, base + y * row_out, std::size_t(image.width));
+      }
+    };
+    const std::size_t height = std::size_t(image.height);
+    if (pixels >= PARALLEL_PIXELS) {
+      const std::size_t bands = std::size_t(pool_->size()) * 2;
+      pool_->parallel_for(bands, [&](std::size_t b) { rows(height * b / bands, height * (b + 1) / bands); });
+    } else {
+      rows(0, height);
+    }
+  } else if ((as_rgb || image.channels != 3) && pixels >= PARALLEL_PIXELS) {
     // A plain copy, in bands too: one core's memcpy (~8-10 GB/s) would be longer than the DMA.
     const std::size_t bands = std::size_t(pool_->size()) * 2;
     pool_->parallel_for(bands, [&](std::size_t b) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/image.h"
+#include "core/image_view.h"
 #include "core/thread_pool.h"
 #include "gl/objects.h"
 
@@ -51,6 +52,9 @@ class PixelTransfer {
   /// from it last time are complete (its fence), so a sequence can fill one half while the
   /// GPU still reads the other.
   void upload(Texture& texture, const ImageU8& image, int slot, const std::string& component, int half = 0);
+  /// The same from a host view of any row pitch: the buffer receives the same dense rows (a
+  /// view with a pitch is copied row by row, no extra copy), so the texture is identical.
+  void upload(Texture& texture, const ImageView& image, int slot, const std::string& component, int half = 0);
   /// RGB images: expanded to RGBA by the host while written into the buffer (true, the
   /// default), or written as they are, the driver expanding them while it unpacks from the
   /// buffer (false: 3 bytes per pixel over the link instead of 4, the host copy a plain

@@ -157,5 +157,39 @@ TEST(Layout, MethodBackendsIncludeNoOtherBackendAndNoApp) {
   }
 }
 
+// The installed library (cmake/StereoInstall.cmake): what <stereo/stereo.h>, <stereo/io.h> and
+// <stereo/data.h> reach through project includes is core/, methods/builtin.h and the data
+// layer's headers, never a backend, the CLI or the report, and every header reached is one the
+// install rules copy (else a consumer's build fails on a missing file).
+TEST(Layout, PublicHeadersReachOnlyInstalledHeaders) {
+  static const std::regex include(R"re(#include "([a-z_/]+\.h)")re");
+  const std::string install_rules = read_text(SOURCE / "cmake" / "StereoInstall.cmake");
+  const std::set<std::string> data_layer{"app/image_io.h", "app/dataset.h", "app/metrics.h", "app/protocol.h"};
+  std::set<std::string> seen;
+  std::vector<std::string> todo{"stereo/stereo.h", "stereo/io.h", "stereo/data.h"};
+  while (!todo.empty()) {
+    const std::string header = todo.back();
+    todo.pop_back();
+    if (!seen.insert(header).second) continue;
+    const bool is_public = header.rfind("stereo/", 0) == 0;
+    const fs::path file = is_public ? SOURCE / "include" / header : SOURCE / header;
+    ASSERT_TRUE(fs::exists(file)) << header << " is included but does not exist";
+    if (!is_public) {
+      const std::string top = header.substr(0, header.find('/'));
+      EXPECT_TRUE(top == "core" || header == "methods/builtin.h" || data_layer.count(header))
+          << "a public header reaches " << header << ", which is neither core, the builtin registry nor the data layer";
+      const std::string name = header.substr(header.find('/') + 1);
+      EXPECT_NE(install_rules.find(top + "/" + name), std::string::npos)
+          << header << " is reached from the public headers but cmake/StereoInstall.cmake does not install it";
+    } else {
+      EXPECT_NE(install_rules.find("include/" + header), std::string::npos)
+          << "include/" << header << " is not installed by cmake/StereoInstall.cmake";
+    }
+    const std::string text = read_text(file);
+    for (std::sregex_iterator it(text.begin(), text.end(), include), end; it != end; ++it) todo.push_back((*it)[1].str());
+  }
+  EXPECT_TRUE(seen.count("core/matcher.h") && seen.count("core/image_view.h") && seen.count("methods/builtin.h"));
+}
+
 }  // namespace
 }  // namespace stereo

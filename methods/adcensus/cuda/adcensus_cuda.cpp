@@ -141,7 +141,7 @@ class AdCensusCudaMatcher final : public cu::FrameMatcher<AdCensusParams, AdCens
     return {{"cost_storage", "fp16"}};  // what the volumes hold (cuda/adcensus/NOTES.md)
   }
 
-  Key key_for(const ImageU8& left, DisparityRange range) const override {
+  Key key_for(const ImageView& left, DisparityRange range) const override {
     require(range.count <= ca::MAX_LEVELS, [&] {
       return std::string(COMPONENT) + ": " + std::to_string(range.count) +
              " disparity levels; this backend handles up to " + std::to_string(ca::MAX_LEVELS);

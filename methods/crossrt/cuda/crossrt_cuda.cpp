@@ -74,7 +74,7 @@ class CrossRtCudaMatcher final : public cu::FrameMatcher<CrossRtParams, cu::NoOp
     return {{"cost_storage", "uint16 CA_x"}};  // cuda/crossrt/NOTES.md
   }
 
-  Key key_for(const ImageU8& left, DisparityRange range) const override {
+  Key key_for(const ImageView& left, DisparityRange range) const override {
     const int k = params_.scale;
     const Key key{left.width, left.height, left.channels, k, crossrt::scaled_range(range, k).count};
     // Rows and columns longer than shared memory holds go in segments (cuda/crossrt/NOTES.md);

@@ -67,7 +67,7 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
   }
 
  private:
-  Key key_for(const ImageU8& left, DisparityRange range) const override {
+  Key key_for(const ImageView& left, DisparityRange range) const override {
     // ESAW: two slabs; ESMP literal: costs/forward values and messages; centre also the H result.
     int volumes = 2;
     if constexpr (ESMP) volumes = params_.esmp_variant == "literal" ? 2 : 3;

@@ -44,6 +44,10 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
 
  protected:
   StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
+    return match_view(ImageView(left), ImageView(right), range);
+  }
+
+  StereoResult match_view(const ImageView& left, const ImageView& right, DisparityRange range) override {
     const cu::DeviceScope device_scope(ordinal());
     Slot& slot = run_single(left, right, range);
     // The float map is allocated (and zero-filled, 8 MB at 1080p: ~0.5 ms of one core) while
@@ -51,24 +55,17 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
     StereoResult result;
     result.disparity = ImageF(left.width, left.height, 1);
     wait(slot, result.timing);
-    // The device hands back level indices; a caller that asks for floats gets them widened
-    // here, straight from the pinned buffer and on the copy pool's threads, and that
-    // widening (host clock, after the device finished) is part of its read-back time.
-    const auto t0 = std::chrono::steady_clock::now();
-    const auto d_min = static_cast<float>(range.min);
-    const std::uint8_t* h_index = slot.work.held()->h_index.get();
-    if (DisparityMap::index_form(range.count) == DisparityMap::Form::index_u16)
-      widen(reinterpret_cast<const std::uint16_t*>(h_index), result.disparity.data.data(),
-            result.disparity.data.size(), d_min);
-    else
-      widen(h_index, result.disparity.data.data(), result.disparity.data.size(), d_min);
-    result.timing.readback_ms +=
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    widen_into(slot, range, DisparityView(result.disparity), result.timing);
     return result;
   }
 
   DisparityMap match_compact(const ImageU8& left, const ImageU8& right, DisparityRange range,
                              Timing& timing) override {
+    return match_compact_view(ImageView(left), ImageView(right), range, timing);
+  }
+
+  DisparityMap match_compact_view(const ImageView& left, const ImageView& right, DisparityRange range,
+                                  Timing& timing) override {
     const cu::DeviceScope device_scope(ordinal());  // the caller's thread may have another device current
     Slot& slot = run_single(left, right, range);
     DisparityMap map = DisparityMap::allocate(DisparityMap::index_form(range.count), left.width, left.height, range);
@@ -77,6 +74,29 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
     copy_out(slot, map);
     timing.readback_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return map;
+  }
+
+  /// A host map: the indices widened straight into it (as match_view widens into its own).
+  /// A device map: the frame whole, the float map made on the device and copied into `out`.
+  Timing match_into(const ImageView& left, const ImageView& right, DisparityRange range,
+                    const DisparityView& out) override {
+    const cu::DeviceScope device_scope(ordinal());
+    Timing timing;
+    if (out.memory == Memory::cuda) {
+      accept_output(out);
+      check_input(left, range);
+      Slot& slot = slot_at(0);
+      device_maps_ = true;  // slot 0 keeps its float map from here on, rather than reallocating
+      prepare_slot(slot, left, range);
+      accept_views(left, right, slot.stream.get());
+      salap_cuda::submit(slot, left, right, range, /*slabs=*/false, method(), &out);
+      wait(slot, timing);
+      return timing;
+    }
+    Slot& slot = run_single(left, right, range);
+    wait(slot, timing);
+    widen_into(slot, range, out, timing);
+    return timing;
   }
 
   // Frames go round STREAM_SLOTS slots, each with its own stream, staging and device buffers:
@@ -132,15 +152,16 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
         if (in_flight.size() == STREAM_SLOTS) deliver_oldest();
         if (!next(pair)) break;
         if (frame == 0) {
-          check_input(pair.left, range);
+          check_input(ImageView(pair.left), range);
           // Every slot for this size before the first submit: the sequence then allocates
           // nothing (match_sequence guarantees one size), so its memory stays where it is.
           for (std::size_t i = 0; i < STREAM_SLOTS; ++i)
-            prepare_slot(slot_at(i), pair.left, range, /*streaming=*/true);
+            prepare_slot(slot_at(i), ImageView(pair.left), range, /*streaming=*/true);
         }
         const std::size_t slot = frame % STREAM_SLOTS;
         // Whole frames: the stream overlaps one frame's upload with another's matching already.
-        salap_cuda::submit(*slots_[slot], pair.left, pair.right, range, /*slabs=*/false, method());
+        salap_cuda::submit(*slots_[slot], ImageView(pair.left), ImageView(pair.right), range, /*slabs=*/false,
+                           method());
         in_flight.push_back({slot, frame++});
       }
       while (!in_flight.empty()) deliver_oldest();
@@ -162,7 +183,7 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
 
   [[nodiscard]] nlohmann::json facts() const override { return facts_; }
 
-  void check_input(const ImageU8& left, DisparityRange range) const {
+  void check_input(const ImageView& left, DisparityRange range) const {
     // The stage kernels' 2-D grids have 8-row blocks and at most 65535 blocks along y.
     require(left.height <= MAX_HEIGHT, [&] {
       return std::string(COMPONENT) + ": image height " + std::to_string(left.height) + " exceeds the " +
@@ -175,13 +196,30 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
     });
   }
 
-  /// compute()'s frame: slot 0 prepared for the pair and the frame submitted in row slabs.
-  Slot& run_single(const ImageU8& left, const ImageU8& right, DisparityRange range) {
+  /// compute()'s frame: slot 0 prepared for the pair and the frame submitted in row slabs
+  /// (after the device views' producer streams, where the views are in device memory).
+  Slot& run_single(const ImageView& left, const ImageView& right, DisparityRange range) {
     check_input(left, range);
     Slot& slot = slot_at(0);
     prepare_slot(slot, left, range);
+    accept_views(left, right, slot.stream.get());
     salap_cuda::submit(slot, left, right, range, /*slabs=*/true, method());
     return slot;
+  }
+
+  /// The device hands back level indices; a caller that asks for floats gets them widened
+  /// into `out` (host memory, any pitch), straight from the pinned buffer and on the copy
+  /// pool's threads, and that widening (host clock, after the device finished) is part of
+  /// its read-back time. After wait().
+  void widen_into(Slot& slot, DisparityRange range, const DisparityView& out, Timing& timing) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto d_min = static_cast<float>(range.min);
+    const std::uint8_t* h_index = slot.work.held()->h_index.get();
+    if (DisparityMap::index_form(range.count) == DisparityMap::Form::index_u16)
+      widen(reinterpret_cast<const std::uint16_t*>(h_index), out, d_min);
+    else
+      widen(h_index, out, d_min);
+    timing.readback_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
 
   salap_cuda::Method method() { return salap_cuda::Method{params_, fused_, copy_pool()}; }
@@ -197,14 +235,28 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
 
   /// dst[i] = d_min + src[i] on the copy pool (level indices and range.min are whole numbers
   /// far below 2^24, so the sum is exact: the same floats DisparityMap::to_float gives).
+  /// A dense `out` in chunks of whole cache lines; one with a pitch in bands of rows.
   template <class Index>
-  void widen(const Index* src, float* dst, std::size_t n, float d_min) {
+  void widen(const Index* src, const DisparityView& out, float d_min) {
     ThreadPool& pool = copy_pool();
     const std::size_t parts = pool.size();
-    const std::size_t chunk = ((n + parts - 1) / parts + 63) / 64 * 64;  // whole cache lines of dst
+    if (out.pitch == out.row_bytes()) {
+      float* dst = out.data;
+      const std::size_t n = static_cast<std::size_t>(out.width) * static_cast<std::size_t>(out.height);
+      const std::size_t chunk = ((n + parts - 1) / parts + 63) / 64 * 64;  // whole cache lines of dst
+      pool.parallel_for(parts, [&](std::size_t k) {
+        const std::size_t end = std::min(n, (k + 1) * chunk);
+        for (std::size_t i = k * chunk; i < end; ++i) dst[i] = d_min + static_cast<float>(src[i]);
+      });
+      return;
+    }
+    const std::size_t width = static_cast<std::size_t>(out.width), height = static_cast<std::size_t>(out.height);
     pool.parallel_for(parts, [&](std::size_t k) {
-      const std::size_t end = std::min(n, (k + 1) * chunk);
-      for (std::size_t i = k * chunk; i < end; ++i) dst[i] = d_min + static_cast<float>(src[i]);
+      for (std::size_t y = height * k / parts; y < height * (k + 1) / parts; ++y) {
+        float* row = out.row(int(y));
+        const Index* in = src + y * width;
+        for (std::size_t x = 0; x < width; ++x) row[x] = d_min + static_cast<float>(in[x]);
+      }
     });
   }
 
@@ -287,13 +339,18 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
 
   /// The slot's plan and buffers for this pair and range (cuda/workspace.h: reused while the
   /// size, channels and key planes stay; a failed allocation leaves no half-built set).
-  void prepare_slot(Slot& slot, const ImageU8& left, DisparityRange range, bool streaming = false) {
+  void prepare_slot(Slot& slot, const ImageView& left, DisparityRange range, bool streaming = false) {
     slot.plan = fused_ ? cs::plan_fused(left.width, left.height, range.count, params_, options_.d_chunk, tile_,
                                         arithmetic_, streaming)
                        : cs::FusedPlan{};
-    const salap_cuda::SlotBuffers::Key key{left.width,     left.height, left.channels,
+    const salap_cuda::SlotBuffers::Key key{left.width,
+                                           left.height,
+                                           left.channels,
                                            fused_ ? slot.plan.key_count(left.width, left.height) : 0,
-                                           !fused_,        range.count, slot.plan.chunks};
+                                           !fused_,
+                                           device_maps_ && !streaming,
+                                           range.count,
+                                           slot.plan.chunks};
     slot.work.prepare(key, slot.stream.get()).pair.code = cs::pixel_code(params_, left.channels);
   }
 
@@ -303,6 +360,7 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
   nlohmann::json facts_;
   std::vector<std::unique_ptr<Slot>> slots_;  // [0] serves compute(); match_stream uses STREAM_SLOTS
   std::unique_ptr<ThreadPool> copy_pool_;
+  bool device_maps_ = false;  // a map was asked for in device memory: slot 0 keeps a float map
   cu::Event epoch_;  // match_stream's time origin
 };
 

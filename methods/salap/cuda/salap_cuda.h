@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/image.h"
+#include "core/image_view.h"
 #include "core/thread_pool.h"
 #include "cuda/common.h"
 #include "cuda/stage_clock.h"
@@ -53,16 +54,18 @@ struct SalapCudaOptions {
 
 /// Every buffer one frame in flight needs (cuda/workspace.h): pinned staging and read-back, the
 /// raw and packed images, the level indices (1 or 2 bytes a pixel), and the fused path's keys
-/// or the stage path's images.
+/// or the stage path's images; the float map also on the fused path once a caller asked for
+/// the map in device memory (compute_into).
 struct SlotBuffers : cu::InputPair {
   struct Key {
     int width = 0, height = 0, channels = 0;
     std::size_t keys = 0;  // fused path: the per-chunk WTA key words (FusedPlan::key_count)
     bool stages = false;   // stage path: its images and float map
+    bool float_map = false;  // the float map on either path (a map asked for in device memory)
     int levels = 0, chunks = 0;  // named in the memory check's message only
     bool operator==(const Key& o) const {
       return width == o.width && height == o.height && channels == o.channels && keys == o.keys &&
-             stages == o.stages;
+             stages == o.stages && float_map == o.float_map;
     }
   };
   cu::HostBuffer<std::uint8_t> h_staging;  // pinned: left image, then right image
@@ -71,7 +74,7 @@ struct SlotBuffers : cu::InputPair {
   cu::DeviceBuffer<std::uint8_t> d_index;  // width * height indices of 1 or 2 bytes
   cu::DeviceBuffer<std::uint64_t> keys;    // fused path
   std::unique_ptr<cu::salap::StageBuffers> stages;  // stage path
-  cu::DeviceImage<float> disparity;                 // stage path
+  cu::DeviceImage<float> disparity;                 // stage path, or Key::float_map
 
   static std::string describe(const Key& k) {
     return std::to_string(k.width) + "x" + std::to_string(k.height) + "x" + std::to_string(k.channels) + " with " +
@@ -94,8 +97,8 @@ struct SlotBuffers : cu::InputPair {
       const int w = k.width, h = k.height;  // StageBuffers allocates its 9 float images itself
       list.external(9, [pixels] { return 9 * pixels * sizeof(float); },
                     [&] { stages = std::make_unique<cu::salap::StageBuffers>(w, h); });
-      list.image(disparity, k.width, k.height, "the disparity map");
     }
+    if (k.stages || k.float_map) list.image(disparity, k.width, k.height, "the disparity map");
   }
 };
 
@@ -128,11 +131,16 @@ struct Method {
 };
 
 /// Queues frame (left, right) on the slot's stream (its buffers prepared for the pair, its plan
-/// made for `range`): staged upload, pack, match, indices, read-back into the slot's pinned
-/// buffer, each step marked on the slot's clock. Returns without waiting for the device. With
-/// `slabs` (and the fused path on a frame of at least 2 SLABS bands) the frame goes in SLABS
-/// row slabs, so that the matching starts while the rest still uploads (salap_submit.cpp).
-void submit(Slot& slot, const ImageU8& left, const ImageU8& right, DisparityRange range, bool slabs,
-            const Method& method);
+/// made for `range`): upload, pack, match, indices, read-back into the slot's pinned buffer,
+/// each step marked on the slot's clock. Returns without waiting for the device. With `slabs`
+/// (and the fused path on a frame of at least 2 SLABS bands) the frame goes in SLABS row
+/// slabs, so that the matching starts while the rest still uploads (salap_submit.cpp).
+/// Host views (any pitch) go through the pinned staging, their rows gathered by the host
+/// threads; views in device memory are copied device to device (cu::input_copy), whole or by
+/// slab. With `device_out` (a map in device memory, the slot's buffers made with
+/// Key::float_map) the frame is whole, its float map is made on the device and copied into
+/// *device_out as the read-back, and no index reaches the host.
+void submit(Slot& slot, const ImageView& left, const ImageView& right, DisparityRange range, bool slabs,
+            const Method& method, const DisparityView* device_out = nullptr);
 
 }  // namespace stereo::salap_cuda

@@ -5,12 +5,39 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cuda/matcher_frame.h"
 #include "methods/salap/cuda/salap_cuda.h"
 
 namespace stereo::salap_cuda {
 namespace {
 
 namespace cs = cu::salap;
+
+/// Rows r0 .. r1 - 1 of both views into the same rows of the raw images: host views through
+/// the pinned `staging` (one pipeline for both, their rows gathered densely by the host
+/// threads, so a pitch costs no extra copy), device views device to device.
+void upload_rows(SlotBuffers& b, const ImageView& left, const ImageView& right, int r0, int r1, std::uint8_t* staging,
+                 cudaStream_t s, ThreadPool& pool) {
+  const std::size_t row_bytes = left.row_bytes();
+  const std::size_t offset = static_cast<std::size_t>(r0) * row_bytes;
+  if (left.memory == Memory::cuda) {
+    const auto rows = [&](const ImageView& image) {
+      ImageView part = image;
+      part.data = image.row(r0);
+      part.height = r1 - r0;
+      return part;
+    };
+    cu::input_copy(b.raw_left.get() + offset, rows(left), s);
+    cu::input_copy(b.raw_right.get() + offset, rows(right), s);
+    return;
+  }
+  const std::size_t bytes = static_cast<std::size_t>(r1 - r0) * row_bytes;
+  cu::staged_upload({{b.raw_left.get() + offset, left.row(r0), bytes, row_bytes, left.pitch},
+                     {b.raw_right.get() + offset, right.row(r0), bytes, row_bytes, right.pitch}},
+                    staging, s, &pool);
+  cu::testing::count_image_copy(Memory::host);
+  cu::testing::count_image_copy(Memory::host);
+}
 
 /// One frame in SLABS row slabs, so that the matching starts while the rest still uploads:
 /// slab k's rows are staged, copied and packed on the slot's stream; then the bands whose
@@ -23,12 +50,12 @@ namespace cs = cu::salap;
 /// algorithm = from there to the last band's keys (the other slabs' upload and the earlier
 /// bands' read-back overlap it, a lap names the part beside the matching); read-back = the
 /// last merge and copy.
-void submit_slabs(Slot& slot, SlotBuffers& b, const ImageU8& left, const ImageU8& right, DisparityRange range,
+void submit_slabs(Slot& slot, SlotBuffers& b, const ImageView& left, const ImageView& right, DisparityRange range,
                   const Method& method) {
   cudaStream_t s = slot.stream.get();
   const int width = b.width, height = b.height;
   const std::size_t row_bytes = static_cast<std::size_t>(width) * static_cast<std::size_t>(b.channels);
-  const std::size_t pixels = left.pixel_count();
+  const std::size_t pixels = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
   const bool wide_index = DisparityMap::index_form(range.count) == DisparityMap::Form::index_u16;
   const std::size_t index_bytes = wide_index ? 2 : 1;
   const int band_rows = cs::fused_band_rows(slot.plan.tile);
@@ -43,11 +70,8 @@ void submit_slabs(Slot& slot, SlotBuffers& b, const ImageU8& left, const ImageU8
     const int r1 = k + 1 == SLABS ? height : std::min(height, band_rows * (bands * (k + 1) / SLABS));
     if (r1 <= r0) continue;
     const std::size_t offset = static_cast<std::size_t>(r0) * row_bytes;
-    const std::size_t bytes = static_cast<std::size_t>(r1 - r0) * row_bytes;
-    cu::staged_upload({{b.raw_left.get() + offset, left.data.data() + offset, bytes},
-                       {b.raw_right.get() + offset, right.data.data() + offset, bytes}},
-                      b.h_staging.get() + staged, s, &method.pool);
-    staged += 2 * bytes;
+    upload_rows(b, left, right, r0, r1, b.h_staging.get() + staged, s, method.pool);
+    staged += 2 * static_cast<std::size_t>(r1 - r0) * row_bytes;
     if (k == 0) slot.clock.uploaded();
     const std::size_t first_pixel = static_cast<std::size_t>(r0) * static_cast<std::size_t>(width);
     cs::pack_pair(b.raw_left.get() + offset, b.raw_right.get() + offset, width, r1 - r0, b.channels, b.pair.code,
@@ -86,27 +110,43 @@ void submit_slabs(Slot& slot, SlotBuffers& b, const ImageU8& left, const ImageU8
 
 }  // namespace
 
-void submit(Slot& slot, const ImageU8& left, const ImageU8& right, DisparityRange range, bool slabs,
-            const Method& method) {
+void submit(Slot& slot, const ImageView& left, const ImageView& right, DisparityRange range, bool slabs,
+            const Method& method, const DisparityView* device_out) {
   SlotBuffers& b = *slot.work.held();
-  slot.slabbed = slabs && method.fused && cu::div_up(b.height, cs::fused_band_rows(slot.plan.tile)) >= 2 * SLABS;
+  slot.slabbed = slabs && device_out == nullptr && method.fused &&
+                 cu::div_up(b.height, cs::fused_band_rows(slot.plan.tile)) >= 2 * SLABS;
   if (slot.slabbed) {
     submit_slabs(slot, b, left, right, range, method);
     return;
   }
   cudaStream_t s = slot.stream.get();
-  const std::size_t image_bytes = left.data.size();
-  const std::size_t pixels = left.pixel_count();
+  const std::size_t pixels = static_cast<std::size_t>(b.width) * static_cast<std::size_t>(b.height);
   const bool wide_index = DisparityMap::index_form(range.count) == DisparityMap::Form::index_u16;
   slot.clock.start(s);
   // Both images in one pipeline of slices (the right image's first slices are copied while
   // the left image's last ones are on the link).
-  cu::staged_upload({{b.raw_left.get(), left.data.data(), image_bytes}, {b.raw_right.get(), right.data.data(), image_bytes}},
-                    b.h_staging.get(), s, &method.pool);
+  upload_rows(b, left, right, 0, b.height, b.h_staging.get(), s, method.pool);
   slot.clock.uploaded();
   cs::pack_pair(b.raw_left.get(), b.raw_right.get(), b.width, b.height, b.channels, b.pair.code, b.pair.left.get(),
                 b.pair.right.get(), s);
   slot.clock.lap("pack");
+  if (device_out != nullptr) {
+    // The float map on the device (d_min + the level index, the floats the host widening
+    // gives), copied into the caller's memory: the read-back never reaches the host.
+    if (method.fused) {
+      cs::salap_fused(b.pair, range, method.params, slot.plan, b.keys.get(), s);
+      slot.clock.lap("fused tad+aggregate+wta");
+      cs::merge_chunks(b.keys.get(), slot.plan.chunks, range.min, b.disparity, s);
+      slot.clock.lap("merge chunks");
+    } else {
+      cs::salap_stages(b.pair, range, method.params, *b.stages, b.disparity, s);
+      slot.clock.lap("stages (all levels)");
+    }
+    slot.clock.matched();
+    cu::read_back(b.disparity.get(), b.width, b.height, *device_out, s);
+    slot.clock.read_back();
+    return;
+  }
   if (method.fused) {
     cs::salap_fused(b.pair, range, method.params, slot.plan, b.keys.get(), s);
     slot.clock.lap("fused tad+aggregate+wta");

@@ -87,7 +87,7 @@ class SymStereoCudaMatcher final : public cu::FrameMatcher<SymStereoParams, cu::
     return {{"response_storage", "fp32"}};  // cuda/symstereo/NOTES.md: why not fp16
   }
 
-  Key key_for(const ImageU8& left, DisparityRange range) const override {
+  Key key_for(const ImageView& left, DisparityRange range) const override {
     require(left.width >= 2, std::string(COMPONENT) + ": rows must have >= 2 pixels for the FFT");
     require(left.height <= 32767, [&] {
       return std::string(COMPONENT) + ": height " + std::to_string(left.height) +

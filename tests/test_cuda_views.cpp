@@ -1,0 +1,154 @@
+// The CUDA frames on image views (cuda/matcher_frame.h, methods/salap/cuda): for every CUDA
+// backend, host views with a pitch, views in device memory (pitched, written on the caller's own
+// stream just before the call) and maps written into the caller's host or device memory all give
+// the ImageU8 map bit for bit, and device views reach the matcher without a host-to-device copy of
+// an image (cu::testing::image_copies). Without a CUDA device each test skips and says so.
+
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cuda/common.h"
+#include "cuda/matcher_frame.h"
+#include "methods/builtin.h"
+#include "test_cuda_util.h"
+#include "test_util.h"
+#include "view_util.h"
+
+namespace stereo {
+namespace {
+
+/// Pitched device memory (cudaMallocPitch), freed on scope exit.
+struct DevicePitched {
+  void* data = nullptr;
+  std::size_t pitch = 0;
+  DevicePitched(std::size_t row_bytes, int rows) {
+    CUDA_CHECK(cudaMallocPitch(&data, &pitch, row_bytes, std::size_t(rows)));
+  }
+  ~DevicePitched() { cudaFree(data); }
+  DevicePitched(const DevicePitched&) = delete;
+  DevicePitched& operator=(const DevicePitched&) = delete;
+};
+
+std::vector<std::string> cuda_methods() {
+  std::vector<std::string> out;
+  for (const BackendEntry& e : builtin_registry().entries())
+    if (e.backend == "cuda") out.push_back(e.method);
+  return out;
+}
+
+int current_device() {
+  int ordinal = 0;
+  CUDA_CHECK(cudaGetDevice(&ordinal));
+  return ordinal;
+}
+
+/// `image` in pitched device memory, copied on `stream` and not waited for: the matcher must
+/// wait for that stream itself (ImageView::stream).
+struct DeviceImageCopy {
+  DevicePitched memory;
+  ImageView view;
+  DeviceImageCopy(const ImageU8& image, cudaStream_t stream)
+      : memory(std::size_t(image.width) * std::size_t(image.channels), image.height) {
+    const std::size_t row = std::size_t(image.width) * std::size_t(image.channels);
+    CUDA_CHECK(cudaMemcpy2DAsync(memory.data, memory.pitch, image.data.data(), row, row, std::size_t(image.height),
+                                 cudaMemcpyHostToDevice, stream));
+    view = ImageView::cuda(memory.data, image.width, image.height, image.channels, memory.pitch, current_device(),
+                           reinterpret_cast<std::uintptr_t>(stream));
+  }
+};
+
+ImageF download(const DevicePitched& map, int width, int height) {
+  ImageF out(width, height, 1);
+  CUDA_CHECK(cudaMemcpy2D(out.data.data(), std::size_t(width) * sizeof(float), map.data, map.pitch,
+                          std::size_t(width) * sizeof(float), std::size_t(height), cudaMemcpyDeviceToHost));
+  return out;
+}
+
+void check_method(const std::string& method, const ImageU8& left, const ImageU8& right, DisparityRange range) {
+  SCOPED_TRACE(method + "/cuda " + std::to_string(left.width) + "x" + std::to_string(left.height) + "x" +
+               std::to_string(left.channels));
+  auto matcher = create_matcher(method, "cuda", {});
+  const ImageF expected = matcher->compute(left, right, range).disparity;
+  test::expect_views_match_images(*matcher, left, right, range);
+
+  // Device views, their writes still queued on the caller's stream.
+  const cu::Stream producer = cu::make_stream();
+  const DeviceImageCopy l(left, producer.get()), r(right, producer.get());
+  const cu::testing::ImageCopies before = cu::testing::image_copies();
+  const StereoResult on_device = matcher->compute(l.view, r.view, range);
+  const cu::testing::ImageCopies after = cu::testing::image_copies();
+  EXPECT_EQ(test::differing_pixels(on_device.disparity, expected), 0) << "compute on device views";
+  EXPECT_EQ(after.host_to_device, before.host_to_device) << "an image went from the host to the device";
+  EXPECT_GE(after.device_to_device, before.device_to_device + 2) << "the device views were not copied on the device";
+  EXPECT_EQ(test::differing_pixels(matcher->compute_compact(l.view, r.view, range).to_float(), expected), 0)
+      << "compute_compact on device views";
+
+  // The map into the caller's device memory, with a pitch; then into its host memory.
+  DevicePitched map(std::size_t(left.width) * sizeof(float), left.height);
+  const cu::testing::ImageCopies before_into = cu::testing::image_copies();
+  const Timing t = matcher->compute_into(l.view, r.view, range,
+                                         DisparityView::cuda(static_cast<float*>(map.data), left.width, left.height,
+                                                             map.pitch, current_device()));
+  EXPECT_EQ(cu::testing::image_copies().host_to_device, before_into.host_to_device);
+  EXPECT_EQ(test::differing_pixels(download(map, left.width, left.height), expected), 0) << "compute_into device memory";
+  EXPECT_GT(t.readback_ms, 0.0);
+  EXPECT_EQ(t.clock.rfind("cuda events", 0), 0u) << t.clock;
+  test::PitchedMap host(left.width, left.height, 3);
+  (void)matcher->compute_into(l.view, r.view, range, host.view);
+  EXPECT_EQ(test::differing_pixels(host.dense(), expected), 0) << "compute_into host memory from device views";
+  EXPECT_TRUE(host.padding_untouched());
+  // ImageU8 calls after the device ones still give the same map (a workspace changed between).
+  EXPECT_EQ(test::differing_pixels(matcher->compute(left, right, range).disparity, expected), 0);
+}
+
+TEST(CudaViews, EveryCudaBackendOnViewsAndDeviceMemory) {
+  STEREO_REQUIRE_CUDA();
+  const std::vector<std::string> methods = cuda_methods();
+  ASSERT_FALSE(methods.empty());
+  const ImageU8 rgb = test::random_texture(131, 67, 21), grey = test::random_texture(131, 67, 22, 1);
+  for (const std::string& m : methods) {
+    check_method(m, rgb, test::shifted(rgb, 5), DisparityRange{0, 16});
+    check_method(m, grey, test::shifted(grey, 4), DisparityRange{-3, 12});
+  }
+}
+
+// salap/cuda uploads a frame of at least 2 x 4 bands of rows in 4 row slabs (salap_submit.cpp),
+// and widens a 16-bit index map beyond 256 levels.
+TEST(CudaViews, SalapSlabsAndWideIndices) {
+  STEREO_REQUIRE_CUDA();
+  const ImageU8 big = test::random_texture(333, 301, 23);
+  check_method("salap", big, test::shifted(big, 6), DisparityRange{0, 32});
+  const ImageU8 wide = test::random_texture(611, 37, 24);
+  check_method("salap", wide, test::shifted(wide, 7), DisparityRange{-10, 300});
+}
+
+TEST(CudaViews, MemoryThatIsNotTheDevicesIsRefused) {
+  STEREO_REQUIRE_CUDA();
+  const ImageU8 image = test::random_texture(40, 20, 25);
+  for (const std::string& m : cuda_methods()) {
+    auto matcher = create_matcher(m, "cuda", {});
+    // Host memory marked as device memory.
+    const ImageView lie = ImageView::cuda(image.data.data(), 40, 20, 3, 0, current_device());
+    try {
+      (void)matcher->compute(lie, lie, DisparityRange{0, 8});
+      ADD_FAILURE() << m << ": host memory passed as a device view was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(m + "/cuda: the left view is marked as CUDA memory but is"),
+                std::string::npos)
+          << e.what();
+    }
+    // A view that names another device than the matcher's.
+    DevicePitched memory(120, 20);
+    const ImageView elsewhere = ImageView::cuda(memory.data, 40, 20, 3, memory.pitch, current_device() + 1);
+    EXPECT_THROW((void)matcher->compute(elsewhere, elsewhere, DisparityRange{0, 8}), Error) << m;
+  }
+}
+
+}  // namespace
+}  // namespace stereo

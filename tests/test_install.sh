@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The installed library from outside (ctest `install_consumer`, so scripts/test.sh and CI run it):
+# `cmake --install` of this build into a temporary prefix, then examples/cpp configured with
+# find_package(stereo CONFIG) against that prefix alone (not the build tree), built, and run on
+# a synthetic pair; its PFM must equal `stereo run`'s (the installed program) byte for byte, for
+# salap on every backend available here. The same example is then compiled and linked with
+# nothing but `pkg-config --static --cflags --libs stereo`, and compared again. The installed
+# package files must not name the build or source tree.
+# Usage: test_install.sh SOURCE_DIR BUILD_DIR
+set -euo pipefail
+src="$(cd "${1:?usage: test_install.sh SOURCE_DIR BUILD_DIR}" && pwd)"
+build="$(cd "${2:?usage: test_install.sh SOURCE_DIR BUILD_DIR}" && pwd)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix="$tmp/prefix"
+fail() { echo "FAILED: $*"; exit 1; }
+
+cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" || { cat "$tmp/install.log"; fail "cmake --install"; }
+for f in include/stereo/stereo.h include/stereo/io.h include/stereo/data.h include/stereo/core/matcher.h \
+         include/stereo/core/image_view.h lib/cmake/stereo/stereo-config.cmake lib/pkgconfig/stereo.pc bin/stereo; do
+  [ -e "$prefix/$f" ] || fail "the install has no $f"
+done
+for forbidden in cuda gl reference app/cli; do
+  [ ! -e "$prefix/include/stereo/$forbidden" ] || fail "include/stereo/$forbidden is installed: only core, methods/builtin.h and the data layer's headers are"
+done
+if grep -rlF -e "$build" -e "$src" "$prefix/lib/cmake" "$prefix/lib/pkgconfig"; then
+  fail "the installed package names the build or source tree (above)"
+fi
+
+"$prefix/bin/stereo" synth --size 96x64 -d 12 --seed 7 --out "$tmp/scene" >/dev/null
+left="$tmp/scene/im0.png" right="$tmp/scene/im1.png"
+
+cmake -S "$src/examples/cpp" -B "$tmp/example" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
+      -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; fail "configuring examples/cpp against the install"; }
+grep -q "stereo_DIR:PATH=$prefix/" "$tmp/example/CMakeCache.txt" || fail "examples/cpp found a stereo package outside $prefix: $(grep stereo_DIR "$tmp/example/CMakeCache.txt")"
+cmake --build "$tmp/example" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; fail "building examples/cpp"; }
+
+pcdir=$(dirname "$(find "$prefix" -name stereo.pc -print -quit)")
+# shellcheck disable=SC2046  # pkg-config's flags are words
+c++ -std=c++20 -O1 "$src/examples/cpp/main.cpp" -o "$tmp/example_pc" \
+    $(PKG_CONFIG_PATH="$pcdir" pkg-config --static --cflags --libs stereo) >"$tmp/pc.log" 2>&1 \
+    || { cat "$tmp/pc.log"; fail "compiling examples/cpp/main.cpp with pkg-config --static --cflags --libs stereo"; }
+
+backends=$("$prefix/bin/stereo" list | awk '$1 == "salap" && $3 == "yes" {print $2}')
+[ -n "$backends" ] || fail "stereo list shows no available salap backend"
+for b in $backends; do
+  "$prefix/bin/stereo" run "$left" "$right" -m salap -b "$b" -d 12 --out "$tmp/run_$b.pfm" >/dev/null
+  "$tmp/example/stereo_example" "$left" "$right" 12 "$tmp/cmake_$b.pfm" salap "$b"
+  "$tmp/example_pc" "$left" "$right" 12 "$tmp/pc_$b.pfm" salap "$b" >/dev/null
+  cmp "$tmp/run_$b.pfm" "$tmp/cmake_$b.pfm" || fail "salap/$b: the example (find_package) wrote another map than stereo run"
+  cmp "$tmp/run_$b.pfm" "$tmp/pc_$b.pfm" || fail "salap/$b: the example (pkg-config) wrote another map than stereo run"
+  echo "ok: salap/$b, the installed example's map equals stereo run's"
+done
+# The errors reach a consumer as one line naming the component and the value.
+if "$tmp/example/stereo_example" "$left" "$right" 500 "$tmp/bad.pfm" salap cpu 2>"$tmp/err.txt"; then
+  fail "500 levels on a 96-pixel-wide image was accepted"
+fi
+grep -q "salap/cpu: disparity levels 500" "$tmp/err.txt" || fail "unexpected error text: $(cat "$tmp/err.txt")"
+echo "ok: install, find_package(stereo CONFIG), pkg-config"
