@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "core/image.h"
 #include "core/image_view.h"
+#include "core/inspect.h"
 #include "core/params.h"
 
 namespace stereo {
@@ -174,6 +175,15 @@ class Matcher {
   virtual void request_cost_volume(bool keep) {
     if (keep) throw Error(component() + ": this backend exposes no cost volume (--dsi)");
   }
+  /// Asks every later run to keep what each pass or stage computed, for inspector()
+  /// (core/inspect.h: the viewer's pass inspector, `view --dump-passes`). Backends without
+  /// passes to show throw, naming themselves.
+  virtual void keep_passes(bool keep) {
+    if (keep) throw Error(component() + ": this backend has no pass inspector", ErrorKind::invalid_argument);
+  }
+  /// The passes of the last run when keep_passes(true) was asked, or nullptr where the backend
+  /// has none. Owned by the matcher; valid while it lives.
+  virtual PassInspector* inspector() { return nullptr; }
   /// GPU backends that account their stages' bytes return them with a copy rate measured now.
   virtual std::optional<MemoryStats> memory_stats(int /*width*/, int /*height*/, DisparityRange /*range*/) {
     return std::nullopt;
