@@ -35,7 +35,16 @@ nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm --format
 
 if has build; then
   # CMAKE_CUDA_ARCHITECTURES is left to CMakeLists.txt: native on a machine with a GPU.
-  if ! cmake -S . -B "$bin" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$OUT/configure.log" 2>&1; then
+  # The kit's zlib1g-dev links libz.so to Debian's /lib/.../libz.so.1.2.13, which another
+  # distribution lacks; CMake then takes the non-PIC libz.a, which the Python module (a shared
+  # object) cannot link. The system's runtime libz.so.1 is the same library.
+  zlib=()
+  if [ ! -e "${DEPS:-/opt/stereo-deps}/usr/lib/x86_64-linux-gnu/libz.so" ] && [ -e /lib/x86_64-linux-gnu/libz.so.1 ]; then
+    zlib=(-DZLIB_LIBRARY=/lib/x86_64-linux-gnu/libz.so.1 -DZLIB_LIBRARY_RELEASE=/lib/x86_64-linux-gnu/libz.so.1)
+  fi
+  python=()  # the first python3 (the GPU machine's venv with numpy, PyTorch, CuPy) for the module
+  command -v python3 >/dev/null && python=(-DPython_EXECUTABLE="$(command -v python3)")
+  if ! cmake -S . -B "$bin" -G Ninja -DCMAKE_BUILD_TYPE=Release "${zlib[@]}" "${python[@]}" >"$OUT/configure.log" 2>&1; then
     tail -30 "$OUT/configure.log"; fail "configure"; build_failed=1
   elif ! cmake --build "$bin" -j"$(nproc)" >"$OUT/build.log" 2>&1; then
     grep -E "error|Error" "$OUT/build.log" | head -40; fail "build"; build_failed=1
@@ -63,6 +72,12 @@ if has test; then
   ctest --test-dir "$bin" --output-on-failure -j4 --timeout 900 >"$OUT/ctest.log" 2>&1 || fail "ctest"
   grep -E "tests passed|tests failed|Failed|\*\*\*|Not Run" "$OUT/ctest.log" | tail -30
   grep -hE "^\[(salap|gl|cuda|glcompute|range|adcensus)" "$bin"/Testing/Temporary/LastTest.log 2>/dev/null | sort -u | head -80 >"$OUT/shares.txt"
+  # The Python module's suite (its CUDA tests run here: device inputs, out="cuda", PyTorch/CuPy).
+  if ls "$bin"/python/stereo/_stereo*.so >/dev/null 2>&1; then
+    STEREO_BUILD_DIR="$bin" PYTHONDONTWRITEBYTECODE=1 python3 -m pytest tests/python -q -rs -p no:cacheprovider \
+      >"$OUT/pytest.log" 2>&1 || fail "pytest"
+    tail -15 "$OUT/pytest.log"
+  fi
 fi
 
 if has sanitize; then
