@@ -1,7 +1,8 @@
 // The module's CUDA memory (python/cuda_io.h): DeviceMemory, the dense device copy of an input
 // no view expresses, and DeviceArray, the out="cuda" map, exported through DLPack and the CUDA
-// Array Interface. Plain CUDA runtime calls; the one backend header is cuda/matcher_frame.h,
-// for the frame's image-copy counts the tests read (stereo._testing.image_copies).
+// Array Interface. CUDA runtime calls, with the CUDA backend's device scope and allocation
+// (cuda/common.h, through cuda/matcher_frame.h, whose image-copy counts the tests read:
+// stereo._testing.image_copies).
 
 #include "python/cuda_io.h"
 
@@ -10,7 +11,6 @@
 #include <Python.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -21,12 +21,6 @@
 namespace stereo::python {
 namespace {
 
-std::string mib(std::size_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f", double(bytes) / (1024.0 * 1024.0));
-  return text;
-}
-
 void check(cudaError_t status, const std::string& what) {
   if (status == cudaSuccess) return;
   (void)cudaGetLastError();
@@ -34,23 +28,7 @@ void check(cudaError_t status, const std::string& what) {
               status == cudaErrorMemoryAllocation ? ErrorKind::out_of_memory : ErrorKind::failure);
 }
 
-/// Makes `ordinal` current for a scope and restores the caller's device after.
-class DeviceScope {
- public:
-  explicit DeviceScope(int ordinal) : ordinal_(ordinal) {
-    check(cudaGetDevice(&previous_), "cudaGetDevice");
-    if (previous_ != ordinal_) check(cudaSetDevice(ordinal_), "cudaSetDevice(" + std::to_string(ordinal_) + ")");
-  }
-  ~DeviceScope() {
-    if (previous_ != ordinal_) (void)cudaSetDevice(previous_);
-  }
-  DeviceScope(const DeviceScope&) = delete;
-  DeviceScope& operator=(const DeviceScope&) = delete;
-
- private:
-  int ordinal_ = 0;
-  int previous_ = 0;
-};
+using cu::DeviceScope;
 
 /// A DLPack export of a DeviceArray: the tensor, its shape, and the Python object it keeps alive.
 struct Export {
@@ -105,12 +83,7 @@ bool cuda_built() { return true; }
 DeviceMemory::DeviceMemory(std::size_t bytes, int ordinal, const char* what) : bytes_(bytes), ordinal_(ordinal) {
   if (bytes_ == 0) return;
   const DeviceScope scope(ordinal_);
-  const cudaError_t status = cudaMalloc(&data_, bytes_);
-  if (status == cudaErrorMemoryAllocation) {
-    (void)cudaGetLastError();
-    throw Error("stereo: out of GPU memory allocating " + mib(bytes_) + " MiB for " + what, ErrorKind::out_of_memory);
-  }
-  check(status, std::string("cudaMalloc of ") + what);
+  data_ = cu::device_alloc(bytes_, "stereo", what);
 }
 
 DeviceMemory::~DeviceMemory() {
