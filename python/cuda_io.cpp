@@ -94,7 +94,8 @@ int cuda_device_of(const void* pointer, const std::string& what) {
   cudaPointerAttributes a{};
   check(cudaPointerGetAttributes(&a, pointer), what + ": cudaPointerGetAttributes");
   require(a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged,
-          what + " has a __cuda_array_interface__ whose pointer is not CUDA device memory", ErrorKind::invalid_argument);
+          what + " has a __cuda_array_interface__ whose pointer is not CUDA device memory",
+          ErrorKind::invalid_argument);
   return a.device;
 }
 

@@ -85,7 +85,8 @@ def main():
             c, p = statistics.median(cpp), statistics.median(py)
             rows.append({"layout": name, "out": out, "cpp_ms": c, "python_ms": p, "overhead_pct": 100.0 * (p - c) / c,
                          "same_map": same, "copied": copied["left"]["copied"] or copied["right"]["copied"],
-                         "host_copy_bytes": copied["host_copy_bytes"], "device_copy_bytes": copied["device_copy_bytes"]})
+                         "host_copy_bytes": copied["host_copy_bytes"],
+                         "device_copy_bytes": copied["device_copy_bytes"]})
     header = {"method": args.method, "backend": args.backend, "device": matcher.device, "size": args.size,
               "levels": args.levels, "runs": args.runs * args.rounds, "revision": stereo.revision()}
     if args.json:
@@ -93,7 +94,8 @@ def main():
         return 0 if all(r["same_map"] for r in rows) else 1
     print(f"{args.method}/{args.backend} on {matcher.device}, {args.size} x {args.levels} levels, "
           f"median of {args.runs * args.rounds} calls each, revision {stereo.revision()}")
-    print(f"{'layout':24} {'out':6} {'C++ ms':>9} {'Python ms':>10} {'overhead':>9}  binding copies (bytes: host, device)")
+    print(f"{'layout':24} {'out':6} {'C++ ms':>9} {'Python ms':>10} {'overhead':>9}  "
+          "binding copies (bytes: host, device)")
     for r in rows:
         print(f"{r['layout']:24} {r['out']:6} {r['cpp_ms']:9.3f} {r['python_ms']:10.3f} {r['overhead_pct']:8.2f}%  "
               f"{r['host_copy_bytes']}, {r['device_copy_bytes']}"

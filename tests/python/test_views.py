@@ -106,3 +106,22 @@ def test_the_binding_holds_no_input_after_the_call(pair):
     del crop
     gc.collect()
     assert base() is None
+
+
+class Interface:
+    """An object offering only __cuda_array_interface__ (version 3), as a Numba device array does."""
+
+    def __init__(self, **fields):
+        self.__cuda_array_interface__ = {"shape": (4, 6, 3), "typestr": "|u1", "data": (0, False), "strides": None,
+                                         "version": 3, **fields}
+
+
+def test_cuda_array_interface_dtypes_and_masks_are_checked_before_the_memory(matcher):
+    # The checks every source shares, before anything asks CUDA about the pointer (no GPU needed).
+    with pytest.raises(ValueError, match=r"^salap/cpu: left must be uint8, got float32$"):
+        matcher.compute(Interface(typestr="<f4"), Interface())
+    shape_error = r"^salap/cpu: left must be H x W \(grey\) or H x W x 3 \(RGB\), got shape \(4,\)$"
+    with pytest.raises(ValueError, match=shape_error):
+        matcher.compute(Interface(shape=(4,)), Interface())
+    with pytest.raises(ValueError, match=r"^salap/cpu: left is a masked CUDA array; give its data$"):
+        matcher.compute(Interface(mask=Interface()), Interface())
