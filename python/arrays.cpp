@@ -1,19 +1,25 @@
-// Input images from NumPy arrays and DLPack tensors, NumPy arrays out, JSON to Python.
+// Input images from NumPy arrays, DLPack tensors and CUDA Array Interface objects, NumPy arrays
+// out, JSON to Python.
 
 #include "python/arrays.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <utility>
 #include <vector>
 
 #include "core/error.h"
+#include "python/cuda_io.h"
 #include "python/dlpack.h"
 
 namespace stereo::python {
 namespace {
 
 constexpr ErrorKind INPUT = ErrorKind::invalid_argument;
+/// CUDA's legacy default stream as DLPack's `stream` argument, the CUDA Array Interface's
+/// `stream` and ImageView::stream write it (the value of CUDA's cudaStreamLegacy handle).
+constexpr std::uintptr_t LEGACY_DEFAULT_STREAM = 1;
 
 std::string shape_text(const std::vector<std::int64_t>& shape) {
   std::string s = "(";
@@ -35,6 +41,11 @@ void set_geometry(Pixels& in, const std::vector<std::int64_t>& shape, const std:
   in.row_stride = std::ptrdiff_t(strides[0]);
   in.pixel_stride = std::ptrdiff_t(strides[1]);
   in.channel_stride = shape.size() == 3 ? std::ptrdiff_t(strides[2]) : 1;
+  // A dimension of one element has no step (NumPy and PyTorch write any, 0 after a newaxis):
+  // the interleaved one, so such an array reads in place like its dense twin.
+  if (in.channels == 1) in.channel_stride = 1;
+  if (in.width == 1) in.pixel_stride = in.channels * in.channel_stride;
+  if (in.height == 1) in.row_stride = std::ptrdiff_t(in.width) * in.channels;
 }
 
 InputImage from_numpy(const py::array& array, const std::string& component, const char* which) {
@@ -70,7 +81,7 @@ std::string dlpack_dtype_text(const DLDataType& t) {
 // The DLPack protocol: the producer makes a capsule named "dltensor"; a consumer that takes
 // the tensor renames it "used_dltensor" (so the capsule's destructor leaves it alone) and
 // calls the tensor's deleter when done.
-InputImage from_dlpack(py::handle object, const std::string& component, const char* which, bool allow_cuda) {
+InputImage from_dlpack(py::handle object, const std::string& component, const char* which) {
   const std::string name = component + ": " + which;
   std::int32_t device_type = kDLCPU, device_id = 0;
   if (py::hasattr(object, "__dlpack_device__")) {
@@ -83,13 +94,10 @@ InputImage from_dlpack(py::handle object, const std::string& component, const ch
           name + " is on DLPack device type " + std::to_string(device_type) +
               "; the module reads host (CPU) memory, or CUDA memory on a cuda backend",
           INPUT);
-  require(!cuda || allow_cuda,
-          name + " is in CUDA memory (device " + std::to_string(device_id) + "); the " + component +
-              " backend reads host memory: give a host array (tensor.cpu()) or use a cuda backend",
-          INPUT);
-  // stream=1: make the producer's pending work visible to the legacy default stream, which
-  // the module's own device-to-host copy (cuda_io.cpp) is ordered on.
-  const py::object capsule = cuda ? object.attr("__dlpack__")(py::arg("stream") = 1) : object.attr("__dlpack__")();
+  // stream=1: the producer orders its pending writes before CUDA's legacy default stream,
+  // which the view names, so the matcher's stream waits for them there (an event, not the host).
+  const py::object capsule = cuda ? object.attr("__dlpack__")(py::arg("stream") = LEGACY_DEFAULT_STREAM)
+                                  : object.attr("__dlpack__")();
   auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
   if (managed == nullptr) throw py::error_already_set();
   if (PyCapsule_SetName(capsule.ptr(), "used_dltensor") != 0) throw py::error_already_set();
@@ -108,7 +116,41 @@ InputImage from_dlpack(py::handle object, const std::string& component, const ch
   in.data = static_cast<const std::uint8_t*>(t.data) + t.byte_offset;
   in.residence = cuda ? Residence::cuda : Residence::host;
   in.device = int(device_id);
+  in.stream = cuda ? LEGACY_DEFAULT_STREAM : 0;
   in.source = "dlpack";
+  in.owner = py::reinterpret_borrow<py::object>(object);
+  return in;
+}
+
+// The CUDA Array Interface (version 3, Numba's spec; CuPy, PyTorch and Numba export it):
+// shape, typestr, data = (pointer, read-only), strides in bytes or None (C order), an optional
+// mask (refused) and an optional stream the consumer must order its reads after.
+InputImage from_cuda_array_interface(py::handle object, const std::string& component, const char* which) {
+  const std::string name = component + ": " + which;
+  const py::dict cai = object.attr("__cuda_array_interface__");
+  const std::string typestr = cai["typestr"].cast<std::string>();
+  require(typestr.size() == 3 && typestr[1] == 'u' && typestr[2] == '1',
+          name + " must be uint8, got " +
+              py::str(py::module_::import("numpy").attr("dtype")(typestr)).cast<std::string>(),
+          INPUT);
+  require(!cai.contains("mask") || cai["mask"].is_none(), name + " is a masked CUDA array; give its data", INPUT);
+  std::vector<std::int64_t> shape, strides;
+  for (const py::handle n : cai["shape"].cast<py::tuple>()) shape.push_back(n.cast<std::int64_t>());
+  if (cai.contains("strides") && !cai["strides"].is_none()) {
+    for (const py::handle n : cai["strides"].cast<py::tuple>()) strides.push_back(n.cast<std::int64_t>());
+  } else {
+    strides.assign(shape.size(), 1);
+    for (std::size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+  }
+  InputImage in;
+  set_geometry(in, shape, strides, component, which);
+  const auto pointer = cai["data"].cast<py::tuple>()[0].cast<std::uintptr_t>();
+  in.data = reinterpret_cast<const std::uint8_t*>(pointer);
+  in.residence = Residence::cuda;
+  in.device = in.bytes() == 0 ? 0 : cuda_device_of(in.data, name);
+  // No stream (or None): the producer says no ordering is needed; 0 names the default stream.
+  if (cai.contains("stream") && !cai["stream"].is_none()) in.stream = cai["stream"].cast<std::uintptr_t>();
+  in.source = "cuda_array_interface";
   in.owner = py::reinterpret_borrow<py::object>(object);
   return in;
 }
@@ -123,9 +165,10 @@ std::string Pixels::layout() const {
          std::to_string(channel_stride) + " bytes)";
 }
 
-InputImage read_input(py::handle object, const std::string& component, const char* which, bool allow_cuda) {
+InputImage read_input(py::handle object, const std::string& component, const char* which) {
   if (py::isinstance<py::array>(object)) return from_numpy(py::reinterpret_borrow<py::array>(object), component, which);
-  if (py::hasattr(object, "__dlpack__")) return from_dlpack(object, component, which, allow_cuda);
+  if (py::hasattr(object, "__dlpack__")) return from_dlpack(object, component, which);
+  if (py::hasattr(object, "__cuda_array_interface__")) return from_cuda_array_interface(object, component, which);
   // Lists, PIL images and other array-likes: whatever numpy makes of them (which may copy).
   const py::object array = py::module_::import("numpy").attr("asarray")(object);
   InputImage in = from_numpy(py::reinterpret_borrow<py::array>(array), component, which);

@@ -1,9 +1,10 @@
 #pragma once
 /// \file python/arrays.h
 /// Arrays in and out of the module: an input image as the caller gave it (a NumPy array, any
-/// object with `__dlpack__`, or anything numpy.asarray takes), read without a copy; the
-/// disparity map and images handed back as NumPy arrays that own the C++ buffers (no copy);
-/// and JSON values as Python objects.
+/// object with `__dlpack__` or `__cuda_array_interface__`, or anything numpy.asarray takes),
+/// read where it lies (python/views.h makes the image view); the disparity map and images
+/// handed back as NumPy arrays that own the C++ buffers (no copy); and JSON values as Python
+/// objects.
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -24,7 +25,7 @@ namespace py = pybind11;
 enum class Residence { host, cuda };
 
 /// 8-bit pixels, height x width x channels, with byte strides as given (a row pitch, a column
-/// step, even negative steps): what is read without the GIL.
+/// step, even negative steps), and where they are: what is read without the GIL.
 struct Pixels {
   const std::uint8_t* data = nullptr;
   int width = 0;
@@ -33,9 +34,15 @@ struct Pixels {
   std::ptrdiff_t row_stride = 0;      ///< bytes from a pixel to the one below it
   std::ptrdiff_t pixel_stride = 1;    ///< bytes from a pixel to the one right of it
   std::ptrdiff_t channel_stride = 1;  ///< bytes from a channel to the next
+  Residence residence = Residence::host;
+  int device = 0;  ///< the CUDA ordinal, for Residence::cuda
+  /// Residence::cuda: the stream (ImageView::stream's integer: 1 = CUDA's legacy default
+  /// stream, 2 = per-thread default, else a cudaStream_t) after whose queued work the pixels
+  /// are complete, as the producer promised it through DLPack or the CUDA Array Interface.
+  std::uintptr_t stream = 0;
 
-  /// Interleaved pixels, rows of any pitch >= width x channels: what a row-pitch image view
-  /// reads as it is.
+  /// Interleaved pixels, rows of any pitch >= width x channels: what an image view
+  /// (core/image_view.h) reads as it is.
   [[nodiscard]] bool row_pitched() const {
     return channel_stride == 1 && pixel_stride == channels && row_stride >= std::ptrdiff_t(width) * channels;
   }
@@ -50,9 +57,7 @@ struct Pixels {
 /// outlive every read of the pixels and die with the GIL held; move-only, so that no copy of
 /// its Python references is made or dropped where the GIL is released.
 struct InputImage : Pixels {
-  Residence residence = Residence::host;
-  int device = 0;          ///< the CUDA ordinal, for Residence::cuda
-  std::string source;      ///< "numpy", "dlpack" or "numpy.asarray"
+  std::string source;      ///< "numpy", "dlpack", "cuda_array_interface" or "numpy.asarray"
   py::object owner;        ///< the caller's object
   std::shared_ptr<void> dlpack;  ///< the consumed DLPack tensor, released through its deleter
 
@@ -64,13 +69,12 @@ struct InputImage : Pixels {
   ~InputImage() = default;
 };
 
-/// Reads `object` as an input image; `which` ("left", "right") and `component` ("salap/cpu")
-/// name it in errors (stereo::Error of kind invalid_argument: dtype, shape, device). A CUDA
-/// DLPack tensor is accepted only where `allow_cuda` (a cuda backend).
-InputImage read_input(py::handle object, const std::string& component, const char* which, bool allow_cuda);
+/// Reads `object` as an input image, in host or CUDA memory; `which` ("left", "right") and
+/// `component` ("salap/cpu") name it in errors (stereo::Error of kind invalid_argument: dtype,
+/// shape, device type). Whether the backend reads CUDA memory is the matcher's to say.
+InputImage read_input(py::handle object, const std::string& component, const char* which);
 
-/// The dense ImageU8 of host pixels (a copy): the one place that turns into an image view
-/// once core/image_view.h is there.
+/// The dense ImageU8 of host pixels of any strides (a copy): for the layouts no view expresses.
 ImageU8 to_image(const Pixels& in);
 
 /// A NumPy float32 array of shape (height, width) owning the map's buffer (moved, not copied).

@@ -1,6 +1,8 @@
-// CUDA-resident inputs and results (python/cuda_io.h): the device-to-host copy of a DLPack
-// input and DeviceArray, the out="cuda" result, exported through DLPack and the CUDA Array
-// Interface. Plain CUDA runtime calls: the module sits above the backends and includes none.
+// The module's CUDA memory (python/cuda_io.h): DeviceMemory, the dense device copy of an input
+// no view expresses, and DeviceArray, the out="cuda" map, exported through DLPack and the CUDA
+// Array Interface. CUDA runtime calls, with the CUDA backend's device scope and allocation
+// (cuda/common.h, through cuda/matcher_frame.h, whose image-copy counts the tests read:
+// stereo._testing.image_copies).
 
 #include "python/cuda_io.h"
 
@@ -8,24 +10,16 @@
 
 #include <Python.h>
 
-#include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "core/error.h"
+#include "cuda/matcher_frame.h"
 #include "python/dlpack.h"
 
 namespace stereo::python {
 namespace {
-
-std::string mib(std::size_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f", double(bytes) / (1024.0 * 1024.0));
-  return text;
-}
 
 void check(cudaError_t status, const std::string& what) {
   if (status == cudaSuccess) return;
@@ -34,53 +28,7 @@ void check(cudaError_t status, const std::string& what) {
               status == cudaErrorMemoryAllocation ? ErrorKind::out_of_memory : ErrorKind::failure);
 }
 
-/// Makes `ordinal` current for a scope and restores the caller's device after.
-class DeviceScope {
- public:
-  explicit DeviceScope(int ordinal) : ordinal_(ordinal) {
-    check(cudaGetDevice(&previous_), "cudaGetDevice");
-    if (previous_ != ordinal_) check(cudaSetDevice(ordinal_), "cudaSetDevice(" + std::to_string(ordinal_) + ")");
-  }
-  ~DeviceScope() {
-    if (previous_ != ordinal_) (void)cudaSetDevice(previous_);
-  }
-  DeviceScope(const DeviceScope&) = delete;
-  DeviceScope& operator=(const DeviceScope&) = delete;
-
- private:
-  int ordinal_ = 0;
-  int previous_ = 0;
-};
-
-/// A float32 height x width map in the memory of one CUDA device, owned.
-class DeviceArray {
- public:
-  DeviceArray(int height, int width, int ordinal) : height_(height), width_(width), ordinal_(ordinal) {
-    const DeviceScope scope(ordinal_);
-    const cudaError_t status = cudaMalloc(&data_, bytes());
-    if (status == cudaErrorMemoryAllocation) {
-      (void)cudaGetLastError();
-      throw Error("stereo: out of GPU memory allocating " + mib(bytes()) + " MiB for the disparity map (out='cuda')",
-                  ErrorKind::out_of_memory);
-    }
-    check(status, "cudaMalloc of the disparity map");
-  }
-  ~DeviceArray() {
-    if (data_ != nullptr) (void)cudaFree(data_);
-  }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-
-  [[nodiscard]] std::size_t bytes() const { return std::size_t(height_) * std::size_t(width_) * sizeof(float); }
-  [[nodiscard]] void* data() const { return data_; }
-  [[nodiscard]] int height() const { return height_; }
-  [[nodiscard]] int width() const { return width_; }
-  [[nodiscard]] int ordinal() const { return ordinal_; }
-
- private:
-  int height_, width_, ordinal_;
-  void* data_ = nullptr;
-};
+using cu::DeviceScope;
 
 /// A DLPack export of a DeviceArray: the tensor, its shape, and the Python object it keeps alive.
 struct Export {
@@ -132,45 +80,69 @@ py::capsule export_dlpack(const py::object& self) {
 
 bool cuda_built() { return true; }
 
-ImageU8 download_input(const InputImage& in, InputTransfer& transfer) {
-  ImageU8 image(in.width, in.height, in.channels);
-  if (in.bytes() == 0) return image;
-  const DeviceScope scope(in.device);
-  const std::size_t row = std::size_t(in.width) * std::size_t(in.channels);
-  if (in.row_pitched()) {
-    check(cudaMemcpy2D(image.data.data(), row, in.data, std::size_t(in.row_stride), row, std::size_t(in.height),
-                       cudaMemcpyDeviceToHost),
-          "copying a CUDA-resident input to the host");
-    transfer.device_to_host_bytes += in.bytes();
-    return image;
-  }
-  // Any other layout: the bytes the strides span, then a gather on the host.
-  std::ptrdiff_t lo = 0, hi = 0;
-  for (const auto& [n, step] : {std::pair{in.height, in.row_stride}, std::pair{in.width, in.pixel_stride},
-                               std::pair{in.channels, in.channel_stride}}) {
-    const std::ptrdiff_t reach = std::ptrdiff_t(n - 1) * step;
-    (reach < 0 ? lo : hi) += reach;
-  }
-  std::vector<std::uint8_t> span(std::size_t(hi - lo + 1));
-  check(cudaMemcpy(span.data(), in.data + lo, span.size(), cudaMemcpyDeviceToHost),
-        "copying a CUDA-resident input to the host");
-  transfer.device_to_host_bytes += span.size();
-  Pixels host = in;  // the geometry alone: no Python reference is copied without the GIL
-  host.data = span.data() - lo;
-  image = to_image(host);
-  transfer.host_copy_bytes += in.bytes();
-  return image;
+DeviceMemory::DeviceMemory(std::size_t bytes, int ordinal, const char* what) : bytes_(bytes), ordinal_(ordinal) {
+  if (bytes_ == 0) return;
+  const DeviceScope scope(ordinal_);
+  data_ = cu::device_alloc(bytes_, "stereo", what);
 }
 
-py::object device_result(ImageF&& map, int ordinal, InputTransfer& transfer) {
-  auto array = std::make_unique<DeviceArray>(map.height, map.width, ordinal);
-  {
-    const DeviceScope scope(ordinal);
-    check(cudaMemcpy(array->data(), map.data.data(), array->bytes(), cudaMemcpyHostToDevice),
-          "copying the disparity map to the device");
+DeviceMemory::~DeviceMemory() {
+  if (data_ != nullptr) (void)cudaFree(data_);
+}
+
+int cuda_device_of(const void* pointer, const std::string& what) {
+  cudaPointerAttributes a{};
+  check(cudaPointerGetAttributes(&a, pointer), what + ": cudaPointerGetAttributes");
+  require(a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged,
+          what + " has a __cuda_array_interface__ whose pointer is not CUDA device memory",
+          ErrorKind::invalid_argument);
+  return a.device;
+}
+
+std::unique_ptr<DeviceMemory> gather_on_device(const Pixels& in, const std::string& what) {
+  require(in.pixel_stride > 0 && in.channel_stride > 0,
+          what + " is a CUDA array with " + in.layout() +
+              ": negative or zero steps are not read on the device; give a copy (tensor.contiguous(), "
+              "cupy.ascontiguousarray)",
+          ErrorKind::invalid_argument);
+  auto dense = std::make_unique<DeviceMemory>(in.bytes(), in.device, "a dense copy of a CUDA input");
+  if (in.bytes() == 0) return dense;
+  const DeviceScope scope(in.device);
+  auto* dst = static_cast<std::uint8_t*>(dense->data());
+  const auto stream = reinterpret_cast<cudaStream_t>(in.stream);
+  const auto channels = std::size_t(in.channels), width = std::size_t(in.width);
+  const std::size_t row = width * channels;
+  const auto copy = [&](std::uint8_t* d, std::size_t d_pitch, const std::uint8_t* s, std::ptrdiff_t s_pitch,
+                        std::size_t bytes, std::size_t count) {
+    check(cudaMemcpy2DAsync(d, d_pitch, s, std::size_t(s_pitch), bytes, count, cudaMemcpyDeviceToDevice, stream),
+          what + ": the dense device copy (cudaMemcpy2DAsync)");
+  };
+  // The copy engine walks the steps: pixels of `channels` adjacent bytes at the column step,
+  // in one call where each row continues the previous one's step, else one per row; channels
+  // apart (a channel-first tensor seen channel-last) one byte at a time, per row and channel.
+  if (in.channel_stride == 1 && in.pixel_stride >= in.channels) {
+    if (in.row_stride == in.width * in.pixel_stride)
+      copy(dst, channels, in.data, in.pixel_stride, channels, width * std::size_t(in.height));
+    else
+      for (int y = 0; y < in.height; ++y)
+        copy(dst + std::size_t(y) * row, channels, in.data + std::ptrdiff_t(y) * in.row_stride, in.pixel_stride,
+             channels, width);
+  } else {
+    for (int y = 0; y < in.height; ++y)
+      for (int c = 0; c < in.channels; ++c)
+        copy(dst + std::size_t(y) * row + std::size_t(c), channels,
+             in.data + std::ptrdiff_t(y) * in.row_stride + std::ptrdiff_t(c) * in.channel_stride, in.pixel_stride, 1,
+             width);
   }
-  transfer.host_to_device_bytes += array->bytes();
-  return py::cast(std::move(array));
+  return dense;
+}
+
+py::object frame_image_copies() {
+  const cu::testing::ImageCopies n = cu::testing::image_copies();
+  py::dict d;
+  d["host_to_device"] = n.host_to_device;
+  d["device_to_device"] = n.device_to_device;
+  return d;
 }
 
 void bind_cuda_io(py::module_& m) {

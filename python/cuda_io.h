@@ -1,42 +1,80 @@
 #pragma once
 /// \file python/cuda_io.h
-/// The module's CUDA side: CUDA-resident inputs (DLPack tensors of PyTorch, CuPy, ...) and
-/// results kept in CUDA memory (`compute(..., out="cuda")`, a DeviceArray exposing `__dlpack__`
-/// and `__cuda_array_interface__`). Built with the CUDA backends only (cuda_io.cpp); without
-/// them cuda_io_none.cpp says so.
-///
-/// What is connected today and what is not: the matchers take host images (Matcher::compute on
-/// ImageU8), so a CUDA-resident input is copied to the host here (cudaMemcpy2D, counted in
-/// InputTransfer::device_to_host_bytes) and the frame uploads it again, and an out="cuda" map is
-/// uploaded from the host map the frame read back. Once the CUDA frame takes device-resident
-/// images and writes its map to device memory, download_input() and device_result() give way
-/// to that entry and both counts drop to zero.
+/// The module's CUDA side: device memory it owns (the out="cuda" map, a DeviceArray exposing
+/// `__dlpack__` and `__cuda_array_interface__`; the dense copy of a CUDA-resident input whose
+/// layout no image view expresses), the device of a pointer, and the CUDA frame's copy counts
+/// for the tests. CUDA-resident inputs themselves go to the matcher as device image views
+/// (python/views.h), never through the host. Built with the CUDA backends only (cuda_io.cpp);
+/// without them cuda_io_none.cpp says so.
 
 #include <pybind11/pybind11.h>
 
 #include <cstddef>
+#include <memory>
+#include <string>
 
-#include "core/image.h"
+#include "core/image_view.h"
 #include "python/arrays.h"
 
 namespace stereo::python {
 
-/// What the binding itself moved for one compute() call (not what the backend's frame does).
-struct InputTransfer {
-  std::size_t host_copy_bytes = 0;       ///< host bytes copied to make dense images
-  std::size_t device_to_host_bytes = 0;  ///< CUDA-resident input bytes brought to the host
-  std::size_t host_to_device_bytes = 0;  ///< result bytes put into CUDA memory for out="cuda"
-};
-
 /// True when the module was built with the CUDA backends.
 bool cuda_built();
 
-/// The dense host image of a CUDA-resident input (a device-to-host copy on the legacy default
-/// stream, so it follows the producer's work that `__dlpack__(stream=1)` ordered there).
-ImageU8 download_input(const InputImage& in, InputTransfer& transfer);
+/// `bytes` of device memory on CUDA device `ordinal` (cudaMalloc), owned; `what` names it in
+/// the out-of-memory error. Made and freed without the GIL.
+class DeviceMemory {
+ public:
+  DeviceMemory(std::size_t bytes, int ordinal, const char* what);
+  ~DeviceMemory();
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
 
-/// `map` as a DeviceArray in the memory of CUDA device `ordinal`.
-py::object device_result(ImageF&& map, int ordinal, InputTransfer& transfer);
+  [[nodiscard]] void* data() const { return data_; }
+  [[nodiscard]] std::size_t bytes() const { return bytes_; }
+  [[nodiscard]] int ordinal() const { return ordinal_; }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t bytes_ = 0;
+  int ordinal_ = 0;
+};
+
+/// A float32 height x width map in the memory of one CUDA device (dense rows), owned: what
+/// compute(..., out="cuda") writes through Matcher::compute_into and returns.
+class DeviceArray {
+ public:
+  DeviceArray(int height, int width, int ordinal)
+      : memory_(std::size_t(height) * std::size_t(width) * sizeof(float), ordinal, "the disparity map (out='cuda')"),
+        height_(height), width_(width) {}
+
+  /// The view compute_into writes.
+  [[nodiscard]] DisparityView view() const {
+    return DisparityView::cuda(static_cast<float*>(memory_.data()), width_, height_, 0, memory_.ordinal());
+  }
+  [[nodiscard]] void* data() const { return memory_.data(); }
+  [[nodiscard]] std::size_t bytes() const { return memory_.bytes(); }
+  [[nodiscard]] int height() const { return height_; }
+  [[nodiscard]] int width() const { return width_; }
+  [[nodiscard]] int ordinal() const { return memory_.ordinal(); }
+
+ private:
+  DeviceMemory memory_;
+  int height_, width_;
+};
+
+/// The CUDA device ordinal whose memory `pointer` is in (`__cuda_array_interface__` names no
+/// device); stereo::Error (invalid_argument, naming `what`) where it is no CUDA memory.
+int cuda_device_of(const void* pointer, const std::string& what);
+
+/// A dense device copy of CUDA-resident pixels whose layout no view expresses (a column step,
+/// a channel stride), device to device, queued on `in.stream` after the producer's work; the
+/// view over it names that stream. Positive column and channel steps only (cudaMemcpy2D's).
+std::unique_ptr<DeviceMemory> gather_on_device(const Pixels& in, const std::string& what);
+
+/// The CUDA frame's image copies so far (cu::testing::image_copies: host_to_device,
+/// device_to_device), or None without the CUDA backends.
+py::object frame_image_copies();
 
 /// Registers stereo.DeviceArray.
 void bind_cuda_io(py::module_& m);

@@ -23,6 +23,7 @@
 #include "methods/builtin.h"
 #include "python/arrays.h"
 #include "python/cuda_io.h"
+#include "python/views.h"
 
 namespace stereo::python {
 namespace {
@@ -42,11 +43,12 @@ std::string override_text(const std::string& component, const std::string& key, 
                        py::str(py::type::of(value)).cast<std::string>());
 }
 
-py::dict input_report(const InputImage& in) {
+py::dict input_report(const InputImage& in, bool copied) {
   py::dict d;
   d["source"] = in.source;
   d["memory"] = in.residence == Residence::cuda ? "cuda:" + std::to_string(in.device) : std::string("host");
   d["layout"] = in.layout();
+  d["copied"] = copied;
   return d;
 }
 
@@ -77,51 +79,69 @@ class PyMatcher {
   }
 
   py::object compute(const py::handle& left_object, const py::handle& right_object, const std::string& out) {
-    const std::string component = matcher_->component();
-    require(out == "numpy" || out == "cuda", component + ": out must be 'numpy' or 'cuda', got '" + out + "'", INPUT);
-    const bool cuda_backend = backend_ == "cuda";
-    require(out == "numpy" || cuda_backend,
-            component + ": out='cuda' keeps the map in CUDA memory, which needs a cuda backend", INPUT);
+    const std::string component = check_out(out);
     // Both held (with what keeps their memory) until this call returns, released with the GIL.
-    const InputImage left = read_input(left_object, component, "left", cuda_backend);
-    const InputImage right = read_input(right_object, component, "right", cuda_backend);
-    require(left.residence == right.residence,
-            component + ": left is in " + (left.residence == Residence::cuda ? "CUDA" : "host") + " memory, right in " +
-                (right.residence == Residence::cuda ? "CUDA" : "host") + " memory: give both in one",
-            INPUT);
-    InputTransfer transfer;
+    const InputImage left = read_input(left_object, component, "left");
+    const InputImage right = read_input(right_object, component, "right");
+    std::unique_ptr<DeviceArray> device_map;
     StereoResult result;
+    std::size_t host_copy_bytes = 0, device_copy_bytes = 0;
+    bool left_copied = false, right_copied = false;
     {
       const py::gil_scoped_release unlocked;
       // Python threads may share this object; the matcher itself is not reentrant.
       const std::lock_guard<std::mutex> lock(busy_);
-      try {
-        result = run(left, right, transfer);
-      } catch (const std::bad_alloc&) {
-        const double volume_mib = double(left.width) * double(left.height) * double(range_.count) * 4.0 / (1024.0 * 1024.0);
-        char text[64];
-        std::snprintf(text, sizeof text, "%.1f", volume_mib);
-        throw Error(component + ": out of host memory for " + size_text(left) + " with " + std::to_string(range_.count) +
-                        " levels (a float32 volume of that size takes " + text + " MiB)",
-                    ErrorKind::out_of_memory);
-      } catch (const std::length_error&) {
-        throw Error(component + ": " + size_text(left) + " with " + std::to_string(range_.count) +
-                        " levels needs more host memory than an allocation can hold",
-                    ErrorKind::out_of_memory);
-      }
+      const InputView l = view_input(left, backend_ == "cuda", component + ": left");
+      const InputView r = view_input(right, backend_ == "cuda", component + ": right");
+      left_copied = l.host_copy_bytes + l.device_copy_bytes != 0;
+      right_copied = r.host_copy_bytes + r.device_copy_bytes != 0;
+      host_copy_bytes = l.host_copy_bytes + r.host_copy_bytes;
+      device_copy_bytes = l.device_copy_bytes + r.device_copy_bytes;
+      guard_host_memory(left, [&] {
+        if (out == "cuda") {
+          device_map = std::make_unique<DeviceArray>(left.height, left.width, ordinal());
+          result.timing = matcher_->compute_into(l.view, r.view, range_, device_map->view());
+        } else {
+          result = matcher_->compute(l.view, r.view, range_);
+        }
+      });
       const std::lock_guard<std::mutex> timing_lock(timing_mutex_);
       last_timing_ = result.timing;
     }
-    py::object map = out == "cuda" ? device_result(std::move(result.disparity),
-                                                   matcher_->device_info().value("ordinal", 0), transfer)
-                                   : py::object(to_numpy(std::move(result.disparity)));
+    py::object map = device_map ? py::cast(std::move(device_map)) : py::object(to_numpy(std::move(result.disparity)));
     last_input_ = py::dict();
-    last_input_["left"] = input_report(left);
-    last_input_["right"] = input_report(right);
-    last_input_["host_copy_bytes"] = transfer.host_copy_bytes;
-    last_input_["device_to_host_bytes"] = transfer.device_to_host_bytes;
-    last_input_["host_to_device_bytes"] = transfer.host_to_device_bytes;
+    last_input_["left"] = input_report(left, left_copied);
+    last_input_["right"] = input_report(right, right_copied);
+    last_input_["host_copy_bytes"] = host_copy_bytes;
+    last_input_["device_copy_bytes"] = device_copy_bytes;
     return map;
+  }
+
+  /// Wall time (ms) of `runs` C++ calls of what compute() calls (Matcher::compute on the views,
+  /// or compute_into one DeviceArray for out="cuda") over the same buffers, the views made once:
+  /// the overhead benchmark's baseline (tests/python/bench_overhead.py), measured in the same
+  /// process as the Python calls.
+  std::vector<double> time_cpp(const py::handle& left_object, const py::handle& right_object, int runs,
+                               const std::string& out) {
+    const std::string component = check_out(out);
+    const InputImage left = read_input(left_object, component, "left");
+    const InputImage right = read_input(right_object, component, "right");
+    std::vector<double> ms;
+    const py::gil_scoped_release unlocked;
+    const std::lock_guard<std::mutex> lock(busy_);
+    const InputView l = view_input(left, backend_ == "cuda", component + ": left");
+    const InputView r = view_input(right, backend_ == "cuda", component + ": right");
+    const std::unique_ptr<DeviceArray> device_map =
+        out == "cuda" ? std::make_unique<DeviceArray>(left.height, left.width, ordinal()) : nullptr;
+    for (int i = 0; i < runs; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      if (device_map)
+        (void)matcher_->compute_into(l.view, r.view, range_, device_map->view());
+      else
+        (void)matcher_->compute(l.view, r.view, range_);
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    return ms;
   }
 
   [[nodiscard]] py::object last_timing() const {
@@ -142,47 +162,43 @@ class PyMatcher {
   void set_min_disparity(int min) { range_.min = min; }
   [[nodiscard]] const Matcher& matcher() const { return *matcher_; }
 
-  /// Wall time (ms) of `runs` calls of Matcher::compute on the pair already in the C++ form a
-  /// C++ caller holds (dense ImageU8), for the binding's overhead benchmark (tests/python/
-  /// bench_overhead.py): the same call as compute() without the Python around it.
-  std::vector<double> time_cpp_calls(const py::handle& left_object, const py::handle& right_object, int runs) {
-    const std::string component = matcher_->component();
-    const InputImage left = read_input(left_object, component, "left", false);
-    const InputImage right = read_input(right_object, component, "right", false);
-    std::vector<double> ms;
-    const py::gil_scoped_release unlocked;
-    const std::lock_guard<std::mutex> lock(busy_);
-    const ImageU8 l = to_image(left), r = to_image(right);
-    for (int i = 0; i < runs; ++i) {
-      const auto start = std::chrono::steady_clock::now();
-      const StereoResult result = matcher_->compute(l, r, range_);
-      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    }
-    return ms;
-  }
-
   [[nodiscard]] std::string repr() const {
     return "stereo.Matcher('" + method_ + "', backend='" + backend_ + "', levels=" + std::to_string(range_.count) +
            ", min_disparity=" + std::to_string(range_.min) + ")";
   }
 
  private:
-  /// The match on the caller's pixels, without the GIL: host inputs become dense images (a
-  /// copy until the matchers take image views), CUDA-resident ones come to the host (until the
-  /// CUDA frame takes device-resident images: python/cuda_io.h).
-  StereoResult run(const InputImage& left, const InputImage& right, InputTransfer& transfer) {
-    if (left.residence == Residence::cuda) {
-      const int ordinal = matcher_->device_info().value("ordinal", 0);
-      require(left.device == ordinal && right.device == ordinal,
-              matcher_->component() + ": the inputs are on CUDA device " + std::to_string(left.device) + " and " +
-                  std::to_string(right.device) + ", the matcher on device " + std::to_string(ordinal),
-              INPUT);
-      const ImageU8 l = download_input(left, transfer), r = download_input(right, transfer);
-      return matcher_->compute(l, r, range_);
+  /// The component, after checking `out` against the backend.
+  std::string check_out(const std::string& out) const {
+    std::string component = matcher_->component();
+    require(out == "numpy" || out == "cuda", component + ": out must be 'numpy' or 'cuda', got '" + out + "'", INPUT);
+    require(out == "numpy" || backend_ == "cuda",
+            component + ": out='cuda' keeps the map in CUDA memory, which needs a cuda backend", INPUT);
+    return component;
+  }
+
+  /// The CUDA ordinal the matcher runs on (cuda backends).
+  [[nodiscard]] int ordinal() const { return matcher_->device_info().value("ordinal", 0); }
+
+  /// Runs `match`, a host allocation that fails (a CPU backend's volume) turned into the
+  /// out-of-memory error that names the problem's size.
+  template <class F>
+  void guard_host_memory(const InputImage& left, F&& match) const {
+    const std::string component = matcher_->component();
+    try {
+      match();
+    } catch (const std::bad_alloc&) {
+      const double volume_mib = double(left.width) * double(left.height) * double(range_.count) * 4.0 / (1024.0 * 1024.0);
+      char text[64];
+      std::snprintf(text, sizeof text, "%.1f", volume_mib);
+      throw Error(component + ": out of host memory for " + size_text(left) + " with " + std::to_string(range_.count) +
+                      " levels (a float32 volume of that size takes " + text + " MiB)",
+                  ErrorKind::out_of_memory);
+    } catch (const std::length_error&) {
+      throw Error(component + ": " + size_text(left) + " with " + std::to_string(range_.count) +
+                      " levels needs more host memory than an allocation can hold",
+                  ErrorKind::out_of_memory);
     }
-    const ImageU8 l = to_image(left), r = to_image(right);
-    transfer.host_copy_bytes += left.bytes() + right.bytes();
-    return matcher_->compute(l, r, range_);
   }
 
   std::unique_ptr<Matcher> matcher_;
@@ -211,11 +227,13 @@ One stereo method on one backend, searching disparities min_disparity .. min_dis
                  key=value` takes them (stereo.params(method) lists both, with defaults)
 
 compute(left, right, out="numpy") matches a pair: uint8 arrays of shape (H, W) or (H, W, 3),
-NumPy arrays of any strides or objects with __dlpack__ (PyTorch tensors; CUDA tensors on a
-cuda backend), and returns the disparity of the left view in pixels as a float32 (H, W) NumPy
-array, inf where the method gives none (as `stereo run` writes its PFM); out="cuda" keeps it
-in CUDA memory (a stereo.DeviceArray). The GIL is released while it runs. last_timing holds
-the run's timing (ms) and last_input what the call read and copied.
+NumPy arrays of any strides, objects with __dlpack__ or __cuda_array_interface__ (PyTorch and
+CuPy arrays; CUDA memory on a cuda backend, which reads it in place), and returns the
+disparity of the left view in pixels as a float32 (H, W) NumPy array, inf where the method
+gives none (as `stereo run` writes its PFM); out="cuda" writes it into CUDA memory (a
+stereo.DeviceArray; cuda backends). Interleaved pixels with any row pitch are read where they
+lie; other layouts are copied once. The GIL is released while it runs. last_timing holds the
+run's timing (ms) and last_input what the call read and copied.
 
 Errors raise ValueError (shapes, dtypes, ranges, sizes, parameters), RuntimeError (no device
 or context, or a GL matcher used from a thread other than the one that made the process's GL
@@ -245,17 +263,20 @@ void bind_matcher(py::module_& m) {
       .def("compute", &PyMatcher::compute, py::arg("left"), py::arg("right"), py::arg("out") = "numpy",
            R"doc(The disparity map of the pair (left is the reference view).
 
-left, right: uint8 (H, W) grey or (H, W, 3) RGB, equal shapes; NumPy arrays (any strides),
-objects with __dlpack__, or anything numpy.asarray takes. out: "numpy" (a float32 (H, W)
-array, inf = no disparity) or "cuda" (a stereo.DeviceArray in the matcher's GPU memory; cuda
-backends). Raises ValueError for a bad input, RuntimeError where the device or context is
-unusable, MemoryError where the problem does not fit.)doc")
+left, right: uint8 (H, W) grey or (H, W, 3) RGB, equal shapes, both in host or both in CUDA
+memory; NumPy arrays (any strides), objects with __dlpack__ or __cuda_array_interface__, or
+anything numpy.asarray takes. Read in place where the pixels are interleaved (rows of any
+pitch), else copied once (docs/python.md lists the layouts). out: "numpy" (a float32 (H, W)
+array, inf = no disparity) or "cuda" (a stereo.DeviceArray in the matcher's GPU memory,
+written there by the GPU, never through the host; cuda backends). Raises ValueError for a bad
+input, RuntimeError where the device or context is unusable or the backend cannot read the
+inputs' memory, MemoryError where the problem does not fit.)doc")
       .def_property_readonly("last_timing", &PyMatcher::last_timing,
                              "The last compute()'s timing: upload_ms, algorithm_ms, readback_ms, total_ms, "
                              "stages {name: ms} and the clock that measured them (None before the first call)")
       .def_property_readonly("last_input", &PyMatcher::last_input,
-                             "What the last compute() read: per image its source, memory and layout, and the "
-                             "bytes the binding copied (host_copy_bytes, device_to_host_bytes, host_to_device_bytes)")
+                             "What the last compute() read: per image its source, memory, layout and whether "
+                             "the binding copied it, and the bytes it copied (host_copy_bytes, device_copy_bytes)")
       .def_property_readonly("method", &PyMatcher::method)
       .def_property_readonly("backend", &PyMatcher::backend)
       .def_property("levels", &PyMatcher::levels, &PyMatcher::set_levels, "the number of disparities searched")
@@ -271,10 +292,24 @@ unusable, MemoryError where the problem does not fit.)doc")
       .def_property_readonly(
           "device_info", [](const PyMatcher& p) { return to_python(p.matcher().device_info()); },
           "what identifies the device (name; GPU backends add uuid and more)")
-      .def("_time_cpp_calls", &PyMatcher::time_cpp_calls, py::arg("left"), py::arg("right"), py::arg("runs"),
-           "Wall ms of each of `runs` C++ Matcher::compute calls on the pair, converted once (the overhead "
-           "benchmark's baseline)")
       .def("__repr__", &PyMatcher::repr);
+}
+
+void bind_testing(py::module_& testing) {
+  testing.def("input_copies", &input_copies,
+              "The inputs the binding has copied in this process (layouts no image view expresses: a column "
+              "step, a channel stride, negative steps); read before and after a call");
+  testing.def("image_copies", &frame_image_copies,
+              "The image copies the CUDA frames have issued in this process, {host_to_device, device_to_device} "
+              "(cu::testing::image_copies), or None without the CUDA backends");
+  testing.def(
+      "time_cpp",
+      [](PyMatcher& matcher, const py::handle& left, const py::handle& right, int runs, const std::string& out) {
+        return matcher.time_cpp(left, right, runs, out);
+      },
+      py::arg("matcher"), py::arg("left"), py::arg("right"), py::arg("runs"), py::arg("out") = "numpy",
+      "Wall ms of each of `runs` C++ calls of what matcher.compute(left, right, out=out) calls, over the "
+      "same buffers (the overhead benchmark's baseline)");
 }
 
 }  // namespace stereo::python

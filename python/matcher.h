@@ -10,5 +10,8 @@ namespace py = pybind11;
 
 /// Registers stereo.Matcher; its docstring lists every method's parameters (the registry's).
 void bind_matcher(py::module_& m);
+/// Registers stereo._testing: the binding's and the CUDA frame's copy counts, and the C++
+/// timing of a matcher's call for the overhead benchmark.
+void bind_testing(py::module_& testing);
 
 }  // namespace stereo::python

@@ -39,5 +39,7 @@ PYBIND11_MODULE(_stereo, m) {
   stereo::python::bind_matcher(m);
   stereo::python::bind_data(m);
   stereo::python::bind_cuda_io(m);
+  auto testing = m.def_submodule("_testing", "What the tests and the overhead benchmark read; not the API");
+  stereo::python::bind_testing(testing);
   m.attr("cuda_built") = stereo::python::cuda_built();
 }

@@ -8,12 +8,16 @@ import numpy.typing as npt
 
 _Path = Union[str, os.PathLike[str]]
 # A uint8 (H, W) or (H, W, 3) image: a NumPy array of any strides, an object with __dlpack__
-# (PyTorch tensors; CUDA tensors on a cuda backend) or anything numpy.asarray takes.
+# or __cuda_array_interface__ (PyTorch, CuPy; CUDA memory on a cuda backend) or anything
+# numpy.asarray takes.
 _Image = Any
 _FloatMap = npt.NDArray[np.float32]
 _Table = dict[str, dict[str, Any]]  # key -> {"default": value, "doc": text}
 
 cuda_built: bool
+# stereo._testing (not the API): input_copies() -> int, image_copies() -> Optional[dict[str, int]],
+# time_cpp(matcher, left, right, runs, out="numpy") -> list[float].
+_testing: Any
 
 class DeviceArray:
     """A float32 disparity map in CUDA memory (compute(..., out="cuda"))."""
@@ -64,7 +68,6 @@ class Matcher:
     def device(self) -> str: ...
     @property
     def device_info(self) -> dict[str, Any]: ...
-    def _time_cpp_calls(self, left: _Image, right: _Image, runs: int) -> list[float]: ...
 
 class Scene:
     """One rectified pair with its ground truth (load_scene)."""

@@ -2,12 +2,14 @@
 """What calling a matcher from Python costs over the same call in C++ (issue 30: at most 2 % for
 a CUDA matcher at 1920x1080x256).
 
-The baseline is Matcher::compute in C++ on the pair already in the dense form a C++ caller
-holds (stereo.Matcher._time_cpp_calls: one C++ loop, a steady_clock around each call). Against
-it, stereo.Matcher.compute from Python, wall time around each call, per input layout: the
-conversion of the input, the GIL release, the wrapping of the map as a NumPy array (no copy),
-and any copy the binding makes (last_input's byte counts say which layouts copy). Blocks of
-C++ and Python calls alternate, so drift (clocks, other load) falls on both; medians.
+The baseline is the C++ call compute() makes, timed in C++ in the same process over the same
+buffers (stereo._testing.time_cpp: the image views made once, then Matcher::compute on them,
+or Matcher::compute_into one device map for out="cuda"; a steady_clock around each call).
+Against it, stereo.Matcher.compute from Python, wall time around each call, per input layout:
+reading the array (NumPy, DLPack), the views, the GIL release, the wrapping of the map as a
+NumPy array (no copy) or a DeviceArray (its cudaMalloc), and any copy the binding makes
+(layouts no view expresses; the "copied" column). Blocks of C++ and Python calls alternate, so
+drift (clocks, other load) falls on both; medians.
 
     PYTHONPATH=build/python python3 tests/python/bench_overhead.py --backend cuda
     PYTHONPATH=build/python python3 tests/python/bench_overhead.py --method salap --backend cpu --size 320x240 --levels 32
@@ -30,14 +32,21 @@ def layouts(left, right, backend):
     padded_l = np.zeros((h, w + 64, c), np.uint8)
     padded_r = np.zeros_like(padded_l)
     padded_l[:, :w], padded_r[:, :w] = left, right
-    out = [("numpy contiguous", left, right), ("numpy row pitch", padded_l[:, :w], padded_r[:, :w])]
+    out = [("numpy contiguous", left, right), ("numpy row pitch", padded_l[:, :w], padded_r[:, :w]),
+           ("numpy fortran (copied)", np.asfortranarray(left), np.asfortranarray(right))]
     try:
         import torch
     except ImportError:
         return out
     out.append(("torch cpu (dlpack)", torch.from_numpy(left), torch.from_numpy(right)))
     if backend == "cuda" and torch.cuda.is_available():
-        out.append(("torch cuda (dlpack)", torch.from_numpy(left).cuda(), torch.from_numpy(right).cuda()))
+        l, r = torch.from_numpy(left).cuda(), torch.from_numpy(right).cuda()
+        out.append(("torch cuda (dlpack)", l, r))
+        wide_l = torch.zeros((h, w + 64, c), dtype=torch.uint8, device="cuda")
+        wide_r = torch.zeros_like(wide_l)
+        wide_l[:, :w], wide_r[:, :w] = l, r
+        out.append(("torch cuda row pitch", wide_l[:, :w], wide_r[:, :w]))
+        torch.cuda.synchronize()
     return out
 
 
@@ -58,7 +67,7 @@ def main():
 
     matcher = stereo.Matcher(args.method, args.backend, levels=args.levels)
     expected = matcher.compute(left, right)
-    matcher._time_cpp_calls(left, right, 3)  # warm-up: allocation, module load, shader compiles
+    stereo._testing.time_cpp(matcher, left, right, 3)  # warm-up: allocation, module load, shader compiles
     rows = []
     for name, l, r in layouts(left, right, args.backend):
         outs = ["numpy", "cuda"] if args.backend == "cuda" else ["numpy"]
@@ -68,16 +77,16 @@ def main():
             copied = dict(matcher.last_input)
             cpp, py = [], []
             for _ in range(args.rounds):
-                cpp += matcher._time_cpp_calls(left, right, args.runs)
+                cpp += stereo._testing.time_cpp(matcher, l, r, args.runs, out=out)
                 for _ in range(args.runs):
                     start = time.perf_counter()
                     matcher.compute(l, r, out=out)
                     py.append((time.perf_counter() - start) * 1e3)
             c, p = statistics.median(cpp), statistics.median(py)
             rows.append({"layout": name, "out": out, "cpp_ms": c, "python_ms": p, "overhead_pct": 100.0 * (p - c) / c,
-                         "same_map": same, "host_copy_bytes": copied["host_copy_bytes"],
-                         "device_to_host_bytes": copied["device_to_host_bytes"],
-                         "host_to_device_bytes": copied["host_to_device_bytes"]})
+                         "same_map": same, "copied": copied["left"]["copied"] or copied["right"]["copied"],
+                         "host_copy_bytes": copied["host_copy_bytes"],
+                         "device_copy_bytes": copied["device_copy_bytes"]})
     header = {"method": args.method, "backend": args.backend, "device": matcher.device, "size": args.size,
               "levels": args.levels, "runs": args.runs * args.rounds, "revision": stereo.revision()}
     if args.json:
@@ -85,10 +94,11 @@ def main():
         return 0 if all(r["same_map"] for r in rows) else 1
     print(f"{args.method}/{args.backend} on {matcher.device}, {args.size} x {args.levels} levels, "
           f"median of {args.runs * args.rounds} calls each, revision {stereo.revision()}")
-    print(f"{'layout':22} {'out':6} {'C++ ms':>9} {'Python ms':>10} {'overhead':>9}  binding copies (bytes: host, D->H, H->D)")
+    print(f"{'layout':24} {'out':6} {'C++ ms':>9} {'Python ms':>10} {'overhead':>9}  "
+          "binding copies (bytes: host, device)")
     for r in rows:
-        print(f"{r['layout']:22} {r['out']:6} {r['cpp_ms']:9.3f} {r['python_ms']:10.3f} {r['overhead_pct']:8.2f}%  "
-              f"{r['host_copy_bytes']}, {r['device_to_host_bytes']}, {r['host_to_device_bytes']}"
+        print(f"{r['layout']:24} {r['out']:6} {r['cpp_ms']:9.3f} {r['python_ms']:10.3f} {r['overhead_pct']:8.2f}%  "
+              f"{r['host_copy_bytes']}, {r['device_copy_bytes']}"
               f"{'' if r['same_map'] else '  MAP DIFFERS'}")
     return 0 if all(r["same_map"] for r in rows) else 1
 

@@ -17,7 +17,8 @@ def test_torch_round_trip(synth):
     expected = matcher.compute(left, right)
 
     disparity = matcher.compute(torch.from_numpy(left), torch.from_numpy(right))
-    assert matcher.last_input["left"] == {"source": "dlpack", "memory": "host", "layout": "contiguous"}
+    assert matcher.last_input["left"] == {"source": "dlpack", "memory": "host", "layout": "contiguous",
+                                          "copied": False}
     tensor = torch.from_dlpack(disparity)
     assert tensor.dtype == torch.float32 and tuple(tensor.shape) == expected.shape
     assert tensor.data_ptr() == disparity.ctypes.data  # shared, not copied
@@ -39,8 +40,10 @@ def test_torch_inputs_of_other_layouts_and_dtypes(synth):
     big[3:67, 5:101] = torch.from_numpy(left)
     assert same_bits(matcher.compute(big[3:67, 5:101], torch.from_numpy(right)), expected)
     assert matcher.last_input["left"]["layout"] == "row pitch 360"
+    assert not matcher.last_input["left"]["copied"]  # read in place through a pitched view
     chw = torch.from_numpy(left).permute(2, 0, 1).contiguous()
     assert same_bits(matcher.compute(chw.permute(1, 2, 0), right), expected)
+    assert matcher.last_input["left"]["copied"]  # channels 64 x 96 bytes apart: no view expresses it
     with pytest.raises(ValueError, match="^salap/cpu: left must be uint8, got float32$"):
         matcher.compute(torch.from_numpy(left).float(), right)
     with pytest.raises(ValueError, match="^salap/cpu: right must be uint8, got int16$"):

@@ -89,8 +89,13 @@ def test_strided_and_dlpack_inputs_equal_contiguous(method, backend, synth):
     matcher = stereo.Matcher(method, backend, levels=16)
     expected = matcher.compute(left, right)
     for (name, l, layout), (_, r, _) in zip(layouts(left), layouts(right)):
+        copies = stereo._testing.input_copies()
         assert same_bits(matcher.compute(l, r), expected), name
         assert matcher.last_input["left"]["layout"].startswith(layout), (name, matcher.last_input)
+        # Read in place through an image view unless the pixels are not interleaved rows.
+        copied = layout == "strided"
+        assert matcher.last_input["left"]["copied"] == copied, (name, matcher.last_input)
+        assert stereo._testing.input_copies() - copies == (2 if copied else 0), name
     torch = pytest.importorskip("torch")
     chw = torch.from_numpy(np.ascontiguousarray(left.transpose(2, 0, 1)))
     for l, r in [(torch.from_numpy(left), torch.from_numpy(right)), (chw.permute(1, 2, 0), torch.from_numpy(right))]:
