@@ -38,6 +38,7 @@ class DeviceMemory {
   void* data_ = nullptr;
   std::size_t bytes_ = 0;
   int ordinal_ = 0;
+  bool pooled_ = false;  // from the stream-ordered pool (cudaMallocAsync), else cudaMalloc
 };
 
 /// A float32 height x width map in the memory of one CUDA device (dense rows), owned: what
