@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <cstring>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -260,18 +259,6 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
     });
   }
 
-  /// memcpy on the copy pool.
-  void parallel_copy(void* dst, const void* src, std::size_t bytes) {
-    ThreadPool& pool = copy_pool();
-    const std::size_t parts = pool.size();
-    const std::size_t chunk = ((bytes + parts - 1) / parts + 4095) / 4096 * 4096;
-    pool.parallel_for(parts, [&](std::size_t k) {
-      const std::size_t begin = std::min(bytes, k * chunk), end = std::min(bytes, (k + 1) * chunk);
-      std::memcpy(static_cast<unsigned char*>(dst) + begin, static_cast<const unsigned char*>(src) + begin,
-                  end - begin);
-    });
-  }
-
   Slot& slot_at(std::size_t i) {
     while (slots_.size() <= i) slots_.push_back(std::make_unique<Slot>());
     return *slots_[i];
@@ -282,9 +269,9 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
   void copy_out(Slot& slot, DisparityMap& map) {
     const std::uint8_t* h_index = slot.work.held()->h_index.get();
     if (map.form == DisparityMap::Form::index_u16)
-      parallel_copy(map.index16.data(), h_index, map.index16.size() * sizeof(std::uint16_t));
+      cu::parallel_copy(copy_pool(), map.index16.data(), h_index, map.index16.size() * sizeof(std::uint16_t));
     else
-      parallel_copy(map.index8.data(), h_index, map.index8.size());
+      cu::parallel_copy(copy_pool(), map.index8.data(), h_index, map.index8.size());
   }
 
   /// Waits for the slot's frame; fills `timing` from the slot's clock (each step's span on
