@@ -148,38 +148,23 @@ FrameResult FrameStream::deliver(Slot& slot, std::size_t index, DisparityRange r
   return r;
 }
 
-void FrameStream::run(DisparityRange range, bool whole_levels, cudaStream_t stream, const FrameSource& next,
-                      const FrameSink& done, const SequenceHooks& hooks) {
-  struct InFlight {
-    Slot* slot;
-    std::size_t frame;
-  };
-  std::deque<InFlight> in_flight;
+void keep_in_flight(const std::function<std::size_t()>& depth, const FrameSource& next,
+                    const std::function<void(const FramePair& pair, std::size_t frame)>& submit,
+                    const std::function<void(std::size_t frame)>& deliver) {
+  std::deque<std::size_t> in_flight;
   const auto deliver_oldest = [&] {
-    const InFlight f = in_flight.front();
+    const std::size_t frame = in_flight.front();
     in_flight.pop_front();
-    done(deliver(*f.slot, f.frame, range));
+    deliver(frame);
   };
   FramePair pair;
-  InputPair* inputs = nullptr;
   std::size_t frame = 0;
   try {
     for (;;) {
-      if (!in_flight.empty() && in_flight.size() == in_use_) deliver_oldest();
+      if (!in_flight.empty() && in_flight.size() >= depth()) deliver_oldest();
       if (!next(pair)) break;
-      if (frame == 0) {
-        // The workspace first (it is the larger; the slots take what memory it leaves), for
-        // the sequence's one size (match_sequence checks every pair against the first).
-        inputs = &hooks.prepare(ImageView(pair.left));
-        open(pair.left, range, whole_levels);
-      }
-      Slot& slot = *slots_[frame % in_use_];
-      hooks.before_frame();
-      upload(slot, pair, *inputs, stream);
-      const DeviceImage<float>& map = hooks.run_stages(slot.clock);
-      slot.clock.matched();
-      read_back(slot, map, range, stream);
-      in_flight.push_back({&slot, frame++});
+      submit(pair, frame);
+      in_flight.push_back(frame++);
     }
     while (!in_flight.empty()) deliver_oldest();
   } catch (...) {
@@ -191,6 +176,28 @@ void FrameStream::run(DisparityRange range, bool whole_levels, cudaStream_t stre
     }
     throw;
   }
+}
+
+void FrameStream::run(DisparityRange range, bool whole_levels, cudaStream_t stream, const FrameSource& next,
+                      const FrameSink& done, const SequenceHooks& hooks) {
+  InputPair* inputs = nullptr;
+  keep_in_flight(
+      [this] { return in_use_; }, next,
+      [&](const FramePair& pair, std::size_t frame) {
+        if (frame == 0) {
+          // The workspace first (it is the larger; the slots take what memory it leaves), for
+          // the sequence's one size (match_sequence checks every pair against the first).
+          inputs = &hooks.prepare(ImageView(pair.left));
+          open(pair.left, range, whole_levels);
+        }
+        Slot& slot = *slots_[frame % in_use_];
+        hooks.before_frame();
+        upload(slot, pair, *inputs, stream);
+        const DeviceImage<float>& map = hooks.run_stages(slot.clock);
+        slot.clock.matched();
+        read_back(slot, map, range, stream);
+      },
+      [&](std::size_t frame) { done(deliver(*slots_[frame % in_use_], frame, range)); });
 }
 
 }  // namespace stereo::cu

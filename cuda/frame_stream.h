@@ -76,6 +76,17 @@ struct FrameSlotBuffers {
 void level_index(const float* map, std::size_t count, DisparityRange range, int index_bytes, void* index, float* copy,
                  std::uint32_t* not_whole, cudaStream_t stream);
 
+/// The loop of every sequence that keeps frames in flight (Matcher::match_stream's contract):
+/// takes each pair from `next` and hands it to `submit(pair, frame)`, which enqueues frame
+/// `frame` (0, 1, ...) without waiting for it; once depth() frames are in flight, first
+/// `deliver(frame)` of the oldest, which waits for it and hands its result on. At the end, or
+/// on an error from any of them, the frames in flight are delivered in order (a second error
+/// while doing so is dropped), then the error propagates. depth() is read after each submit
+/// (the first frame may decide it).
+void keep_in_flight(const std::function<std::size_t()>& depth, const FrameSource& next,
+                    const std::function<void(const FramePair& pair, std::size_t frame)>& submit,
+                    const std::function<void(std::size_t frame)>& deliver);
+
 /// What FrameStream::run asks of the matcher: the FrameMatcher's hooks on its workspace.
 struct SequenceHooks {
   /// The workspace for the sequence's pairs (FrameMatcher::prepare), given the first left view.
