@@ -26,7 +26,7 @@
 #include "cuda/common.h"
 #include "methods/builtin.h"
 #include "tests/test_cuda_util.h"
-#include "tests/test_util.h"
+#include "tests/sequence_util.h"
 
 namespace stereo {
 namespace {
@@ -59,35 +59,9 @@ const std::vector<SequenceCase>& cases() {
   return all;
 }
 
-struct Pairs {
-  std::vector<ImageU8> left, right;
-};
-
-/// `count` pairs of different content (texture and shift) at this size.
-Pairs make_pairs(int count, int width, int height, int channels, unsigned seed = 700) {
-  Pairs p;
-  for (int i = 0; i < count; ++i) {
-    p.left.push_back(test::random_texture(width, height, seed + unsigned(i), channels));
-    p.right.push_back(test::shifted(p.left.back(), 2 + 3 * i));
-  }
-  return p;
-}
-
-/// Streams `frames` frames cycling over `pairs`; `each` sees every result.
-void stream(Matcher& m, const Pairs& pairs, DisparityRange range, std::size_t frames,
-            const std::function<void(FrameResult&&)>& each) {
-  std::size_t given = 0;
-  m.match_sequence(
-      range,
-      [&](FramePair& pair) {
-        if (given == frames) return false;
-        pair.left = pairs.left[given % pairs.left.size()];
-        pair.right = pairs.right[given % pairs.right.size()];
-        ++given;
-        return true;
-      },
-      each);
-}
+using test::make_pairs;
+using test::Pairs;
+using test::stream;
 
 bool is_frame_matcher(const SequenceCase& c) { return c.method != "salap"; }
 
@@ -97,7 +71,7 @@ TEST_P(CudaSequence, EveryMapEqualsComputeInOrder) {
   STEREO_REQUIRE_CUDA();
   const SequenceCase& c = GetParam();
   auto m = create_matcher(c.method, "cuda", c.overrides);
-  const Pairs pairs = make_pairs(6, c.width, c.height, c.channels);
+  const Pairs pairs = make_pairs(6, c.width, c.height, 700, c.channels);
   std::vector<ImageF> want;
   for (std::size_t i = 0; i < pairs.left.size(); ++i)
     want.push_back(m->compute(pairs.left[i], pairs.right[i], c.range).disparity);
@@ -122,7 +96,7 @@ TEST_P(CudaSequence, EachFrameTimesItsOwnSteps) {
   const SequenceCase& c = GetParam();
   if (!is_frame_matcher(c)) GTEST_SKIP() << "salap/cuda times its stream its own way (test_cuda_salap_stream.cpp)";
   auto m = create_matcher(c.method, "cuda", c.overrides);
-  const Pairs pairs = make_pairs(3, c.width, c.height, c.channels);
+  const Pairs pairs = make_pairs(3, c.width, c.height, 700, c.channels);
   const Timing single = m->compute(pairs.left[0], pairs.right[0], c.range).timing;
   std::size_t frames = 0;
   double algorithm_sum = 0.0;
@@ -156,7 +130,7 @@ TEST_P(CudaSequence, SourceErrorDeliversTheFramesBeforeIt) {
   STEREO_REQUIRE_CUDA();
   const SequenceCase& c = GetParam();
   auto m = create_matcher(c.method, "cuda", c.overrides);
-  const Pairs pairs = make_pairs(4, c.width, c.height, c.channels, 900);
+  const Pairs pairs = make_pairs(4, c.width, c.height, 900, c.channels);
   std::size_t given = 0;
   std::vector<std::size_t> delivered;
   std::vector<ImageF> maps;
@@ -189,8 +163,8 @@ TEST_P(CudaSequence, SizeChangeNamesTheFrame) {
   STEREO_REQUIRE_CUDA();
   const SequenceCase& c = GetParam();
   auto m = create_matcher(c.method, "cuda", c.overrides);
-  const Pairs pairs = make_pairs(2, c.width, c.height, c.channels);
-  const Pairs other = make_pairs(1, c.width + 8, c.height, c.channels);
+  const Pairs pairs = make_pairs(2, c.width, c.height, 700, c.channels);
+  const Pairs other = make_pairs(1, c.width + 8, c.height, 800, c.channels);
   std::size_t given = 0;
   std::vector<std::size_t> delivered;
   try {
@@ -222,7 +196,7 @@ TEST_P(CudaSequence, ASecondSequenceOfAnotherSize) {
   const SequenceCase& c = GetParam();
   auto m = create_matcher(c.method, "cuda", c.overrides);
   for (const auto& [w, h] : {std::pair{c.width, c.height}, std::pair{c.width + 13, c.height + 5}}) {
-    const Pairs pairs = make_pairs(4, w, h, c.channels, 1200);
+    const Pairs pairs = make_pairs(4, w, h, 1200, c.channels);
     std::size_t frames = 0;
     stream(*m, pairs, c.range, 4, [&](FrameResult&& r) {
       ++frames;
@@ -248,7 +222,7 @@ TEST_P(CudaSequence, DeviceMemorySteadyOver300Frames) {
   STEREO_REQUIRE_CUDA();
   const SequenceCase& c = GetParam();
   auto m = create_matcher(c.method, "cuda", c.overrides);
-  const Pairs pairs = make_pairs(2, c.width, c.height, c.channels);
+  const Pairs pairs = make_pairs(2, c.width, c.height, 700, c.channels);
   std::size_t after_first = 0;
   stream(*m, pairs, c.range, 300, [&](FrameResult&& r) {
     if (r.index == 3) after_first = free_device_bytes();  // every slot has run once
