@@ -22,8 +22,8 @@
 /// (FrameMatcher::whole_levels), a slot reads back level indices of 8 or 16 bits
 /// (DisparityMap::Form: a quarter or half of the float map's bytes), made on the device by
 /// level_index(), which checks that every index widens back to the very float bits of the
-/// map; a frame where one does not comes back as floats from the slot's float copy instead, so
-/// the map is compute()'s either way.
+/// map (cuda/level_index.h); a frame where one does not comes back as floats from the slot's
+/// float copy instead, so the map is compute()'s either way.
 
 #include <cuda_runtime.h>
 
@@ -38,6 +38,7 @@
 #include "core/image_view.h"
 #include "core/matcher.h"
 #include "cuda/common.h"
+#include "cuda/level_index.h"
 #include "cuda/stage_clock.h"
 #include "cuda/workspace.h"
 
@@ -69,12 +70,6 @@ struct FrameSlotBuffers {
   static std::string describe(const Key& k);
   void declare(BufferList& list, const Key& k);
 };
-
-/// index[i] = map[i] - range.min in `index_bytes` (1 or 2) bytes and copy[i] = map[i] for the
-/// `count` values of a device map; sets *not_whole (to 1, never back to 0) where range.min +
-/// index[i] is not bit for bit map[i] (a fraction, +inf, NaN, -0, out of range). On `stream`.
-void level_index(const float* map, std::size_t count, DisparityRange range, int index_bytes, void* index, float* copy,
-                 std::uint32_t* not_whole, cudaStream_t stream);
 
 /// The loop of every sequence that keeps frames in flight (Matcher::match_stream's contract):
 /// takes each pair from `next` and hands it to `submit(pair, frame)`, which enqueues frame

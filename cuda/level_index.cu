@@ -1,11 +1,13 @@
-// The compact read-back of a sequence slot (cuda/frame_stream.h): a map of whole levels as 8- or
-// 16-bit indices, each checked to widen back exactly. The host widens an index as
-// range.min + float(index) (DisparityMap::to_float); comparing those bits with the map's own
-// (rather than testing for a whole number) also refuses -0.0, which would widen to +0.0.
+// cuda/level_index.h: a map of whole levels as 8- or 16-bit indices, each checked to widen back
+// exactly. The host widens an index as range.min + float(index) (DisparityMap::to_float);
+// comparing those bits with the map's own (rather than testing for a whole number) also refuses
+// -0.0, which would widen to +0.0.
 
 #include <cstdint>
+#include <string>
 
-#include "cuda/frame_stream.h"
+#include "cuda/common.h"
+#include "cuda/level_index.h"
 
 namespace stereo::cu {
 namespace {
