@@ -10,7 +10,7 @@
 #     first run and at the end, every map compared with the first; then a sequence of
 #     SOAK_FRAMES (1000) frames through match_sequence on the same matcher (every CUDA method's
 #     overlapped path, cuda/frame_stream.h), every map compared with compute()'s and device
-#     memory after the last frame compared with after frame 3.
+#     memory after the last frame compared with after the 4th.
 #  3. The two-threads test (stereo_tests TwoThreads.*): every pair of available backends in two
 #     threads at once, bit-identical to each alone, or refused by the GL one-thread rule; then
 #     THREADS_LOADED_RUNS (30) more runs while two `stereo bench` processes load the GPU

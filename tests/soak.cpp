@@ -7,9 +7,9 @@
 // Then the same matcher streams --frames frames (default: --runs) through match_sequence, the
 // path that keeps frames in flight (cuda/frame_stream.h, salap/cuda's slots, GL's buffers),
 // cycling over three pairs of different content: every map must equal compute()'s for its
-// pair, and device memory in use after the last frame must be where it was after frame 3
+// pair, and device memory in use after the last frame must be where it was after the 4th
 // (every slot used once). Exit code 1 when a map differs, a run throws, or device memory in use
-// grew by more than --slack-mib between the first run and the last (or frame 3 and the last);
+// grew by more than --slack-mib between the first run and the last (or the 4th frame and the last);
 // 0 otherwise. The registry is iterated, so methods registered later are soaked without a
 // change here.
 //
@@ -90,9 +90,10 @@ bool same_map(const ImageF& a, const ImageF& b) {
 }
 
 /// --frames frames of a sequence on `matcher`, cycling over `pairs` (whose compute() maps are
-/// `want`): prints one line, returns the failures (0 or 1).
+/// `want`): writes its lines to `out`, returns the failures.
 int soak_sequence(Matcher& matcher, const std::string& name, const std::vector<FramePair>& pairs,
-                  const std::vector<ImageF>& want, DisparityRange range, int frames, double slack_mib) {
+                  const std::vector<ImageF>& want, DisparityRange range, int frames, double slack_mib,
+                  std::ostream& out) {
   std::size_t given = 0;
   int differing = 0, delivered = 0;
   std::optional<double> after_frame_3;
@@ -114,14 +115,14 @@ int soak_sequence(Matcher& matcher, const std::string& name, const std::vector<F
                  : r.disparity.form == DisparityMap::Form::index_u8 ? "8-bit indices"
                                                                     : "16-bit indices";
         if (!same_map(r.disparity.to_float(), want[r.index % want.size()]) && differing++ == 0)
-          std::cout << name << ": sequence frame " << r.index << " differs from compute()\n";
+          out << name << ": sequence frame " << r.index << " differs from compute()\n";
       });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::optional<double> at_end = device_mib_in_use();
   const bool grew = after_frame_3 && at_end && *at_end - *after_frame_3 > slack_mib;
-  std::cout << name << ": sequence of " << delivered << " frames (" << form << ", " << delivered / seconds
-            << " fps): device memory in use after frame 3 " << mib_text(after_frame_3) << ", after frame " << frames
-            << " " << mib_text(at_end) << "; " << (delivered - differing) << "/" << delivered
+  out << name << ": sequence of " << delivered << " frames (" << form << ", " << delivered / seconds
+            << " fps): device memory in use after its 4th frame " << mib_text(after_frame_3) << ", after its last "
+            << mib_text(at_end) << "; " << (delivered - differing) << "/" << delivered
             << " maps identical to compute()" << (grew ? "; FAIL: device memory grew" : "")
             << (delivered != frames ? "; FAIL: frames missing" : "") << "\n";
   return (differing > 0) + grew + (delivered != frames);
@@ -205,11 +206,12 @@ int main(int argc, char** argv) {
       }
       const std::optional<double> at_end = device_mib_in_use();
       const double rss_end = host_rss_mib();
+      std::ostringstream sequence;
       if (frames > 0) {
         std::vector<ImageF> want{first};
         for (std::size_t k = 1; k < pairs.size(); ++k)
           want.push_back(matcher->compute(pairs[k].left, pairs[k].right, range).disparity);
-        failures += soak_sequence(*matcher, name, pairs, want, range, frames, slack_mib);
+        failures += soak_sequence(*matcher, name, pairs, want, range, frames, slack_mib, sequence);
       }
       matcher.reset();
       const std::optional<double> released = device_mib_in_use();
@@ -218,7 +220,8 @@ int main(int argc, char** argv) {
                 << mib_text(after_first) << ", after run " << runs << " " << mib_text(at_end)
                 << ", after the matcher is destroyed " << mib_text(released) << "; host RSS " << rss_first
                 << " -> " << rss_end << " MiB; " << (runs - differing) << "/" << runs << " maps identical to run 1"
-                << (grew ? "; FAIL: device memory grew" : "") << "\n";
+                << (grew ? "; FAIL: device memory grew" : "") << "\n"
+                << sequence.str();
       failures += (differing > 0) + grew;
     } catch (const std::exception& ex) {
       std::cout << name << ": FAIL: " << ex.what() << "\n";
