@@ -11,10 +11,12 @@
 //  - device memory after 300 frames is where it was after the first ones.
 // The cases are per registered CUDA method (a method registered later without a case fails
 // EveryCudaMethodHasACase). These skip without a CUDA device; the lead runs them on the GPU.
+// The loop they share (cu::keep_in_flight: order, depth, errors) is tested on the host.
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <set>
@@ -24,6 +26,7 @@
 #include "core/error.h"
 #include "core/matcher.h"
 #include "cuda/common.h"
+#include "cuda/frame_stream.h"
 #include "methods/builtin.h"
 #include "tests/test_cuda_util.h"
 #include "tests/sequence_util.h"
@@ -235,6 +238,86 @@ TEST_P(CudaSequence, DeviceMemorySteadyOver300Frames) {
 
 INSTANTIATE_TEST_SUITE_P(Methods, CudaSequence, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<SequenceCase>& param) { return param.param.name; });
+
+// cu::keep_in_flight, the loop of every sequence with frames in flight, is host code: these
+// run without a device.
+struct FlightLog {
+  std::vector<std::string> events;  // "s3": frame 3 submitted, "d3": delivered
+  std::size_t frames = 0;           // what the source gives
+  std::size_t throw_at_source = SIZE_MAX, throw_at_submit = SIZE_MAX, throw_at_deliver = SIZE_MAX;
+
+  void run(const std::function<std::size_t()>& depth, const std::function<void(std::size_t)>& on_submit = {}) {
+    std::size_t given = 0;
+    cu::keep_in_flight(
+        depth,
+        [&](FramePair&) {
+          if (given == throw_at_source) throw Error("source " + std::to_string(given));
+          return given++ < frames;
+        },
+        [&](const FramePair&, std::size_t frame) {
+          if (on_submit) on_submit(frame);
+          if (frame == throw_at_submit) throw Error("submit " + std::to_string(frame));
+          events.push_back("s" + std::to_string(frame));
+        },
+        [&](std::size_t frame) {
+          events.push_back("d" + std::to_string(frame));
+          if (frame == throw_at_deliver) throw Error("deliver " + std::to_string(frame));
+        });
+  }
+};
+
+using Events = std::vector<std::string>;
+
+TEST(KeepInFlight, DeliversInOrderWithDepthFramesInFlight) {
+  FlightLog log;
+  log.frames = 6;
+  log.run([] { return std::size_t(3); });
+  EXPECT_EQ(log.events, (Events{"s0", "s1", "s2", "d0", "s3", "d1", "s4", "d2", "s5", "d3", "d4", "d5"}));
+}
+
+TEST(KeepInFlight, TheFirstFrameMayDecideTheDepth) {
+  FlightLog log;
+  log.frames = 4;
+  std::size_t depth = 0;
+  log.run([&] { return depth; }, [&](std::size_t frame) { depth = frame == 0 ? 1 : depth; });
+  EXPECT_EQ(log.events, (Events{"s0", "d0", "s1", "d1", "s2", "d2", "s3", "d3"}));
+}
+
+TEST(KeepInFlight, ASourceErrorDeliversTheFramesInFlightFirst) {
+  FlightLog log;
+  log.frames = 10;
+  log.throw_at_source = 4;
+  try {
+    log.run([] { return std::size_t(3); });
+    ADD_FAILURE() << "the source's error did not propagate";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "source 4");
+  }
+  EXPECT_EQ(log.events, (Events{"s0", "s1", "s2", "d0", "s3", "d1", "d2", "d3"}));
+}
+
+TEST(KeepInFlight, ASubmitErrorDeliversTheFramesBeforeIt) {
+  FlightLog log;
+  log.frames = 10;
+  log.throw_at_submit = 2;
+  EXPECT_THROW(log.run([] { return std::size_t(3); }), Error);
+  EXPECT_EQ(log.events, (Events{"s0", "s1", "d0", "d1"}));
+}
+
+// A failing sink: the frames still in flight are delivered (a second error would be dropped),
+// then the first error propagates.
+TEST(KeepInFlight, ADeliveryErrorStillDeliversTheRest) {
+  FlightLog log;
+  log.frames = 10;
+  log.throw_at_deliver = 1;
+  try {
+    log.run([] { return std::size_t(2); });
+    ADD_FAILURE() << "the sink's error did not propagate";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "deliver 1");
+  }
+  EXPECT_EQ(log.events, (Events{"s0", "s1", "d0", "s2", "d1", "d2"}));
+}
 
 TEST(CudaSequenceCases, EveryCudaMethodHasACase) {
   std::set<std::string> covered;
