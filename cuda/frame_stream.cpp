@@ -112,7 +112,9 @@ void FrameStream::read_back(Slot& slot, const DeviceImage<float>& map, Disparity
   const void* source = b.d_map.get();
   if (b.key.index_bytes > 0) {
     auto* flag = reinterpret_cast<std::uint32_t*>(b.d_index.get() + b.flag_offset());
-    CUDA_CHECK(cudaMemsetAsync(flag, 0, sizeof(std::uint32_t), stream));
+    // The flag and the bytes that align it: all of it is read back, none left unwritten.
+    const std::size_t index_end = b.pixels() * std::size_t(b.key.index_bytes);
+    CUDA_CHECK(cudaMemsetAsync(b.d_index.get() + index_end, 0, b.output_bytes() - index_end, stream));
     level_index(map.get(), b.pixels(), range, b.key.index_bytes, b.d_index.get(), b.d_map.get(), flag, stream);
     source = b.d_index.get();
   } else {
