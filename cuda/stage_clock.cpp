@@ -101,9 +101,10 @@ Timing StageClock::timing() {
   t.clock = "cuda events";
   double waited[3] = {0.0, 0.0, 0.0};
   for (const Wait& w : waits_) waited[w.step] += elapsed(w.from, w.to);
-  t.upload_ms = elapsed(start_, uploaded_) - waited[0];
+  // (Event times have 0.5 us resolution: a difference of spans is kept from going below 0.)
+  t.upload_ms = std::max(0.0, elapsed(start_, uploaded_) - waited[0]);
   t.algorithm_ms = elapsed(uploaded_, matched_);
-  t.readback_ms = elapsed(matched_, read_) - waited[2];
+  t.readback_ms = std::max(0.0, elapsed(matched_, read_) - waited[2]);
   cudaEvent_t previous = uploaded_;
   for (const auto& [name, event] : laps_) {
     const double ms = elapsed(previous, event);
