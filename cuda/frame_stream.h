@@ -15,8 +15,9 @@
 /// only its images and map: at 1920x1080 RGB 12.4 MB of images, 8.3 MB of float map and 2 MB
 /// of indices on the device (x 3 slots: ~70 MB) and as much page-locked host memory. Its
 /// images are copied into the workspace's InputPair on the matcher's stream before the stages
-/// (device to device: 12.4 MB at 1080p, ~10 us at 3 TB/s, estimated), its map out of the workspace after them, so the next
-/// frame's stages may overwrite both while the slot's copies still run.
+/// (device to device: 12.4 MB at 1080p, ~10 us at 3 TB/s, estimated), its map out of the
+/// workspace after them, so the next frame's stages may overwrite both while the slot's copies
+/// still run.
 ///
 /// Compact read-back: where the method says its map holds whole levels
 /// (FrameMatcher::whole_levels), a slot reads back level indices of 8 or 16 bits
