@@ -8,7 +8,8 @@
 //  - an error from the source mid-sequence delivers the frames before it, then propagates,
 //    and the matcher still matches after it; a size change names the frame;
 //  - a second sequence of another size reallocates and matches again;
-//  - device memory after 300 frames is where it was after the first ones.
+//  - device memory after 300 frames is where it was after the first ones;
+//  - the compact read-back's kernel gives indices only where they widen back exactly.
 // The cases are per registered CUDA method (a method registered later without a case fails
 // EveryCudaMethodHasACase). These skip without a CUDA device; the lead runs them on the GPU.
 // The loop they share (cu::keep_in_flight: order, depth, errors) is tested on the host.
@@ -17,6 +18,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <cstdio>
 #include <functional>
 #include <set>
@@ -27,6 +30,7 @@
 #include "core/matcher.h"
 #include "cuda/common.h"
 #include "cuda/frame_stream.h"
+#include "cuda/level_index.h"
 #include "methods/builtin.h"
 #include "tests/test_cuda_util.h"
 #include "tests/sequence_util.h"
@@ -238,6 +242,51 @@ TEST_P(CudaSequence, DeviceMemorySteadyOver300Frames) {
 
 INSTANTIATE_TEST_SUITE_P(Methods, CudaSequence, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<SequenceCase>& param) { return param.param.name; });
+
+// The compact read-back's kernel: indices where each widens back to the map's own bits, the
+// flag raised by anything else, the float copy always whole.
+TEST(CudaLevelIndex, IndicesWidenBackOrTheFlagIsRaised) {
+  STEREO_REQUIRE_CUDA();
+  const float inf = std::numeric_limits<float>::infinity();
+  const DisparityRange range{-3, 300};
+  const auto run = [&](const std::vector<float>& values, int index_bytes, std::vector<std::uint16_t>& indices,
+                       std::vector<float>& copy) {
+    ImageF map(int(values.size()), 1, 1);
+    map.data = values;
+    const cu::DeviceImage<float> d_map = cu::upload(map);
+    auto d_index = cu::make_device_buffer<std::uint16_t>(values.size(), "test", "indices");
+    auto d_copy = cu::make_device_buffer<float>(values.size(), "test", "copy");
+    auto d_flag = cu::make_device_buffer<std::uint32_t>(1, "test", "flag");
+    CUDA_CHECK(cudaMemset(d_flag.get(), 0, sizeof(std::uint32_t)));
+    CUDA_CHECK(cudaMemset(d_index.get(), 0, values.size() * sizeof(std::uint16_t)));  // 8-bit: half is written
+    cu::level_index(d_map.get(), values.size(), range, index_bytes, d_index.get(), d_copy.get(), d_flag.get(), nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::uint32_t flag = 0;
+    indices.assign(values.size(), 0);
+    copy.assign(values.size(), 0.0f);
+    CUDA_CHECK(cudaMemcpy(&flag, d_flag.get(), sizeof flag, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(indices.data(), d_index.get(), values.size() * 2, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(copy.data(), d_copy.get(), values.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    return flag;
+  };
+  std::vector<std::uint16_t> indices;
+  std::vector<float> copy;
+  const std::vector<float> whole{-3.0f, 0.0f, 5.0f, 296.0f, 1.0f};
+  EXPECT_EQ(run(whole, 2, indices, copy), 0u);
+  EXPECT_EQ(indices, (std::vector<std::uint16_t>{0, 3, 8, 299, 4}));
+  EXPECT_EQ(copy, whole);
+  for (const float bad : {2.5f, inf, std::numeric_limits<float>::quiet_NaN(), -4.0f, 297.0f}) {
+    std::vector<float> values = whole;
+    values[2] = bad;
+    EXPECT_EQ(run(values, 2, indices, copy), 1u) << bad;
+    EXPECT_EQ(std::memcmp(copy.data(), values.data(), values.size() * sizeof(float)), 0) << bad;
+  }
+  // -0.0 would widen to +0.0 (range.min + index): not the same bits.
+  EXPECT_EQ(run({-3.0f, -0.0f}, 2, indices, copy), 1u);
+  // 8-bit indices: two a 16-bit word.
+  EXPECT_EQ(run({-3.0f, 252.0f}, 1, indices, copy), 0u);
+  EXPECT_EQ(indices[0], std::uint16_t(0 | (255 << 8)));
+}
 
 // cu::keep_in_flight, the loop of every sequence with frames in flight, is host code: these
 // run without a device.
