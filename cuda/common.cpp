@@ -161,6 +161,15 @@ void staged_upload(void* d_dst, const void* src, void* staging, std::size_t byte
   staged_upload(std::vector<UploadPart>{{d_dst, src, bytes}}, staging, stream, pool);
 }
 
+void parallel_copy(ThreadPool& pool, void* dst, const void* src, std::size_t bytes) {
+  const std::size_t parts = pool.size();
+  const std::size_t chunk = ((bytes + parts - 1) / parts + 4095) / 4096 * 4096;
+  pool.parallel_for(parts, [&](std::size_t k) {
+    const std::size_t begin = std::min(bytes, k * chunk), end = std::min(bytes, (k + 1) * chunk);
+    std::memcpy(static_cast<unsigned char*>(dst) + begin, static_cast<const unsigned char*>(src) + begin, end - begin);
+  });
+}
+
 void require_free_memory(std::size_t bytes, const std::string& component, const std::string& what) {
   std::size_t free = 0, total = 0;
   CUDA_CHECK(cudaMemGetInfo(&free, &total));

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -170,6 +171,10 @@ void staged_upload(const std::vector<UploadPart>& parts, void* staging, cudaStre
 void staged_upload(void* d_dst, const void* src, void* staging, std::size_t bytes, cudaStream_t stream,
                    ThreadPool* pool = nullptr);
 
+/// memcpy of `bytes` split over the pool's threads, in whole pages: a copy out of page-locked
+/// memory that one core (~8-10 GB/s from memory not in cache) would make slower than the link.
+void parallel_copy(ThreadPool& pool, void* dst, const void* src, std::size_t bytes);
+
 // ---- streams and events ----------------------------------------------------------------
 
 struct StreamDestroy {
@@ -196,9 +201,11 @@ using GraphExec = std::unique_ptr<std::remove_pointer_t<cudaGraphExec_t>, GraphE
 
 /// Captures what `launch` enqueues on `stream` (and on streams it forks from it with events)
 /// into an executable graph. The launches are only recorded, not run; an exception during the
-/// capture ends it before it propagates, so the stream is never left capturing.
+/// capture ends it before it propagates, so the stream is never left capturing. With `keep`,
+/// the graph it was made from is handed over there (whose nodes name the executable's, for
+/// cudaGraphExec*SetParams-style updates).
 template <class F>
-GraphExec capture_graph(cudaStream_t stream, F&& launch) {
+GraphExec capture_graph(cudaStream_t stream, F&& launch, Graph* keep = nullptr) {
   CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
   try {
     launch();
@@ -210,9 +217,10 @@ GraphExec capture_graph(cudaStream_t stream, F&& launch) {
   }
   cudaGraph_t raw = nullptr;
   CUDA_CHECK(cudaStreamEndCapture(stream, &raw));
-  const Graph graph(raw);
+  Graph graph(raw);
   cudaGraphExec_t exec = nullptr;
   CUDA_CHECK(cudaGraphInstantiate(&exec, graph.get(), 0));
+  if (keep != nullptr) *keep = std::move(graph);
   return GraphExec(exec);
 }
 

@@ -17,9 +17,10 @@
 /// workspace holds the method's own buffer struct; what depends on neither (device, stream,
 /// JSON, memory stats, copies) is the plain CudaMatcherBase, compiled once. A method overrides
 /// virtual hooks (key_for, run_stages, ...) rather than match(), so that the per-frame steps
-/// (prepare, upload, stages, read-back) stay the frame's own and a sequence that overlaps them
-/// across frames (one stream and workspace per frame in flight) can be added here alone: every
-/// hook takes its buffers, clock and stream as arguments.
+/// (prepare, upload, stages, read-back) stay the frame's own and a sequence overlaps them
+/// across frames here alone (match_stream, cuda/frame_stream.h: frame n+1's upload and frame
+/// n-1's read-back on slot streams beside frame n's stages): every hook takes its buffers,
+/// clock and stream as arguments.
 /// SA-LAP, whose compact index maps, row slabs and three-slot stream are its own, derives from
 /// CudaMatcher and uses Workspace and StageClock per slot.
 
@@ -40,6 +41,7 @@
 #include "core/params.h"
 #include "core/registry.h"
 #include "cuda/common.h"
+#include "cuda/frame_stream.h"
 #include "cuda/stage_clock.h"
 #include "cuda/workspace.h"
 
@@ -168,7 +170,7 @@ class FrameMatcher : public CudaMatcher<P, O> {
   using Key = typename Buffers::Key;
 
   FrameMatcher(const std::string& component, const Overrides& overrides)
-      : CudaMatcher<P, O>(component, overrides), workspace_(component) {}
+      : CudaMatcher<P, O>(component, overrides), workspace_(component), sequence_(component) {}
 
   // ---- what a method adds ------------------------------------------------------------
 
@@ -189,6 +191,12 @@ class FrameMatcher : public CudaMatcher<P, O> {
   /// After the read-back, outside the timing (a cost volume a caller asked for; not called by
   /// compute_into, whose Timing carries no StereoResult).
   virtual void after_frame(const Buffers& /*buffers*/, DisparityRange /*range*/, StereoResult& /*result*/) {}
+  /// True where every pixel of the map run_stages returns is a whole level, range.min + k with
+  /// 0 <= k < range.count (a winner-takes-all without sub-pixel steps or invalid pixels): a
+  /// sequence then reads back 8- or 16-bit level indices instead of floats. Checked per frame
+  /// on the device (a frame where it does not hold comes back as floats), so it costs speed,
+  /// never the map, where it is wrong. Default: false.
+  [[nodiscard]] virtual bool whole_levels(DisparityRange /*range*/) const { return false; }
 
   // ---- the frame's steps -------------------------------------------------------------
 
@@ -226,6 +234,25 @@ class FrameMatcher : public CudaMatcher<P, O> {
     return clock_.timing();
   }
 
+  /// A sequence: up to FrameStream::SLOTS frames in flight around this workspace, each frame
+  /// through the same hooks as match_view (so the same map), its copies overlapping the
+  /// neighbouring frames' stages (cuda/frame_stream.h).
+  void match_stream(DisparityRange range, const FrameSource& next, const FrameSink& done) final {
+    const DeviceScope device_scope(this->ordinal());
+    cudaStream_t s = this->stream();
+    Buffers* buffers = nullptr;
+    SequenceHooks hooks;
+    hooks.prepare = [&](const ImageView& first) -> InputPair& {
+      buffers = &prepare(first, range, s);
+      return *buffers;
+    };
+    hooks.before_frame = [&] { before_frame(*buffers, range, s); };
+    hooks.run_stages = [&](StageClock& clock) -> const DeviceImage<float>& {
+      return run_stages(*buffers, range, clock, s);
+    };
+    sequence_.run(range, whole_levels(range), s, next, done, hooks);
+  }
+
   Workspace<Buffers> workspace_;
 
  private:
@@ -249,6 +276,7 @@ class FrameMatcher : public CudaMatcher<P, O> {
   }
 
   StageClock clock_;
+  FrameStream sequence_;
 };
 
 /// The registry entry of CUDA matcher M (constructed from the overrides): usable where a CUDA

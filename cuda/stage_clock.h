@@ -15,17 +15,25 @@
 
 namespace stereo::cu {
 
-/// A CUDA graph captured with the stage laps it contains: the laps are event nodes of the graph
-/// (recorded whenever it runs), owned here so that they outlive every replay.
+/// A CUDA graph captured with the stage laps it contains: the laps are event nodes of the graph,
+/// owned here so that they outlive every replay. Each replay points those nodes at events of
+/// the replaying clock (cudaGraphExecEventRecordNodeSetEvent), so that a frame's laps are its
+/// own even while the next frame's replay is already queued (a sequence with frames in flight).
 struct TimedGraph {
   GraphExec exec;
+  Graph graph;  // what `exec` was made from: the lap nodes are its nodes
   std::vector<std::pair<std::string, Event>> laps;
+  std::vector<cudaGraphNode_t> lap_nodes;  // the event node of each lap, in lap order
   explicit operator bool() const { return exec != nullptr; }
+  /// Fills lap_nodes from the graph's event record nodes (throws if a lap has none).
+  void find_lap_nodes();
 };
 
 /// Marks on one stream: start, uploaded, a lap per stage, matched, read back. Events are
 /// recorded on the stream as the frame is enqueued and read once the frame's last event has
-/// completed, so timing costs the device nothing between the marks.
+/// completed, so timing costs the device nothing between the marks. A frame of a sequence
+/// moves between streams (hand_over): its copies on its slot's stream, its stages on the
+/// matcher's.
 class StageClock {
  public:
   /// Begins a frame on `stream` (the upload starts here); the previous frame's laps are dropped.
@@ -40,9 +48,16 @@ class StageClock {
   void matched();
   /// The read-back is enqueued.
   void read_back();
+  /// Makes `stream` wait for everything enqueued on the clock's stream so far and moves the
+  /// clock there: later marks and laps are recorded on `stream`. The time between the two
+  /// (the frame queued behind other frames' work on `stream`) is counted in no step, so each
+  /// step stays this frame's own work. Not between uploaded() and matched(): the laps are one
+  /// chain on one stream.
+  void hand_over(cudaStream_t stream);
 
   /// Waits for the frame's read-back mark; then its Timing: upload, algorithm (from uploaded to
-  /// matched) with the laps as its stages, read-back; clock "cuda events".
+  /// matched) with the laps as its stages, read-back, each less the hand-overs' waits inside
+  /// it; clock "cuda events".
   Timing timing();
 
   /// A completed frame's marks in ms after `epoch` (an event recorded earlier on the device).
@@ -62,20 +77,30 @@ class StageClock {
       TimedGraph*& capturing;
       ~Done() { capturing = nullptr; }
     } const done{capturing_};
-    graph.exec = capture_graph(stream_, std::forward<F>(launch));
+    graph.exec = capture_graph(stream_, std::forward<F>(launch), &graph.graph);
+    graph.find_lap_nodes();
     return graph;
   }
-  /// Launches `graph` on the clock's stream; its laps join this frame's.
+  /// Launches `graph` on the clock's stream, its lap nodes recording this clock's events; its
+  /// laps join this frame's.
   void replay(const TimedGraph& graph);
 
  private:
-  cudaEvent_t record();  // the next event of the pool, recorded on the stream
+  cudaEvent_t next_event();  // the next event of the pool
+  cudaEvent_t record();      // the next event of the pool, recorded on the stream
+  /// Which step a mark made now falls in: 0 upload, 1 algorithm, 2 read-back.
+  [[nodiscard]] int step() const { return uploaded_ == nullptr ? 0 : matched_ == nullptr ? 1 : 2; }
 
   cudaStream_t stream_ = nullptr;
   std::vector<Event> pool_;
   std::size_t used_ = 0;
   cudaEvent_t start_ = nullptr, uploaded_ = nullptr, matched_ = nullptr, read_ = nullptr;
   std::vector<std::pair<std::string, cudaEvent_t>> laps_;
+  struct Wait {
+    int step;
+    cudaEvent_t from, to;  // the old stream's last mark, the new stream's first
+  };
+  std::vector<Wait> waits_;  // the hand-overs of this frame
   TimedGraph* capturing_ = nullptr;
 };
 

@@ -7,7 +7,10 @@
 #     and so is the out-of-memory test (its 800 MB inputs make the tools crawl).
 #  2. stereo_soak: SOAK_RUNS (1000) consecutive runs of every GPU method x backend (cuda, gl,
 #     glcompute, and whatever registers later) in one process, device memory in use after the
-#     first run and at the end, every map compared with the first.
+#     first run and at the end, every map compared with the first; then a sequence of
+#     SOAK_FRAMES (1000) frames through match_sequence on the same matcher (every CUDA method's
+#     overlapped path, cuda/frame_stream.h), every map compared with compute()'s and device
+#     memory after the last frame compared with after the 4th.
 #  3. The two-threads test (stereo_tests TwoThreads.*): every pair of available backends in two
 #     threads at once, bit-identical to each alone, or refused by the GL one-thread rule; then
 #     THREADS_LOADED_RUNS (30) more runs while two `stereo bench` processes load the GPU
@@ -52,7 +55,8 @@ fi
 
 if has soak; then
   # shellcheck disable=SC2086  # SOAK_ARGS holds several words
-  "$BIN/tests/stereo_soak" --runs "${SOAK_RUNS:-1000}" ${SOAK_ARGS:-} 2>&1 | tee "$OUT/soak.txt"
+  "$BIN/tests/stereo_soak" --runs "${SOAK_RUNS:-1000}" --frames "${SOAK_FRAMES:-1000}" ${SOAK_ARGS:-} 2>&1 |
+    tee "$OUT/soak.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || fail "soak"
 fi
 

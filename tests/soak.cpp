@@ -4,12 +4,19 @@
 // that every run's map is bit-identical to the first, and prints the device memory in use
 // (cudaMemGetInfo: total - free, which counts this process's GL allocations too, being the
 // whole device's) and the process's resident host memory after the first run and at the end.
-// Exit code 1 when a map differs, a run throws, or device memory in use grew by more than
-// --slack-mib between the first run and the last; 0 otherwise. The registry is iterated, so
-// methods registered later are soaked without a change here.
+// Then the same matcher streams --frames frames (default: --runs) through match_sequence, the
+// path that keeps frames in flight (cuda/frame_stream.h, salap/cuda's slots, GL's buffers),
+// cycling over three pairs of different content: every map must equal compute()'s for its
+// pair, and device memory in use after the last frame must be where it was after the 4th
+// (every slot used once). Exit code 1 when a map differs, a run throws, or device memory in use
+// grew by more than --slack-mib between the first run and the last (or the 4th frame and the last);
+// 0 otherwise. The registry is iterated, so methods registered later are soaked without a
+// change here.
 //
-//   stereo_soak [--runs N] [--size WxH] [--levels L] [--backends a,b] [--methods m,n] [--slack-mib S]
+//   stereo_soak [--runs N] [--frames F] [--size WxH] [--levels L] [--backends a,b] [--methods m,n]
+//               [--slack-mib S]
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -78,10 +85,53 @@ bool listed(const std::vector<std::string>& list, const std::string& name) {
   return false;
 }
 
+bool same_map(const ImageF& a, const ImageF& b) {
+  return a.data.size() == b.data.size() && std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(float)) == 0;
+}
+
+/// --frames frames of a sequence on `matcher`, cycling over `pairs` (whose compute() maps are
+/// `want`): writes its lines to `out`, returns the failures.
+int soak_sequence(Matcher& matcher, const std::string& name, const std::vector<FramePair>& pairs,
+                  const std::vector<ImageF>& want, DisparityRange range, int frames, double slack_mib,
+                  std::ostream& out) {
+  std::size_t given = 0;
+  int differing = 0, delivered = 0;
+  std::optional<double> after_frame_3;
+  std::string form;
+  const auto t0 = std::chrono::steady_clock::now();
+  matcher.match_sequence(
+      range,
+      [&](FramePair& pair) {
+        if (given == static_cast<std::size_t>(frames)) return false;
+        pair = pairs[given % pairs.size()];
+        ++given;
+        return true;
+      },
+      [&](FrameResult&& r) {
+        ++delivered;
+        if (r.index == 3 || frames <= 3) after_frame_3 = device_mib_in_use();
+        if (form.empty())
+          form = r.disparity.form == DisparityMap::Form::pixels_f32 ? "float"
+                 : r.disparity.form == DisparityMap::Form::index_u8 ? "8-bit indices"
+                                                                    : "16-bit indices";
+        if (!same_map(r.disparity.to_float(), want[r.index % want.size()]) && differing++ == 0)
+          out << name << ": sequence frame " << r.index << " differs from compute()\n";
+      });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::optional<double> at_end = device_mib_in_use();
+  const bool grew = after_frame_3 && at_end && *at_end - *after_frame_3 > slack_mib;
+  out << name << ": sequence of " << delivered << " frames (" << form << ", " << delivered / seconds
+            << " fps): device memory in use after its 4th frame " << mib_text(after_frame_3) << ", after its last "
+            << mib_text(at_end) << "; " << (delivered - differing) << "/" << delivered
+            << " maps identical to compute()" << (grew ? "; FAIL: device memory grew" : "")
+            << (delivered != frames ? "; FAIL: frames missing" : "") << "\n";
+  return (differing > 0) + grew + (delivered != frames);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int runs = 1000, width = 320, height = 240, levels = 32;
+  int runs = 1000, width = 320, height = 240, levels = 32, frames = -1;
   double slack_mib = 1.0;
   std::vector<std::string> backends, methods;
   for (int i = 1; i < argc; ++i) {
@@ -94,6 +144,7 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     if (a == "--runs") runs = std::atoi(value().c_str());
+    else if (a == "--frames") frames = std::atoi(value().c_str());
     else if (a == "--levels") levels = std::atoi(value().c_str());
     else if (a == "--slack-mib") slack_mib = std::atof(value().c_str());
     else if (a == "--backends") backends = split(value());
@@ -105,11 +156,12 @@ int main(int argc, char** argv) {
         return 2;
       }
     } else {
-      std::cerr << "usage: stereo_soak [--runs N] [--size WxH] [--levels L] [--backends a,b] [--methods m,n] "
-                   "[--slack-mib S]\n";
+      std::cerr << "usage: stereo_soak [--runs N] [--frames F] [--size WxH] [--levels L] [--backends a,b] "
+                   "[--methods m,n] [--slack-mib S]\n";
       return 2;
     }
   }
+  if (frames < 0) frames = runs;
   if (runs < 1 || width < 2 || height < 1 || levels < 1) {
     std::cerr << "stereo_soak: --runs, --size and --levels must be positive\n";
     return 2;
@@ -117,9 +169,17 @@ int main(int argc, char** argv) {
 
   const ImageU8 left = test::random_texture(width, height, 17);
   const ImageU8 right = test::shifted(left, 3);
+  // The sequence's pairs: the compute() pair and two of other content.
+  std::vector<FramePair> pairs{{left, right}};
+  for (unsigned k = 1; k < 3; ++k) {
+    ImageU8 l = test::random_texture(width, height, 17 + k);
+    ImageU8 r = test::shifted(l, 3 + 2 * static_cast<int>(k));
+    pairs.push_back({std::move(l), std::move(r)});
+  }
   const DisparityRange range{0, levels};
   int failures = 0, soaked = 0;
-  std::cout << "stereo_soak: " << runs << " runs per backend, " << width << "x" << height << ", " << levels
+  std::cout << "stereo_soak: " << runs << " runs and a sequence of " << frames << " frames per backend, " << width
+            << "x" << height << ", " << levels
             << " levels; device memory = cudaMemGetInfo total - free (the whole device)\n";
   for (const BackendEntry& e : builtin_registry().entries()) {
     const bool wanted = backends.empty() ? e.backend != "cpu" : listed(backends, e.backend);
@@ -146,6 +206,13 @@ int main(int argc, char** argv) {
       }
       const std::optional<double> at_end = device_mib_in_use();
       const double rss_end = host_rss_mib();
+      std::ostringstream sequence;
+      if (frames > 0) {
+        std::vector<ImageF> want{first};
+        for (std::size_t k = 1; k < pairs.size(); ++k)
+          want.push_back(matcher->compute(pairs[k].left, pairs[k].right, range).disparity);
+        failures += soak_sequence(*matcher, name, pairs, want, range, frames, slack_mib, sequence);
+      }
       matcher.reset();
       const std::optional<double> released = device_mib_in_use();
       const bool grew = after_first && at_end && *at_end - *after_first > slack_mib;
@@ -153,7 +220,8 @@ int main(int argc, char** argv) {
                 << mib_text(after_first) << ", after run " << runs << " " << mib_text(at_end)
                 << ", after the matcher is destroyed " << mib_text(released) << "; host RSS " << rss_first
                 << " -> " << rss_end << " MiB; " << (runs - differing) << "/" << runs << " maps identical to run 1"
-                << (grew ? "; FAIL: device memory grew" : "") << "\n";
+                << (grew ? "; FAIL: device memory grew" : "") << "\n"
+                << sequence.str();
       failures += (differing > 0) + grew;
     } catch (const std::exception& ex) {
       std::cout << name << ": FAIL: " << ex.what() << "\n";

@@ -176,6 +176,10 @@ TEST_F(Stream, JsonSummaryCountsTheFrames) {
   EXPECT_GT(j["fps"].get<double>(), 0.0);
   EXPECT_GT(j["steady_fps"].get<double>(), 0.0);  // from 4 frames: 3 intervals
   EXPECT_NEAR(j["steady_gdes"].get<double>(), 72.0 * 48.0 * LEVELS * j["steady_fps"].get<double>() * 1e-9, 1e-12);
+  // The steady rate beside the algorithm-only rate: the mean algorithm time over a frame's interval.
+  EXPECT_NEAR(j["steady_ms"].get<double>(), 1000.0 / j["steady_fps"].get<double>(), 1e-9);
+  EXPECT_NEAR(j["algorithm_rate_share"].get<double>(),
+              j["per_frame_ms"]["algorithm"].get<double>() / j["steady_ms"].get<double>(), 1e-9);
   EXPECT_LE(j["latency_ms"]["p50"].get<double>(), j["latency_ms"]["p99"].get<double>());
   EXPECT_FALSE(fs::exists(dir_ / "out"));  // no --out: nothing written
 }

@@ -165,6 +165,10 @@ class AdCensusCudaMatcher final : public cu::FrameMatcher<AdCensusParams, AdCens
                       workspace_.bytes(with_counts) <= free_bytes;
   }
 
+  // Without refinement the map is the scanline WTA's range.min + k; every refinement step
+  // marks outliers +inf or refines to fractions.
+  [[nodiscard]] bool whole_levels(DisparityRange /*range*/) const override { return params_.refine == "none"; }
+
   void before_frame(AdCensusBuffers& w, DisparityRange range, cudaStream_t /*stream*/) override {
     w.set_range(range);  // the same buffers serve any range.min
   }

@@ -94,6 +94,10 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
     }
   }
 
+  // The fused WTA's range.min + k, and the median of nine of them: a sequence reads back level
+  // indices (a pixel no level won keeps +inf, and its frame comes back as floats).
+  [[nodiscard]] bool whole_levels(DisparityRange /*range*/) const override { return true; }
+
   // Captured before the timed region, the stream idle since the last match: the launches are
   // recorded, not run (a host cost of ~1 us each, once per size and range). The graph holds the
   // buffers' addresses, so a new workspace or range re-captures it.

@@ -10,8 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <cstring>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +19,7 @@
 #include "core/registry.h"
 #include "core/thread_pool.h"
 #include "cuda/common.h"
+#include "cuda/frame_stream.h"
 #include "cuda/matcher_frame.h"
 #include "methods/salap/cuda/salap_cuda.h"
 #include "methods/salap/cuda/stages.h"
@@ -106,11 +105,6 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
   // still reads it.
   void match_stream(DisparityRange range, const FrameSource& next, const FrameSink& done) override {
     const cu::DeviceScope device_scope(ordinal());
-    struct InFlight {
-      std::size_t slot;
-      std::size_t frame;
-    };
-    std::deque<InFlight> in_flight;
     // Frames overlap on the device (one's upload beside another's kernels, and two frames'
     // kernels sharing the SMs), so a frame's own event spans measure queueing as well as work
     // and add up to more than the stream's time. What each frame reports instead is the time
@@ -121,12 +115,10 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
     // for a later frame once this one is delivered.
     CUDA_CHECK(cudaEventRecord(epoch_.get(), slot_at(0).stream.get()));
     std::optional<cu::StageClock::Marks> previous;
-    const auto deliver_oldest = [&] {
-      const InFlight f = in_flight.front();
-      in_flight.pop_front();
+    const auto deliver = [&](std::size_t frame) {
       FrameResult r;
-      r.index = f.frame;
-      Slot& slot = *slots_[f.slot];
+      r.index = frame;
+      Slot& slot = *slots_[frame % STREAM_SLOTS];
       const salap_cuda::SlotBuffers& b = *slot.work.held();
       r.disparity = DisparityMap::allocate(DisparityMap::index_form(range.count), b.width, b.height, range);
       wait(slot, r.timing);
@@ -145,35 +137,19 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
       previous = now;
       done(std::move(r));
     };
-    FramePair pair;
-    std::size_t frame = 0;
-    try {
-      for (;;) {
-        if (in_flight.size() == STREAM_SLOTS) deliver_oldest();
-        if (!next(pair)) break;
-        if (frame == 0) {
-          check_input(ImageView(pair.left), range);
-          // Every slot for this size before the first submit: the sequence then allocates
-          // nothing (match_sequence guarantees one size), so its memory stays where it is.
-          for (std::size_t i = 0; i < STREAM_SLOTS; ++i)
-            prepare_slot(slot_at(i), ImageView(pair.left), range, /*streaming=*/true);
-        }
-        const std::size_t slot = frame % STREAM_SLOTS;
-        // Whole frames: the stream overlaps one frame's upload with another's matching already.
-        salap_cuda::submit(*slots_[slot], ImageView(pair.left), ImageView(pair.right), range, /*slabs=*/false,
-                           method());
-        in_flight.push_back({slot, frame++});
+    const auto submit = [&](const FramePair& pair, std::size_t frame) {
+      if (frame == 0) {
+        check_input(ImageView(pair.left), range);
+        // Every slot for this size before the first submit: the sequence then allocates
+        // nothing (match_sequence guarantees one size), so its memory stays where it is.
+        for (std::size_t i = 0; i < STREAM_SLOTS; ++i)
+          prepare_slot(slot_at(i), ImageView(pair.left), range, /*streaming=*/true);
       }
-      while (!in_flight.empty()) deliver_oldest();
-    } catch (...) {
-      // The frames already submitted are queued on their streams and do not depend on the
-      // one that failed: deliver them (their maps get written), then report the failure.
-      try {
-        while (!in_flight.empty()) deliver_oldest();
-      } catch (...) {  // a second failure (the sink, a sticky CUDA error) adds nothing
-      }
-      throw;
-    }
+      // Whole frames: the stream overlaps one frame's upload with another's matching already.
+      salap_cuda::submit(*slots_[frame % STREAM_SLOTS], ImageView(pair.left), ImageView(pair.right), range,
+                         /*slabs=*/false, method());
+    };
+    cu::keep_in_flight([] { return STREAM_SLOTS; }, next, submit, deliver);
   }
 
  private:
@@ -260,18 +236,6 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
     });
   }
 
-  /// memcpy on the copy pool.
-  void parallel_copy(void* dst, const void* src, std::size_t bytes) {
-    ThreadPool& pool = copy_pool();
-    const std::size_t parts = pool.size();
-    const std::size_t chunk = ((bytes + parts - 1) / parts + 4095) / 4096 * 4096;
-    pool.parallel_for(parts, [&](std::size_t k) {
-      const std::size_t begin = std::min(bytes, k * chunk), end = std::min(bytes, (k + 1) * chunk);
-      std::memcpy(static_cast<unsigned char*>(dst) + begin, static_cast<const unsigned char*>(src) + begin,
-                  end - begin);
-    });
-  }
-
   Slot& slot_at(std::size_t i) {
     while (slots_.size() <= i) slots_.push_back(std::make_unique<Slot>());
     return *slots_[i];
@@ -282,9 +246,9 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
   void copy_out(Slot& slot, DisparityMap& map) {
     const std::uint8_t* h_index = slot.work.held()->h_index.get();
     if (map.form == DisparityMap::Form::index_u16)
-      parallel_copy(map.index16.data(), h_index, map.index16.size() * sizeof(std::uint16_t));
+      cu::parallel_copy(copy_pool(), map.index16.data(), h_index, map.index16.size() * sizeof(std::uint16_t));
     else
-      parallel_copy(map.index8.data(), h_index, map.index8.size());
+      cu::parallel_copy(copy_pool(), map.index8.data(), h_index, map.index8.size());
   }
 
   /// Waits for the slot's frame; fills `timing` from the slot's clock (each step's span on

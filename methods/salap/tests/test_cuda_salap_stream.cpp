@@ -19,40 +19,17 @@
 #include "core/error.h"
 #include "core/matcher.h"
 #include "tests/test_cuda_util.h"
-#include "tests/test_util.h"
+#include "tests/sequence_util.h"
 #include "methods/builtin.h"
 
 namespace stereo {
 namespace {
 
-struct Pairs {
-  std::vector<ImageU8> left, right;
-};
+using test::Pairs;
+using test::stream;
 
-Pairs make_pairs(int count, int width, int height) {
-  Pairs p;
-  for (int i = 0; i < count; ++i) {
-    p.left.push_back(test::random_texture(width, height, 500u + unsigned(i)));
-    p.right.push_back(test::shifted(p.left.back(), 3 + 2 * i));
-  }
-  return p;
-}
-
-/// Streams `frames` frames cycling over `pairs`; `each` sees every result.
-void stream(Matcher& m, const Pairs& pairs, DisparityRange range, std::size_t frames,
-            const std::function<void(FrameResult&&)>& each) {
-  std::size_t given = 0;
-  m.match_sequence(
-      range,
-      [&](FramePair& pair) {
-        if (given == frames) return false;
-        pair.left = pairs.left[given % pairs.left.size()];
-        pair.right = pairs.right[given % pairs.right.size()];
-        ++given;
-        return true;
-      },
-      each);
-}
+/// SA-LAP's pairs: seeds 500 + i.
+Pairs make_pairs(int count, int width, int height) { return test::make_pairs(count, width, height, 500); }
 
 void expect_stream_equals_compute(const Overrides& overrides, DisparityRange range, int width, int height,
                                   DisparityMap::Form form) {

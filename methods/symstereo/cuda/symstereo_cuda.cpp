@@ -97,6 +97,9 @@ class SymStereoCudaMatcher final : public cu::FrameMatcher<SymStereoParams, cu::
                range.count, symstereo_padded_length(left.width, params_)};
   }
 
+  // The WTA writes range.min + k at every pixel: a sequence reads back level indices.
+  [[nodiscard]] bool whole_levels(DisparityRange /*range*/) const override { return true; }
+
   void fill(SymStereoBuffers& w, cudaStream_t stream) override {
     cs::log_gabor_bank(w.padded, params_, w.bank.get(), stream);
     CUDA_CHECK(cudaStreamSynchronize(stream));
