@@ -155,7 +155,9 @@ class Matcher {
   /// override match_stream(); every other method streams through its default, which calls
   /// match_compact() frame by frame, so no method needs a loop of its own. On an error
   /// (from `next`, validation, the method or `done`) the frames already given are finished
-  /// and delivered first where they can be, then the error propagates.
+  /// and delivered first where they can be, then the error propagates. The matcher is busy
+  /// until match_sequence returns: `next` and `done` must not call it (its slots hold the
+  /// frames in flight); use another matcher for work beside a sequence.
   void match_sequence(DisparityRange range, const FrameSource& next, const FrameSink& done);
   /// Every parameter in force, by key (the values a run used).
   [[nodiscard]] virtual nlohmann::json params() const = 0;
