@@ -201,7 +201,7 @@ TEST(DevicePool, RankSharesCoverEveryItemOnce) {
       for (int r = 0; r < size; ++r) {
         const auto b = parallel::block_of(count, r, size);
         blocks.insert(b.begin(), b.end());
-        EXPECT_LE(b.size(), count / size + 1);
+        EXPECT_LE(b.size(), count / static_cast<std::size_t>(size) + 1);
         for (std::size_t k = 1; k < b.size(); ++k) EXPECT_EQ(b[k], b[k - 1] + 1) << "blocks are contiguous";
         const auto i = parallel::interleaved_of(count, r, size);
         interleaved.insert(i.begin(), i.end());

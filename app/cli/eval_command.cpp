@@ -279,6 +279,7 @@ void cmd_eval(const EvalArgs& a) {
     std::vector<json> gathered(scenes.size());
     for (const std::string& text : ranks.gather(local.dump()))
       for (const json& item : json::parse(text)) gathered[item["index"].get<std::size_t>()] = item["row"];
+    ranks.no_more_collectives();
     if (ranks.rank() != 0) return;
     for (const json& row : gathered) take(row);
   }
@@ -288,8 +289,6 @@ void cmd_eval(const EvalArgs& a) {
   const TripleSums& other_sums = totals.other_sums;
   const ScoreProtocol protocol = p.protocol, other = p.other;
   const std::vector<std::string>& paper_scenes = totals.paper_scenes;
-  const std::vector<std::string>& other_lines = totals.other_lines;
-  const std::vector<std::string>& also_lines = totals.also_lines;
   const std::vector<ColumnSums>& also_nonocc = totals.also_nonocc;
   const std::vector<ColumnSums>& also_all = totals.also_all;
   json doc = {{"method", a.choice.method},

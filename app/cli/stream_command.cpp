@@ -293,6 +293,7 @@ void cmd_stream(const StreamArgs& a) {
   std::vector<stream::Share> shares;
   for (const std::string& text : ranks.gather(stream::to_json(share).dump()))
     shares.push_back(stream::share_from_json(json::parse(text)));
+  ranks.no_more_collectives();
   if (ranks.rank() != 0) return;
   const json j = stream::summarise(shares, range.count,
                                    {{"method", a.method},

@@ -59,16 +59,17 @@ std::vector<int> parse_devices(const std::string& text, const std::string& backe
     while (start <= text.size()) {
       const std::size_t comma = std::min(text.find(',', start), text.size());
       const std::string item = text.substr(start, comma - start);
-      std::optional<int> ordinal;
+      // A plain int, not an optional assigned inside the try: GCC 12 at -O3 let such an
+      // optional look engaged after parse_gpu_ordinal threw.
+      int ordinal = -1;
       try {
-        ordinal = parse_gpu_ordinal(item);
+        if (const std::optional<int> parsed = parse_gpu_ordinal(item)) ordinal = *parsed;
       } catch (const Error&) {
       }
-      require(ordinal.has_value(), what + ": '" + item + "' is not a GPU ordinal (a list such as 0,1, or all)",
+      require(ordinal >= 0, what + ": '" + item + "' is not a GPU ordinal (a list such as 0,1, or all)",
               ErrorKind::invalid_argument);
-      require(seen.insert(*ordinal).second, what + ": device " + item + " is named twice",
-              ErrorKind::invalid_argument);
-      devices.push_back(*ordinal);
+      require(seen.insert(ordinal).second, what + ": device " + item + " is named twice", ErrorKind::invalid_argument);
+      devices.push_back(ordinal);
       start = comma + 1;
     }
   }

@@ -75,7 +75,16 @@ std::vector<std::size_t> interleaved_of(std::size_t count, int rank, int size) {
 
 Ranks::Ranks(const std::string& command)
     : command_(command), host_(host_name()), exceptions_at_start_(std::uncaught_exceptions()) {
-  if (!launched_by_mpi()) return;
+  if (!launched_by_mpi()) {
+    // srun without an MPI plugin starts every task as a process of its own.
+    const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");
+    if (tasks != nullptr && std::strtol(tasks, nullptr, 10) > 1)
+      throw Error(command + ": srun started " + std::string(tasks) +
+                      " tasks without an MPI plugin, so each would do the whole run; use srun --mpi=pmix "
+                      "(docs/streaming.md)",
+                  ErrorKind::invalid_argument);
+    return;
+  }
 #ifdef STEREO_WITH_MPI
   int provided = 0;
   mpi_check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
@@ -100,7 +109,7 @@ Ranks::Ranks(const std::string& command)
 Ranks::~Ranks() {
 #ifdef STEREO_WITH_MPI
   if (!initialised_) return;
-  if (std::uncaught_exceptions() > exceptions_at_start_ && !agreed_failure_ && size_ > 1) {
+  if (std::uncaught_exceptions() > exceptions_at_start_ && !agreed_failure_ && !collectives_done_ && size_ > 1) {
     // This rank leaves with an error the others do not know of: they may wait in a collective
     // for it, so end the job rather than let them hang.
     std::cerr << "stereo: error: " << command_ << ": rank " << rank_ << " of " << size_
@@ -111,46 +120,39 @@ Ranks::~Ranks() {
 #endif
 }
 
-std::vector<std::string> Ranks::all_gather(const std::string& text) {
+std::vector<std::string> Ranks::collect(const std::string& text, bool everywhere) {
   if (size_ == 1) return {text};
 #ifdef STEREO_WITH_MPI
+  // The lengths first, then the texts end to end (MPI_Gatherv / MPI_Allgatherv).
   const int length = static_cast<int>(text.size());
   std::vector<int> lengths(static_cast<std::size_t>(size_)), offsets(static_cast<std::size_t>(size_));
-  mpi_check(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
+  if (everywhere)
+    mpi_check(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Allgather");
+  else
+    mpi_check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
   std::partial_sum(lengths.begin(), lengths.end() - 1, offsets.begin() + 1);
-  std::string all(static_cast<std::size_t>(offsets.back() + lengths.back()), '\0');
-  mpi_check(MPI_Allgatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
-                           MPI_COMM_WORLD),
-            "MPI_Allgatherv");
+  const bool receives = everywhere || rank_ == 0;
+  std::string all(receives ? static_cast<std::size_t>(offsets.back() + lengths.back()) : 0, '\0');
+  if (everywhere)
+    mpi_check(MPI_Allgatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR,
+                             MPI_COMM_WORLD),
+              "MPI_Allgatherv");
+  else
+    mpi_check(MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
+                          MPI_COMM_WORLD),
+              "MPI_Gatherv");
   std::vector<std::string> out;
-  for (std::size_t r = 0; r < lengths.size(); ++r)
-    out.push_back(all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
-  return out;
-#else
-  return {text};
-#endif
-}
-
-std::vector<std::string> Ranks::gather(const std::string& text) {
-  if (size_ == 1) return {text};
-#ifdef STEREO_WITH_MPI
-  const int length = static_cast<int>(text.size());
-  std::vector<int> lengths(static_cast<std::size_t>(size_)), offsets(static_cast<std::size_t>(size_));
-  mpi_check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Gather");
-  std::partial_sum(lengths.begin(), lengths.end() - 1, offsets.begin() + 1);
-  std::string all(rank_ == 0 ? static_cast<std::size_t>(offsets.back() + lengths.back()) : 0, '\0');
-  mpi_check(MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
-                        MPI_COMM_WORLD),
-            "MPI_Gatherv");
-  std::vector<std::string> out;
-  if (rank_ == 0)
+  if (receives)
     for (std::size_t r = 0; r < lengths.size(); ++r)
       out.push_back(all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
   return out;
 #else
+  (void)everywhere;
   return {text};
 #endif
 }
+
+std::vector<std::string> Ranks::gather(const std::string& text) { return collect(text, false); }
 
 void Ranks::barrier() {
 #ifdef STEREO_WITH_MPI
@@ -176,7 +178,7 @@ std::vector<std::string> Ranks::agree(const std::exception_ptr& error, const std
       mine = "1unknown exception";
     }
   }
-  std::vector<std::string> all = all_gather(mine);
+  std::vector<std::string> all = collect(mine, true);
   for (std::size_t r = 0; r < all.size(); ++r) {
     if (all[r][0] != '1') continue;
     agreed_failure_ = true;

@@ -30,7 +30,8 @@ class PeerFailure : public Error {
 };
 
 /// True when an MPI launcher started this process (mpirun/mpiexec of Open MPI or MPICH, or
-/// srun with a PMI plugin): its environment names a rank.
+/// srun with a PMI plugin): its environment names a rank. (srun without one starts independent
+/// processes: Ranks refuses to run as one of several such tasks.)
 bool launched_by_mpi();
 
 /// The ranks of this run: MPI's world when launched by mpirun or srun in an MPI build, else
@@ -65,9 +66,13 @@ class Ranks {
   void barrier();
   /// Collective: every rank's text, in rank order, on rank 0; an empty list elsewhere.
   std::vector<std::string> gather(const std::string& text);
+  /// Says that no collective follows: from here an exception leaves as in one process (the
+  /// other ranks wait for this one only in MPI_Finalize, which the destructor still calls).
+  void no_more_collectives() { collectives_done_ = true; }
 
  private:
-  std::vector<std::string> all_gather(const std::string& text);
+  /// Every rank's text, in rank order: on every rank, or on rank 0 only (an empty list elsewhere).
+  std::vector<std::string> collect(const std::string& text, bool everywhere);
 
   std::string command_;
   int rank_ = 0;
@@ -77,6 +82,7 @@ class Ranks {
   bool initialised_ = false;  // MPI_Init ran here
   int exceptions_at_start_ = 0;
   bool agreed_failure_ = false;  // agree() or fail_everywhere() threw: every rank knows
+  bool collectives_done_ = false;
 };
 
 /// Items 0 .. count-1 as `stream` shares them: rank r takes the contiguous block
