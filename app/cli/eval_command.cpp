@@ -29,7 +29,6 @@
 #include "app/parallel/ranks.h"
 #include "app/revision.h"
 #include "core/error.h"
-#include "core/gpu_select.h"
 #include "methods/builtin.h"
 
 namespace stereo::cli {
@@ -152,28 +151,6 @@ json scene_row(const EvalPlan& p, Matcher& matcher, std::size_t i) {
   return row;
 }
 
-/// Where the rows of this rank run: one matcher, or one per --devices GPU (or the rank's GPU
-/// under mpirun), each with the ordinal chosen for it (-1: none chosen).
-std::vector<std::unique_ptr<Matcher>> eval_matchers(const EvalArgs& a, const parallel::Ranks& ranks,
-                                                    std::vector<int>& ordinals) {
-  const auto create = [&] { return create_matcher(a.choice.method, a.choice.backend, a.choice.overrides()); };
-  if (!a.devices.empty()) {
-    ordinals = parallel::parse_devices(a.devices, a.choice.backend, "eval");
-  } else if (ranks.spread() && parallel::is_gpu_backend(a.choice.backend) && !requested_gpu()) {
-    const int count = parallel::cuda_device_count();
-    require(count == 0 || ranks.local_rank() < count,
-            "eval: rank " + std::to_string(ranks.rank()) + " is rank " + std::to_string(ranks.local_rank()) + " on " +
-                ranks.host() + ", which has " + std::to_string(count) +
-                " CUDA devices: run at most one rank per GPU, or name the GPUs (--devices)");
-    ordinals = {ranks.local_rank()};
-  }
-  if (!ordinals.empty()) return parallel::create_on_devices(ordinals, create);
-  ordinals = {requested_gpu().value_or(-1)};
-  std::vector<std::unique_ptr<Matcher>> one;
-  one.push_back(create());
-  return one;
-}
-
 void cmd_eval(const EvalArgs& a) {
   parallel::Ranks ranks("eval");
   EvalPlan p;
@@ -193,7 +170,9 @@ void cmd_eval(const EvalArgs& a) {
       fs::create_directories(a.out, ec);
       require(!ec, "cannot create output folder " + a.out + ": " + ec.message());
     }
-    matchers = eval_matchers(a, ranks, ordinals);
+    matchers = parallel::place_matchers(
+        a.devices, a.choice.backend, "eval", ranks,
+        [&] { return create_matcher(a.choice.method, a.choice.backend, a.choice.overrides()); }, ordinals);
     p.info = &builtin_registry().method(a.choice.method);
     p.params = matchers.front()->params();
     preset = a.choice.preset();

@@ -34,7 +34,6 @@
 #include "app/parallel/ranks.h"
 #include "app/revision.h"
 #include "core/error.h"
-#include "core/gpu_select.h"
 #include "core/matcher.h"
 #include "methods/builtin.h"
 
@@ -120,23 +119,7 @@ Setup prepare(const StreamArgs& a, const parallel::Ranks& ranks) {
   Overrides overrides;
   for (const auto& o : a.sets) overrides.push_back(parse_override(o));
   const auto create = [&] { return create_matcher(a.method, a.backend, overrides); };
-  if (!a.devices.empty()) {
-    s.ordinals = parallel::parse_devices(a.devices, a.backend, "stream");
-  } else if (ranks.spread() && parallel::is_gpu_backend(a.backend) && !requested_gpu()) {
-    // One rank per GPU: each takes the GPU of its index on its host.
-    const int count = parallel::cuda_device_count();
-    require(count == 0 || ranks.local_rank() < count,
-            "stream: rank " + std::to_string(ranks.rank()) + " is rank " + std::to_string(ranks.local_rank()) +
-                " on " + ranks.host() + ", which has " + std::to_string(count) +
-                " CUDA devices: run at most one rank per GPU, or name the GPUs (--devices)");
-    s.ordinals = {ranks.local_rank()};
-  }
-  if (s.ordinals.empty()) {
-    s.matchers.push_back(create());
-    s.ordinals = {requested_gpu().value_or(-1)};
-  } else {
-    s.matchers = parallel::create_on_devices(s.ordinals, create);
-  }
+  s.matchers = parallel::place_matchers(a.devices, a.backend, "stream", ranks, create, s.ordinals);
   return s;
 }
 

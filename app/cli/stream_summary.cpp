@@ -153,8 +153,8 @@ std::string summary_text(const json& j, const std::string& out_dir, const std::s
       << " matchers; fps over its rank's wall time):\n";
     for (const json& d : devices)
       o << "  rank " << d.at("rank").get<int>() << " on " << d.at("host").get<std::string>() << ", "
-        << (d.at("ordinal").is_null() ? "" : "GPU " + d.at("ordinal").dump() + " ") << "("
-        << d.at("device").get<std::string>() << "): " << d.at("frames").get<std::size_t>() << " frames, "
+        << (d.at("ordinal").is_null() ? "" : "GPU " + d.at("ordinal").dump() + ", ")
+        << d.at("device").get<std::string>() << ": " << d.at("frames").get<std::size_t>() << " frames, "
         << d.at("fps").get<double>() << " fps, steady " << d.at("steady_fps").get<double>() << " fps\n";
   }
   if (!out_dir.empty())

@@ -19,6 +19,7 @@
 #include <cuda_runtime_api.h>
 #endif
 
+#include "app/parallel/ranks.h"
 #include "core/error.h"
 #include "core/gpu_select.h"
 
@@ -106,6 +107,29 @@ std::vector<std::unique_ptr<Matcher>> create_on_devices(const std::vector<int>& 
   }
   restore();
   return matchers;
+}
+
+std::vector<std::unique_ptr<Matcher>> place_matchers(const std::string& devices, const std::string& backend,
+                                                    const std::string& command, const Ranks& ranks,
+                                                    const std::function<std::unique_ptr<Matcher>()>& create,
+                                                    std::vector<int>& ordinals) {
+  ordinals.clear();
+  if (!devices.empty()) {
+    ordinals = parse_devices(devices, backend, command);
+  } else if (ranks.spread() && is_gpu_backend(backend) && !requested_gpu()) {
+    const int count = cuda_device_count();
+    require(count == 0 || ranks.local_rank() < count,
+            command + ": rank " + std::to_string(ranks.rank()) + " is rank " + std::to_string(ranks.local_rank()) +
+                " on " + ranks.host() + ", which has " + std::to_string(count) +
+                " CUDA devices: run at most one rank per GPU, or name the GPUs (--devices)",
+            ErrorKind::invalid_argument);
+    ordinals = {ranks.local_rank()};
+  }
+  if (!ordinals.empty()) return create_on_devices(ordinals, create);
+  ordinals = {requested_gpu().value_or(-1)};
+  std::vector<std::unique_ptr<Matcher>> one;
+  one.push_back(create());
+  return one;
 }
 
 namespace {

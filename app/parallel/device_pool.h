@@ -50,6 +50,18 @@ int cuda_device_count();
 std::vector<std::unique_ptr<Matcher>> create_on_devices(const std::vector<int>& devices,
                                                        const std::function<std::unique_ptr<Matcher>()>& create);
 
+class Ranks;
+
+/// One rank's matchers: one per GPU of `devices` (parse_devices) when it is given; else, when
+/// several MPI ranks run a GPU backend and no --device / STEREO_DEVICE was asked, one on the
+/// GPU numbered by the rank's index on its host (one rank per GPU; more ranks than CUDA devices
+/// on a host is an error naming the rank); else one matcher where the process's go.
+/// `ordinals` receives each matcher's GPU ordinal (-1: none chosen). `command` names errors.
+std::vector<std::unique_ptr<Matcher>> place_matchers(const std::string& devices, const std::string& backend,
+                                                    const std::string& command, const Ranks& ranks,
+                                                    const std::function<std::unique_ptr<Matcher>()>& create,
+                                                    std::vector<int>& ordinals);
+
 using Clock = std::chrono::steady_clock;
 
 /// What the pool knows of one frame of a spread sequence.
