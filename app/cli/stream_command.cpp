@@ -105,6 +105,7 @@ struct Setup {
   std::vector<std::size_t> mine;   ///< this rank's frames (indices into names)
   std::vector<std::unique_ptr<Matcher>> matchers;
   std::vector<int> ordinals;  ///< per matcher, the GPU ordinal chosen for it (-1: none chosen)
+  std::vector<FramePair> preloaded;  ///< --preload: this rank's pairs, read before the start line
 };
 
 Setup prepare(const StreamArgs& a, const parallel::Ranks& ranks) {
@@ -132,9 +133,7 @@ stream::Share run_share(const StreamArgs& a, Setup& s, const parallel::Ranks& ra
   share.host = ranks.host();
   for (std::size_t d = 0; d < s.matchers.size(); ++d)
     share.devices.push_back({s.matchers[d]->device(), s.ordinals[d], s.matchers[d]->device_info()});
-  std::vector<FramePair> preloaded;
-  if (a.preload)
-    for (const std::size_t i : s.mine) preloaded.push_back(read_frame(a, names, i));
+  std::vector<FramePair>& preloaded = s.preloaded;
 
   // The first frame's size, which every later one must have (the matchers check it too; here
   // the message can name the file).
@@ -265,7 +264,14 @@ void cmd_stream(const StreamArgs& a) {
               << " frames, disparities " << range.min << ".." << range.max() << "\nparams: " << first.params().dump()
               << "\n";
   const bool progress = !a.json_out && !ranks.spread() && isatty(fileno(stderr)) != 0;
-  ranks.barrier();  // the start line: every rank's clock starts here
+  try {
+    if (a.preload)
+      for (const std::size_t i : s.mine) s.preloaded.push_back(read_frame(a, s.names, i));
+  } catch (...) {
+    error = std::current_exception();
+  }
+  ranks.agree(error);
+  ranks.barrier();  // the start line: every rank's clock starts here, after its reading
   stream::Share share;
   try {
     share = run_share(a, s, ranks, progress);
