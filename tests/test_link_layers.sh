@@ -3,7 +3,7 @@
 # every symbol a library of a lower layer leaves undefined must not be defined only by a library
 # above it or beside it. core needs nothing of the project; each backend (stereo_reference,
 # stereo_gl, stereo_cuda, stereo_opencv) needs core alone; the methods layer needs core and the
-# backends. A backend that calls a function defined in the methods layer (a paper constant
+# backends; the device pool and MPI layer (stereo_parallel) needs core alone. A backend that calls a function defined in the methods layer (a paper constant
 # computed in info.cpp, say) fails here even though the program links.
 # Usage: test_link_layers.sh BUILD_DIR
 set -uo pipefail
@@ -22,8 +22,10 @@ declare -A below=(
   [stereo_cuda]="stereo_core"
   [stereo_opencv]="stereo_core"
   [stereo_methods]="stereo_core stereo_reference stereo_gl stereo_cuda stereo_opencv"
+  [stereo_parallel]="stereo_core"
 )
-project=(stereo_core stereo_reference stereo_gl stereo_cuda stereo_opencv stereo_methods stereo_data stereo_app)
+project=(stereo_core stereo_reference stereo_gl stereo_cuda stereo_opencv stereo_methods stereo_data stereo_app
+  stereo_parallel)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for l in "${project[@]}"; do

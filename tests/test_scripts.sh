@@ -21,7 +21,8 @@ expect() {
 contains() { grep -qF -- "$2" "$1" || { echo "--- $1 lacks '$2':"; cat "$1"; return 1; }; }
 lacks() { ! grep -qF -- "$2" "$1" || { echo "--- $1 has '$2':"; cat "$1"; return 1; }; }
 
-scripts=("$src"/scripts/*.sh "$src"/.ci/run "$src"/tests/test_scripts.sh "$src"/tests/test_install.sh)
+scripts=("$src"/scripts/*.sh "$src"/.ci/run "$src"/tests/test_scripts.sh "$src"/tests/test_install.sh
+  "$src"/tests/test_mpi.sh)
 for f in "${scripts[@]}"; do expect "bash -n ${f#"$src"/}" bash -n "$f"; done
 if command -v shellcheck >/dev/null; then
   expect "shellcheck -S warning" shellcheck -S warning "${scripts[@]}"

@@ -26,6 +26,7 @@
 #include "app/dataset.h"
 #include "app/image_io.h"
 #include "app/measure.h"
+#include "app/parallel/device_pool.h"
 #include "app/report.h"
 #include "app/revision.h"
 #include "core/error.h"
@@ -51,6 +52,7 @@ struct CompareArgs {
   bool no_accuracy = false;
   bool no_speed = false;
   bool no_paper_speed = false;
+  std::string devices;  ///< --devices: spread each CUDA lane's cells over these GPUs
   std::string out;
 };
 
@@ -74,6 +76,7 @@ std::string command_text(const CompareArgs& a) {
   if (a.no_accuracy) t += " --no-accuracy";
   if (a.no_speed) t += " --no-speed";
   if (a.no_paper_speed) t += " --no-paper-speed";
+  if (!a.devices.empty()) t += " --devices " + a.devices;
   return t + " --out " + a.out;
 }
 
@@ -155,6 +158,9 @@ void cmd_compare(const CompareArgs& a) {
   if (!a.no_speed)
     for (const std::string& s : a.sizes) sizes.push_back(parse_size(s, "compare: --sizes"));
   for (int l : a.levels) require(l >= 1, "compare: --levels must be >= 1, got " + std::to_string(l));
+  // --devices: the GPUs a CUDA lane's cells are spread over (GL and CPU lanes run as before).
+  const std::vector<int> ordinals =
+      a.devices.empty() ? std::vector<int>{} : parallel::parse_devices(a.devices, "cuda", "compare");
 
   std::vector<std::string> dataset_paths = a.datasets;
   if (dataset_paths.empty() && !a.no_accuracy) {
@@ -210,19 +216,8 @@ void cmd_compare(const CompareArgs& a) {
   const auto start = std::chrono::steady_clock::now();
   std::cerr << "compare: " << cells.size() << " cells over " << lanes.size() << " method/backend lanes, "
             << a.repeats << " repeats per speed cell; writing " << out.string() << "\n";
-  // Cells run lane by lane; a lane's matcher is released after its last cell, so GPU buffers
-  // sized for the largest input are not held while the next lanes run.
-  std::vector<std::size_t> last_cell(lanes.size(), cells.size());
-  for (std::size_t i = 0; i < cells.size(); ++i) last_cell[cells[i].lane] = i;
-  for (std::size_t i = 0; i < cells.size(); ++i) {
-    const Cell& c = cells[i];
-    Lane& lane = lanes[c.lane];
-    const std::string what = c.accuracy ? "accuracy " + datasets[c.dataset].name + "/" +
-                                              datasets[c.dataset].scenes[c.scene].name
-                                        : "speed " + std::to_string(c.config.width) + "x" +
-                                              std::to_string(c.config.height) + " x " +
-                                              std::to_string(c.config.range.count) + " (" + c.setting +
-                                              set_text(c.config) + ")";
+  // One cell's row: what it measured, or why it has none (the run goes on either way).
+  const auto run_cell = [&](const Cell& c, Lane& lane) {
     json row;
     try {
       row = c.accuracy ? accuracy_row(lane, datasets[c.dataset], datasets[c.dataset].scenes[c.scene], out,
@@ -255,12 +250,42 @@ void cmd_compare(const CompareArgs& a) {
     if (row["status"] == "ok" && row.contains("paper") && row["paper"].is_object() && row["paper"].contains("ratio_mdes") &&
         row["paper"]["mdes"].is_number())
       row["paper"]["ratio_mdes"] = row["mdes"].get<double>() / row["paper"]["mdes"].get<double>();
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cerr << "[" << (i + 1) << "/" << cells.size() << "] " << fmt(elapsed, 1) << " s  " << lane.label() << "  "
-              << what << ": " << cell_text(row) << std::endl;
-    doc["rows"].push_back(std::move(row));
-    write_json(out / "results.json", doc);
-    if (last_cell[c.lane] == i) lane.matcher.reset();
+    return row;
+  };
+  // Cells run lane by lane (a lane's cells are contiguous); a lane's matchers are released
+  // after its last cell, so GPU buffers sized for the largest input are not held while the
+  // next lanes run. With --devices a CUDA lane's cells go to a copy of the lane per GPU as each
+  // frees up (app/parallel/device_pool.h); rows are recorded in cell order either way.
+  for (std::size_t begin = 0; begin < cells.size();) {
+    std::size_t end = begin;
+    while (end < cells.size() && cells[end].lane == cells[begin].lane) ++end;
+    Lane& lane = lanes[cells[begin].lane];
+    std::vector<Lane> copies;
+    if (!ordinals.empty() && lane.backend.rfind("cuda", 0) == 0) {
+      lane.matcher.reset();
+      copies = lane_per_device(lane, ordinals);
+    }
+    std::vector<json> rows(end - begin);
+    parallel::spread_items(
+        copies.empty() ? 1 : copies.size(), end - begin,
+        [&](std::size_t worker, std::size_t k) { rows[k] = run_cell(cells[begin + k], copies.empty() ? lane : copies[worker]); },
+        [&](std::size_t k, std::size_t worker) {
+          const Cell& c = cells[begin + k];
+          const std::string what = c.accuracy ? "accuracy " + datasets[c.dataset].name + "/" +
+                                                    datasets[c.dataset].scenes[c.scene].name
+                                              : "speed " + std::to_string(c.config.width) + "x" +
+                                                    std::to_string(c.config.height) + " x " +
+                                                    std::to_string(c.config.range.count) + " (" + c.setting +
+                                                    set_text(c.config) + ")";
+          const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          std::cerr << "[" << (begin + k + 1) << "/" << cells.size() << "] " << fmt(elapsed, 1) << " s  "
+                    << lane.label() << (copies.empty() ? "" : " on device " + std::to_string(copies[worker].ordinal))
+                    << "  " << what << ": " << cell_text(rows[k]) << std::endl;
+          doc["rows"].push_back(std::move(rows[k]));
+          write_json(out / "results.json", doc);
+        });
+    lane.matcher.reset();
+    begin = end;
   }
   write_json(out / "results.json", doc);
   const std::vector<std::string> written = write_report(doc, out, std::cerr);
@@ -313,6 +338,9 @@ void add_compare_commands(CLI::App& app) {
   c->add_flag("--no-accuracy", args->no_accuracy, "leave out the accuracy runs");
   c->add_flag("--no-speed", args->no_speed, "leave out the speed runs");
   c->add_flag("--no-paper-speed", args->no_paper_speed, "time the grid only, not each paper's own settings");
+  c->add_option("--devices", args->devices,
+                "spread each CUDA lane's cells over these GPUs (0,1 or all), a matcher per GPU, each cell to the "
+                "next free one; every row names its GPU, and its times are that GPU's");
   c->add_option("-o,--out", args->out, "results folder (created)")->required();
   c->callback([args] { cmd_compare(*args); });
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "app/measure.h"
+#include "app/parallel/device_pool.h"
 #include "core/thread_pool.h"
 #include "methods/builtin.h"
 
@@ -41,6 +42,30 @@ std::vector<Lane> make_lanes(const std::vector<const MethodInfo*>& methods, cons
       lanes.push_back(std::move(lane));
     }
   return lanes;
+}
+
+std::vector<Lane> lane_per_device(const Lane& lane, const std::vector<int>& ordinals) {
+  std::vector<std::unique_ptr<Matcher>> matchers =
+      parallel::create_on_devices(ordinals, [&] { return create_matcher(lane.info->name, lane.backend, {}); });
+  std::vector<Lane> copies;
+  for (std::size_t i = 0; i < ordinals.size(); ++i) {
+    Lane copy;
+    copy.info = lane.info;
+    copy.backend = lane.backend;
+    copy.matcher = std::move(matchers[i]);
+    copy.params = copy.matcher->params();
+    copy.device = copy.matcher->device();
+    copy.device_info = copy.matcher->device_info();
+    copy.ordinal = ordinals[i];
+    copies.push_back(std::move(copy));
+  }
+  return copies;
+}
+
+std::unique_ptr<Matcher> create_like(const Lane& lane, const Overrides& overrides) {
+  const auto create = [&] { return create_matcher(lane.info->name, lane.backend, overrides); };
+  if (lane.ordinal < 0) return create();
+  return std::move(parallel::create_on_devices({lane.ordinal}, create).front());
 }
 
 json base_row(const Lane& lane, const char* kind, const std::string& input) {

@@ -24,6 +24,7 @@ struct Lane {
   std::optional<std::string> reason;  ///< why the lane cannot run (unavailable, or creation threw)
   nlohmann::json params = nullptr, device_info = nullptr;
   std::string device;
+  int ordinal = -1;  ///< the GPU a --devices copy was made on (lane_per_device); -1: the process's
   [[nodiscard]] std::string label() const { return info->name + "/" + backend; }
   [[nodiscard]] bool on_cpu() const { return device.rfind("CPU", 0) == 0; }
 };
@@ -33,6 +34,15 @@ struct Lane {
 /// run (also said on stderr). Adds each lane's "backends" entry of results.json to `docs`.
 std::vector<Lane> make_lanes(const std::vector<const MethodInfo*>& methods, const std::vector<std::string>& backends,
                              nlohmann::json& docs);
+
+/// Copies of `lane`, one per GPU ordinal, each with its own matcher made on that GPU
+/// (parallel::create_on_devices), so `compare --devices` can spread the lane's cells over them;
+/// each copy's device, device_info and ordinal are its GPU's, so every row names where it ran.
+std::vector<Lane> lane_per_device(const Lane& lane, const std::vector<int>& ordinals);
+
+/// A matcher of the lane's method and backend with `overrides`, on the lane's GPU (a copy's
+/// ordinal), or where the process's matchers go.
+std::unique_ptr<Matcher> create_like(const Lane& lane, const Overrides& overrides);
 
 /// What a row's times cover, before what each kind of row adds (its runs).
 inline constexpr const char* TIME_INCLUDES =

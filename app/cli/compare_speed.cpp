@@ -65,7 +65,7 @@ json speed_row(Lane& lane, const BenchConfig& b, const std::string& setting, int
   // parameters are the row's (a skipped row's too).
   std::unique_ptr<Matcher> own;
   if (b.paper && !set_holds(b.paper->set, lane.params)) {
-    own = create_matcher(lane.info->name, lane.backend, b.paper->set);
+    own = create_like(lane, b.paper->set);
     row["params"] = own->params();
   }
   const double work = double(b.width) * double(b.height) * double(b.range.count) / 1e6;

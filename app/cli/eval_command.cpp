@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -17,11 +18,14 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/eval_table.h"
 #include "app/cli/method_choice.h"
 #include "app/dataset.h"
 #include "app/image_io.h"
 #include "app/measure.h"
 #include "app/metrics.h"
+#include "app/parallel/device_pool.h"
+#include "app/parallel/ranks.h"
 #include "app/protocol.h"
 #include "app/revision.h"
 #include "core/error.h"
@@ -30,6 +34,7 @@
 namespace stereo::cli {
 namespace fs = std::filesystem;
 using nlohmann::json;
+using namespace eval;
 
 namespace {
 
@@ -39,83 +44,9 @@ struct EvalArgs {
   std::vector<double> also_thresholds;  ///< more thresholds evaluated on the same maps
   std::string protocol = "submitted";
   bool json_out = false;
+  std::string devices;  ///< --devices: "0,1" or "all"; empty = the one device of --device
   MethodChoice choice;
 };
-
-/// Sums for one column (nonocc, all or disc) of the averages.
-struct ColumnSums {
-  double ours = 0.0;  ///< over every scene with our figure, under the run's protocol
-  int n = 0;
-  double ours_vs = 0.0;  ///< over the scenes where the paper has a figure too, under the paper's protocol
-  double paper = 0.0;
-  int n_vs = 0;
-
-  void add(const std::optional<double>& mine, const std::optional<double>& mine_as_paper_scored,
-           const std::optional<double>& theirs) {
-    if (mine) ours += *mine, ++n;
-    if (mine_as_paper_scored && theirs) ours_vs += *mine_as_paper_scored, paper += *theirs, ++n_vs;
-  }
-  [[nodiscard]] std::optional<double> average() const { return n ? std::optional(ours / n) : std::nullopt; }
-  [[nodiscard]] std::optional<double> average_vs() const { return n_vs ? std::optional(ours_vs / n_vs) : std::nullopt; }
-  [[nodiscard]] std::optional<double> paper_average() const {
-    return n_vs ? std::optional(paper / n_vs) : std::nullopt;
-  }
-};
-
-/// nonocc, all and disc over the scenes, for the block of the other protocol's figures.
-struct TripleSums {
-  ColumnSums nonocc, all, disc;
-  void add(const Metrics& m) {
-    nonocc.add(m.bad_nonocc, std::nullopt, std::nullopt);
-    all.add(m.bad_all, std::nullopt, std::nullopt);
-    disc.add(m.bad_disc, std::nullopt, std::nullopt);
-  }
-};
-
-// Column widths of the eval table, shared by the header, the rows and the averages.
-constexpr int W_SCENE = 14, W_SIZE = 10, W_RANGE = 12, W_BAD = 8, W_TIME = 10, W_MDES = 9;
-constexpr int W_LEAD = W_SCENE + W_SIZE + W_RANGE;
-
-void print_eval_header() {
-  std::cout << std::left << std::setw(W_SCENE) << "scene" << std::right << std::setw(W_SIZE) << "size"
-            << std::setw(W_RANGE) << "disparities" << std::setw(W_BAD) << "nonocc" << std::setw(W_BAD) << "all"
-            << std::setw(W_BAD) << "disc" << std::setw(W_BAD) << "avg err" << std::setw(W_BAD) << "density"
-            << std::setw(W_TIME) << "time ms" << std::setw(W_MDES) << "Mde/s"
-            << "  | paper: " << std::setw(W_BAD - 2) << "nonocc" << std::setw(W_BAD) << "all" << std::setw(W_BAD)
-            << "disc" << "\n";
-}
-
-std::string paper_cells(const std::optional<double>& nonocc, const std::optional<double>& all,
-                        const std::optional<double>& disc) {
-  std::ostringstream s;
-  s << "  |        " << std::setw(W_BAD - 2) << fmt(nonocc) << std::setw(W_BAD) << fmt(all) << std::setw(W_BAD)
-    << fmt(disc);
-  return s.str();
-}
-
-std::string triple(const std::optional<double>& nonocc, const std::optional<double>& all,
-                   const std::optional<double>& disc) {
-  std::ostringstream s;
-  s << std::setw(W_BAD) << fmt(nonocc) << std::setw(W_BAD) << fmt(all) << std::setw(W_BAD) << fmt(disc);
-  return s.str();
-}
-
-/// The paper's side of `c` as a ColumnSums of its own (for mean_of_columns over the paper's figures).
-ColumnSums paper_sums(const ColumnSums& c) {
-  ColumnSums p = c;
-  p.ours_vs = c.paper;
-  return p;
-}
-
-/// The papers' usual ranking figure: the mean of nonocc, all and disc over the scenes (Middlebury
-/// v2's "average of 12" over four scenes), where every scene has all three.
-std::optional<double> mean_of_columns(const ColumnSums& nonocc, const ColumnSums& all, const ColumnSums& disc,
-                                      bool vs_paper) {
-  const auto get = [vs_paper](const ColumnSums& c) { return vs_paper ? c.average_vs() : c.average(); };
-  const auto n = [vs_paper](const ColumnSums& c) { return vs_paper ? c.n_vs : c.n; };
-  if (!get(nonocc) || !get(all) || !get(disc) || n(nonocc) != n(all) || n(all) != n(disc)) return std::nullopt;
-  return (*get(nonocc) + *get(all) + *get(disc)) / 3.0;
-}
 
 json metrics_json(const Metrics& m) {
   return {{"nonocc", optional_json(m.bad_nonocc)}, {"all", optional_json(m.bad_all)},
@@ -147,34 +78,125 @@ void print_scoring(ScoreProtocol protocol, ScoreProtocol paper_protocol, const s
   }
 }
 
-void cmd_eval(const EvalArgs& a) {
-  require(!a.threshold || *a.threshold >= 0.0, "eval: --threshold must be >= 0");
-  for (double t : a.also_thresholds) require(t >= 0.0, "eval: --also-threshold must be >= 0, got " + fmt(t));
-  const ScoreProtocol protocol = parse_protocol(a.protocol);
-  const ScoreProtocol other = protocol == ScoreProtocol::submitted ? ScoreProtocol::float_maps : ScoreProtocol::submitted;
-  const std::vector<Scene> scenes = load_dataset(a.dataset);
-  if (!a.out.empty()) {
-    std::error_code ec;
-    fs::create_directories(a.out, ec);
-    require(!ec, "cannot create output folder " + a.out + ": " + ec.message());
-  }
-  auto matcher = create_matcher(a.choice.method, a.choice.backend, a.choice.overrides());
-  const MethodInfo& info = builtin_registry().method(a.choice.method);
-  const json params = matcher->params();
-  const std::optional<ParamPreset> preset = a.choice.preset();
+/// What every scene's row is made with: the run's choices, the same on every worker and rank.
+struct EvalPlan {
+  const EvalArgs* args = nullptr;
+  std::vector<Scene> scenes;
+  std::vector<double> thresholds;  ///< per scene
+  ScoreProtocol protocol = ScoreProtocol::submitted, other = ScoreProtocol::float_maps;
+  const MethodInfo* info = nullptr;
+  json params;
+  [[nodiscard]] bool paper_applies(double threshold) const { return threshold == info->accuracy_threshold; }
+};
 
+/// Scene `i` matched on `matcher`, scored under both protocols, its pictures written: its row
+/// of the table and of result.json. Everything the table and the averages need is in the row.
+json scene_row(const EvalPlan& p, Matcher& matcher, std::size_t i) {
+  const EvalArgs& a = *p.args;
+  const Scene& s = p.scenes[i];
+  const double threshold = p.thresholds[i];
+  const DisparityRange range = s.range();
+  // GPU backends run each scene once untimed first (allocation for the size, shader
+  // compilation, module load), so the time is the method's; the CPU reference runs once.
+  if (a.choice.backend != "cpu") matcher.compute(s.left, s.right, range);
+  const StereoResult r = matcher.compute(s.left, s.right, range);
+  const double total = r.timing.total_ms();
+  const SubmissionRule rule = submission_rule(s);
+  // The map this run scores, and the scores under both protocols where the format quantises.
+  const ImageF scored = scored_map(r.disparity, s, p.protocol);
+  std::optional<Metrics> m, m_other;
+  if (s.has_ground_truth()) {
+    m = evaluate(scored, s, threshold);
+    m_other = rule.quantizes ? evaluate(scored_map(r.disparity, s, p.other), s, threshold) : *m;
+  }
+  const std::optional<PaperAccuracy> paper =
+      m && p.paper_applies(threshold) ? p.info->paper_accuracy(s.name, p.params) : std::nullopt;
+  json row = {{"name", s.name}, {"width", s.left.width}, {"height", s.left.height},
+              {"min_disparity", range.min}, {"levels", range.count}, {"threshold", threshold},
+              {"nonocc", m ? optional_json(m->bad_nonocc) : json(nullptr)},
+              {"all", m ? optional_json(m->bad_all) : json(nullptr)},
+              {"disc", m ? optional_json(m->bad_disc) : json(nullptr)},
+              {"avg_error", m ? optional_json(m->avg_error) : json(nullptr)},
+              {"density", m ? json(m->density) : json(nullptr)},
+              {"d1_all", m ? optional_json(m->d1_all) : json(nullptr)},
+              {"submission_rule", rule.text},
+              {to_string(p.protocol), m ? metrics_json(*m) : json(nullptr)},
+              {to_string(p.other), m_other ? metrics_json(*m_other) : json(nullptr)},
+              {"time_ms", total}, {"mdes", mdes(s.left.width, s.left.height, range.count, total)},
+              {"timing", timing_json(r.timing)},
+              {"paper", paper ? json{{"nonocc", optional_json(paper->nonocc)}, {"all", optional_json(paper->all)},
+                                     {"disc", optional_json(paper->disc)}}
+                              : json(nullptr)}};
+  if (m && !a.also_thresholds.empty()) {
+    json also = json::array();
+    for (const double t : a.also_thresholds) {
+      const Metrics mt = evaluate(scored, s, t);
+      also.push_back({{"threshold", t}, {"nonocc", optional_json(mt.bad_nonocc)}, {"all", optional_json(mt.bad_all)}});
+    }
+    row["also"] = also;
+  }
+  if (!a.out.empty()) {
+    // The map as computed (PFM, colour); the error picture of the map as scored.
+    const fs::path base = fs::path(a.out) / s.name;
+    write_pfm(base.string() + ".pfm", r.disparity);
+    write_png(base.string() + "_color.png", colorize_range(r.disparity, range));
+    row["outputs"] = {{"pfm", base.string() + ".pfm"}, {"color", base.string() + "_color.png"}};
+    if (s.has_ground_truth()) {
+      write_png(base.string() + "_error.png", error_map(scored, s, threshold));
+      write_png(base.string() + "_gt_color.png", colorize_range(s.gt, range));
+      row["outputs"]["error"] = base.string() + "_error.png";
+      row["outputs"]["gt_color"] = base.string() + "_gt_color.png";
+    }
+  }
+  return row;
+}
+
+void cmd_eval(const EvalArgs& a) {
+  parallel::Ranks ranks("eval");
+  EvalPlan p;
+  p.args = &a;
+  std::vector<std::unique_ptr<Matcher>> matchers;
+  std::vector<int> ordinals;
+  std::optional<ParamPreset> preset;
+  std::exception_ptr error;
+  try {
+    require(!a.threshold || *a.threshold >= 0.0, "eval: --threshold must be >= 0");
+    for (double t : a.also_thresholds) require(t >= 0.0, "eval: --also-threshold must be >= 0, got " + fmt(t));
+    p.protocol = parse_protocol(a.protocol);
+    p.other = p.protocol == ScoreProtocol::submitted ? ScoreProtocol::float_maps : ScoreProtocol::submitted;
+    p.scenes = load_dataset(a.dataset);
+    if (!a.out.empty()) {
+      std::error_code ec;
+      fs::create_directories(a.out, ec);
+      require(!ec, "cannot create output folder " + a.out + ": " + ec.message());
+    }
+    matchers = parallel::place_matchers(
+        a.devices, a.choice.backend, "eval", ranks,
+        [&] { return create_matcher(a.choice.method, a.choice.backend, a.choice.overrides()); }, ordinals);
+    p.info = &builtin_registry().method(a.choice.method);
+    p.params = matchers.front()->params();
+    preset = a.choice.preset();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  ranks.agree(error);
+  const MethodInfo& info = *p.info;
+  const std::vector<Scene>& scenes = p.scenes;
+  const Matcher& matcher = *matchers.front();
+  const json& params = p.params;
   // Each scene's format brings its own threshold (v2: 1, MiddEval3: 2); --threshold overrides all.
-  std::vector<double> thresholds;
-  for (const Scene& s : scenes) thresholds.push_back(a.threshold.value_or(s.default_threshold));
+  for (const Scene& s : scenes) p.thresholds.push_back(a.threshold.value_or(s.default_threshold));
+  const std::vector<double>& thresholds = p.thresholds;
   const bool uniform = std::all_of(thresholds.begin(), thresholds.end(), [&](double t) { return t == thresholds[0]; });
   // The paper's figures are at its own threshold; beside any other they would mislead.
-  const auto paper_applies = [&](double threshold) { return threshold == info.accuracy_threshold; };
-  const bool paper_shown = std::any_of(thresholds.begin(), thresholds.end(), paper_applies);
+  const bool paper_shown = std::any_of(thresholds.begin(), thresholds.end(),
+                                       [&](double t) { return p.paper_applies(t); });
   const bool any_quantized =
       std::any_of(scenes.begin(), scenes.end(), [](const Scene& s) { return submission_rule(s).quantizes; });
+  const bool spread = ranks.spread() || matchers.size() > 1;
 
-  if (!a.json_out) {
-    print_params(a.choice.method, a.choice.backend, *matcher, preset);
+  if (!a.json_out && ranks.rank() == 0) {
+    print_params(a.choice.method, a.choice.backend, matcher, preset);
     std::cout << "bad pixels (%): |d - gt| > ";
     if (uniform) {
       std::cout << thresholds[0] << " px" << (a.threshold ? "" : " (the format's default; --threshold changes it)");
@@ -183,9 +205,16 @@ void cmd_eval(const EvalArgs& a) {
       for (std::size_t i = 0; i < scenes.size(); ++i) std::cout << " " << scenes[i].name << " " << thresholds[i];
     }
     std::cout << "\n";
-    print_scoring(protocol, info.accuracy_protocol, scenes, paper_shown && !info.accuracy.empty());
+    print_scoring(p.protocol, info.accuracy_protocol, scenes, paper_shown && !info.accuracy.empty());
     std::cout << "time = one run including upload and read-back"
               << (a.choice.backend != "cpu" ? ", after one warm-up run of the scene" : "") << "\n";
+    if (spread)
+      std::cout << "scenes spread over "
+                << (ranks.spread() ? std::to_string(ranks.size()) + " MPI ranks (interleaved)" : std::string())
+                << (ranks.spread() && matchers.size() > 1 ? " x " : "")
+                << (matchers.size() > 1 ? std::to_string(matchers.size()) + " GPUs (each scene to the next free one)"
+                                        : std::string())
+                << "; each time is that device's, the row says which\n";
     if (info.accuracy.empty())
       std::cout << "paper: " << info.citation << " gives no accuracy table\n";
     else
@@ -196,111 +225,55 @@ void cmd_eval(const EvalArgs& a) {
     print_eval_header();
   }
   json rows = json::array();
-  ColumnSums sum_nonocc, sum_all, sum_disc;
-  TripleSums other_sums;
-  std::vector<std::string> other_lines;
-  // --also-threshold: nonocc and all at each extra threshold, per scene (printed after the table).
-  std::vector<ColumnSums> also_nonocc(a.also_thresholds.size()), also_all(a.also_thresholds.size());
-  std::vector<std::string> also_lines;
-  std::vector<std::string> paper_scenes;
-  // GPU backends run each scene once untimed first (allocation for the size, shader
-  // compilation, module load), so the time is the method's; the CPU reference runs once.
-  const bool warm_up = a.choice.backend != "cpu";
-  for (std::size_t i = 0; i < scenes.size(); ++i) {
-    const Scene& s = scenes[i];
-    const double threshold = thresholds[i];
-    const DisparityRange range = s.range();
-    if (warm_up) matcher->compute(s.left, s.right, range);
-    const StereoResult r = matcher->compute(s.left, s.right, range);
-    const double total = r.timing.total_ms();
-    const SubmissionRule rule = submission_rule(s);
-    // The map this run scores, and the scores under both protocols where the format quantises.
-    const ImageF scored = scored_map(r.disparity, s, protocol);
-    std::optional<Metrics> m, m_other;
-    if (s.has_ground_truth()) {
-      m = evaluate(scored, s, threshold);
-      m_other = rule.quantizes ? evaluate(scored_map(r.disparity, s, other), s, threshold) : *m;
-    }
-    const std::optional<Metrics>& m_as_paper = info.accuracy_protocol == protocol ? m : m_other;
-    const std::optional<PaperAccuracy> paper =
-        m && paper_applies(threshold) ? info.paper_accuracy(s.name, params) : std::nullopt;
-    json row = {{"name", s.name}, {"width", s.left.width}, {"height", s.left.height},
-                {"min_disparity", range.min}, {"levels", range.count}, {"threshold", threshold},
-                {"nonocc", m ? optional_json(m->bad_nonocc) : json(nullptr)},
-                {"all", m ? optional_json(m->bad_all) : json(nullptr)},
-                {"disc", m ? optional_json(m->bad_disc) : json(nullptr)},
-                {"avg_error", m ? optional_json(m->avg_error) : json(nullptr)},
-                {"density", m ? json(m->density) : json(nullptr)},
-                {"d1_all", m ? optional_json(m->d1_all) : json(nullptr)},
-                {"submission_rule", rule.text},
-                {to_string(protocol), m ? metrics_json(*m) : json(nullptr)},
-                {to_string(other), m_other ? metrics_json(*m_other) : json(nullptr)},
-                {"time_ms", total}, {"mdes", mdes(s.left.width, s.left.height, range.count, total)},
-                {"timing", timing_json(r.timing)},
-                {"paper", paper ? json{{"nonocc", optional_json(paper->nonocc)}, {"all", optional_json(paper->all)},
-                                       {"disc", optional_json(paper->disc)}}
-                                : json(nullptr)}};
-    if (m) {
-      sum_nonocc.add(m->bad_nonocc, m_as_paper->bad_nonocc, paper ? paper->nonocc : std::nullopt);
-      sum_all.add(m->bad_all, m_as_paper->bad_all, paper ? paper->all : std::nullopt);
-      sum_disc.add(m->bad_disc, m_as_paper->bad_disc, paper ? paper->disc : std::nullopt);
-      other_sums.add(*m_other);
-      std::ostringstream line;
-      line << std::left << std::setw(W_LEAD) << s.name << std::right
-           << triple(m_other->bad_nonocc, m_other->bad_all, m_other->bad_disc);
-      other_lines.push_back(line.str());
-    }
-    if (paper) paper_scenes.push_back(s.name);
-    if (m && !a.also_thresholds.empty()) {
-      json also = json::array();
-      std::ostringstream line;
-      line << std::left << std::setw(W_SCENE) << s.name << std::right;
-      for (std::size_t j = 0; j < a.also_thresholds.size(); ++j) {
-        const Metrics mt = evaluate(scored, s, a.also_thresholds[j]);
-        also.push_back({{"threshold", a.also_thresholds[j]}, {"nonocc", optional_json(mt.bad_nonocc)},
-                        {"all", optional_json(mt.bad_all)}});
-        also_nonocc[j].add(mt.bad_nonocc, std::nullopt, std::nullopt);
-        also_all[j].add(mt.bad_all, std::nullopt, std::nullopt);
-        line << std::setw(W_BAD + 2) << fmt(mt.bad_nonocc) << std::setw(W_BAD) << fmt(mt.bad_all);
-      }
-      row["also"] = also;
-      also_lines.push_back(line.str());
-    }
-    if (!a.out.empty()) {
-      // The map as computed (PFM, colour); the error picture of the map as scored.
-      const fs::path base = fs::path(a.out) / s.name;
-      write_pfm(base.string() + ".pfm", r.disparity);
-      write_png(base.string() + "_color.png", colorize_range(r.disparity, range));
-      row["outputs"] = {{"pfm", base.string() + ".pfm"}, {"color", base.string() + "_color.png"}};
-      if (s.has_ground_truth()) {
-        write_png(base.string() + "_error.png", error_map(scored, s, threshold));
-        write_png(base.string() + "_gt_color.png", colorize_range(s.gt, range));
-        row["outputs"]["error"] = base.string() + "_error.png";
-        row["outputs"]["gt_color"] = base.string() + "_gt_color.png";
-      }
-    }
-    if (!a.json_out) {
-      std::cout << std::left << std::setw(W_SCENE) << s.name << std::right << std::setw(W_SIZE)
-                << (std::to_string(s.left.width) + "x" + std::to_string(s.left.height)) << std::setw(W_RANGE)
-                << range_text(range) << std::setw(W_BAD) << (m ? fmt(m->bad_nonocc) : "-") << std::setw(W_BAD)
-                << (m ? fmt(m->bad_all) : "-") << std::setw(W_BAD) << (m ? fmt(m->bad_disc) : "-")
-                << std::setw(W_BAD) << (m ? fmt(m->avg_error) : "-") << std::setw(W_BAD)
-                << (m ? fmt(m->density, 1) : "-") << std::setw(W_TIME) << fmt(total) << std::setw(W_MDES)
-                << fmt(mdes(s.left.width, s.left.height, range.count, total), 1)
-                << (paper ? paper_cells(paper->nonocc, paper->all, paper->disc)
-                          : paper_cells(std::nullopt, std::nullopt, std::nullopt))
-                << "\n";
-      if (!a.out.empty())
-        std::cout << "    -> " << row["outputs"]["pfm"].get<std::string>() << ", "
-                  << row["outputs"]["color"].get<std::string>()
-                  << (s.has_ground_truth() ? ", " + row["outputs"]["error"].get<std::string>() : "") << "\n";
-    }
+  Totals totals;
+  totals.also_nonocc.resize(a.also_thresholds.size());
+  totals.also_all.resize(a.also_thresholds.size());
+  // Interleaved over the ranks (app/parallel/ranks.h); within a rank, to each device as it frees up.
+  const std::vector<std::size_t> mine = parallel::interleaved_of(scenes.size(), ranks.rank(), ranks.size());
+  std::vector<json> mine_rows(mine.size());
+  const auto work = [&](std::size_t worker, std::size_t k) {
+    mine_rows[k] = scene_row(p, *matchers[worker], mine[k]);
+    if (spread)
+      mine_rows[k]["ran_on"] = {{"rank", ranks.rank()}, {"host", ranks.host()},
+                                {"device", matchers[worker]->device()},
+                                {"ordinal", ordinals[worker] >= 0 ? json(ordinals[worker]) : json(nullptr)}};
+  };
+  // One process prints each row as it comes; ranks send theirs to rank 0, which prints them all.
+  const auto take = [&](const json& row) {
+    totals.add(row, p.protocol, p.other, p.info->accuracy_protocol);
+    if (!a.json_out) print_row(row, spread);
     rows.push_back(row);
+  };
+  try {
+    parallel::spread_items(matchers.size(), mine.size(), work, [&](std::size_t k, std::size_t) {
+      if (!ranks.spread()) take(mine_rows[k]);
+    });
+  } catch (...) {
+    error = std::current_exception();
   }
+  ranks.agree(error);
+  if (ranks.spread()) {
+    json local = json::array();
+    for (std::size_t k = 0; k < mine.size(); ++k) local.push_back({{"index", mine[k]}, {"row", mine_rows[k]}});
+    std::vector<json> gathered(scenes.size());
+    for (const std::string& text : ranks.gather(local.dump()))
+      for (const json& item : json::parse(text)) gathered[item["index"].get<std::size_t>()] = item["row"];
+    ranks.no_more_collectives();
+    if (ranks.rank() != 0) return;
+    for (const json& row : gathered) take(row);
+  }
+  const ColumnSums& sum_nonocc = totals.nonocc;
+  const ColumnSums& sum_all = totals.all;
+  const ColumnSums& sum_disc = totals.disc;
+  const TripleSums& other_sums = totals.other_sums;
+  const ScoreProtocol protocol = p.protocol, other = p.other;
+  const std::vector<std::string>& paper_scenes = totals.paper_scenes;
+  const std::vector<ColumnSums>& also_nonocc = totals.also_nonocc;
+  const std::vector<ColumnSums>& also_all = totals.also_all;
   json doc = {{"method", a.choice.method},
               {"backend", a.choice.backend},
               {"revision", source_revision()},
-              {"device", matcher->device()}, {"device_info", matcher->device_info()},
+              {"device", matcher.device()}, {"device_info", matcher.device_info()},
               {"params", params},
               {"preset", preset_json(preset)},
               {"threshold", uniform ? json(thresholds[0]) : json(nullptr)},
@@ -335,6 +308,16 @@ void cmd_eval(const EvalArgs& a) {
                       {"all", optional_json(also_all[j].average())}});
     doc["also_average"] = also;
   }
+  if (spread) {
+    // Which device each scene ran on is in its row ("ran_on"); here every one that took part.
+    json devices = json::array();
+    for (const json& row : rows) {
+      const json& d = row["ran_on"];
+      if (std::find(devices.begin(), devices.end(), d) == devices.end()) devices.push_back(d);
+    }
+    doc["devices"] = devices;
+    doc["ranks"] = ranks.size();
+  }
   if (!a.out.empty()) {
     const fs::path result = fs::path(a.out) / "result.json";
     write_atomically(result, [&](const fs::path& tmp) {
@@ -347,54 +330,7 @@ void cmd_eval(const EvalArgs& a) {
     std::cout << doc.dump(2) << "\n";
     return;
   }
-  if (sum_nonocc.n + sum_all.n + sum_disc.n > 0) {
-    std::cout << std::left << std::setw(W_LEAD) << "average" << std::right
-              << triple(sum_nonocc.average(), sum_all.average(), sum_disc.average());
-    if (const auto all3 = mean_of_columns(sum_nonocc, sum_all, sum_disc, false))
-      std::cout << "   (mean of the " << 3 * sum_nonocc.n << " figures: " << fmt(*all3) << ")";
-    std::cout << "\n";
-  }
-  if (!paper_scenes.empty())
-    std::cout << std::left << std::setw(W_LEAD)
-              << ("vs paper (" + std::to_string(paper_scenes.size()) + (paper_scenes.size() == 1 ? " scene)" : " scenes)"))
-              << std::right << triple(sum_nonocc.average_vs(), sum_all.average_vs(), sum_disc.average_vs())
-              << std::string(2 * W_BAD + W_TIME + W_MDES, ' ')
-              << paper_cells(sum_nonocc.paper_average(), sum_all.paper_average(), sum_disc.paper_average())
-              << "\n";
-  if (!paper_scenes.empty()) {
-    const auto ours = mean_of_columns(sum_nonocc, sum_all, sum_disc, true);
-    const auto theirs = mean_of_columns(paper_sums(sum_nonocc), paper_sums(sum_all), paper_sums(sum_disc), true);
-    if (ours && theirs)
-      std::cout << "mean of the " << 3 * sum_nonocc.n_vs << " figures vs paper: ours " << fmt(*ours) << ", paper "
-                << fmt(*theirs) << "\n";
-    std::cout << "(vs paper: ours scored " << to_string(info.accuracy_protocol)
-              << " as the paper was, and the paper's, each over the scenes where both give that column)\n";
-  }
-  if (any_quantized && !other_lines.empty()) {
-    std::cout << "\nscored " << to_string(other)
-              << (other == ScoreProtocol::float_maps ? " (the maps as computed)" : " (the maps as each benchmark received them)")
-              << ":\n";
-    for (const std::string& line : other_lines) std::cout << line << "\n";
-    std::cout << std::left << std::setw(W_LEAD) << "average" << std::right
-              << triple(other_sums.nonocc.average(), other_sums.all.average(), other_sums.disc.average());
-    if (const auto all3 = mean_of_columns(other_sums.nonocc, other_sums.all, other_sums.disc, false))
-      std::cout << "   (mean of the " << 3 * other_sums.nonocc.n << " figures: " << fmt(*all3) << ")";
-    std::cout << "\n";
-  }
-  if (!also_lines.empty()) {
-    std::cout << "\nbad pixels (%) at other thresholds on the same maps (scored " << to_string(protocol)
-              << "), nonocc / all:\n"
-              << std::left << std::setw(W_SCENE) << "scene" << std::right;
-    for (double t : a.also_thresholds)
-      std::cout << std::setw(W_BAD + 2) << ("> " + fmt(t, 1)) << std::setw(W_BAD) << "";
-    std::cout << "\n";
-    for (const std::string& line : also_lines) std::cout << line << "\n";
-    std::cout << std::left << std::setw(W_SCENE) << "average" << std::right;
-    for (std::size_t j = 0; j < a.also_thresholds.size(); ++j)
-      std::cout << std::setw(W_BAD + 2) << fmt(also_nonocc[j].average()) << std::setw(W_BAD)
-                << fmt(also_all[j].average());
-    std::cout << "\n";
-  }
+  print_totals(totals, protocol, other, info.accuracy_protocol, any_quantized, a.also_thresholds);
 }
 
 }  // namespace
@@ -416,6 +352,9 @@ void add_eval_command(CLI::App& app) {
       ->capture_default_str();
   e->add_option("--out", ev->out, "write disparity (PFM), colour and error pictures and result.json here");
   e->add_flag("--json", ev->json_out, "print JSON");
+  e->add_option("--devices", ev->devices,
+                "spread the scenes over these GPUs, one matcher each, as each frees up: 0,1 or all (CUDA; GL: one "
+                "per process). Under mpirun each rank spreads its share over its devices");
   e->callback([ev] { cmd_eval(*ev); });
 }
 

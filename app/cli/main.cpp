@@ -8,6 +8,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/data_commands.h"
 #include "app/cli/stream_command.h"
+#include "app/parallel/ranks.h"
 #include "core/error.h"
 #include "core/gpu_select.h"
 
@@ -30,6 +31,8 @@ int main(int argc, char** argv) {
     // CLI11 prints the message (and --help its text); its own codes (104, 106, ...) become the
     // one usage code the README promises.
     return app.exit(e) == 0 ? 0 : 2;
+  } catch (const stereo::parallel::PeerFailure&) {
+    return 1;  // another MPI rank failed; rank 0 prints that error (app/parallel/ranks.h)
   } catch (const stereo::Error& e) {
     std::cerr << "stereo: error: " << e.what() << '\n';
     return 1;

@@ -1,7 +1,9 @@
 // `stereo stream`: every pair of two folders through one matcher's match_sequence, so that
 // a backend that overlaps frames (CUDA streams, GL pixel buffer objects) does so here and
 // every other method streams frame by frame, with no loop of its own. Reading the next pair
-// and writing the previous maps run on their own threads beside the matcher.
+// and writing the previous maps run on their own threads beside the matcher. --devices spreads
+// the frames over one matcher per GPU, and under mpirun every rank takes its block of the
+// frames (app/parallel); rank 0 prints the summary of them all (app/cli/stream_summary.h).
 
 #include "app/cli/stream_command.h"
 
@@ -26,10 +28,13 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.h"
+#include "app/cli/stream_summary.h"
 #include "app/image_io.h"
-#include "core/matcher.h"
+#include "app/parallel/device_pool.h"
+#include "app/parallel/ranks.h"
 #include "app/revision.h"
+#include "core/error.h"
+#include "core/matcher.h"
 #include "methods/builtin.h"
 
 namespace stereo::cli {
@@ -49,6 +54,7 @@ struct StreamArgs {
   int limit = 0;
   bool preload = false;
   bool json_out = false;
+  std::string devices;  ///< --devices: "0,1" or "all"; empty = the one device of --device
 };
 
 bool is_image_name(const fs::path& p) {
@@ -93,69 +99,65 @@ FramePair read_frame(const StreamArgs& a, const std::vector<std::string>& names,
   return pair;
 }
 
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  // Nearest rank: the smallest value with at least q of the samples at or below it.
-  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
-  return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
-}
+/// What every rank prepares before the start line: the frames, its share, its matchers.
+struct Setup {
+  std::vector<std::string> names;  ///< every frame of the sequence
+  std::vector<std::size_t> mine;   ///< this rank's frames (indices into names)
+  std::vector<std::unique_ptr<Matcher>> matchers;
+  std::vector<int> ordinals;  ///< per matcher, the GPU ordinal chosen for it (-1: none chosen)
+  std::vector<FramePair> preloaded;  ///< --preload: this rank's pairs, read before the start line
+};
 
-void cmd_stream(const StreamArgs& a) {
+Setup prepare(const StreamArgs& a, const parallel::Ranks& ranks) {
   require(a.format == "png" || a.format == "pfm", "stream: --format must be png or pfm, got '" + a.format + "'");
   require(a.limit >= 0, "stream: --limit must be >= 0, got " + std::to_string(a.limit));
-  std::vector<std::string> names = frame_names(a.left_dir, a.right_dir);
-  if (a.limit > 0 && static_cast<std::size_t>(a.limit) < names.size()) names.resize(static_cast<std::size_t>(a.limit));
+  Setup s;
+  s.names = frame_names(a.left_dir, a.right_dir);
+  if (a.limit > 0 && static_cast<std::size_t>(a.limit) < s.names.size()) s.names.resize(static_cast<std::size_t>(a.limit));
+  // Contiguous blocks (app/parallel/ranks.h says why); one process takes every frame.
+  s.mine = parallel::block_of(s.names.size(), ranks.rank(), ranks.size());
   if (!a.out_dir.empty()) fs::create_directories(a.out_dir);
-  const DisparityRange range{a.min_disparity, a.levels};
   Overrides overrides;
-  for (const auto& s : a.sets) overrides.push_back(parse_override(s));
-  auto matcher = create_matcher(a.method, a.backend, overrides);
-  const bool progress = !a.json_out && isatty(fileno(stderr)) != 0;
-  if (!a.json_out)
-    std::cout << a.method << "/" << a.backend << " on " << matcher->device() << ": " << names.size() << " frames, "
-              << "disparities " << range.min << ".." << range.max() << "\nparams: " << matcher->params().dump() << "\n";
+  for (const auto& o : a.sets) overrides.push_back(parse_override(o));
+  const auto create = [&] { return create_matcher(a.method, a.backend, overrides); };
+  s.matchers = parallel::place_matchers(a.devices, a.backend, "stream", ranks, create, s.ordinals);
+  return s;
+}
 
-  std::vector<FramePair> preloaded;
-  if (a.preload)
-    for (std::size_t i = 0; i < names.size(); ++i) preloaded.push_back(read_frame(a, names, i));
+/// Matches this rank's frames, writes their maps, and returns what it measured.
+stream::Share run_share(const StreamArgs& a, Setup& s, const parallel::Ranks& ranks, bool progress) {
+  const DisparityRange range{a.min_disparity, a.levels};
+  const std::vector<std::string>& names = s.names;
+  stream::Share share;
+  share.rank = ranks.rank();
+  share.host = ranks.host();
+  for (std::size_t d = 0; d < s.matchers.size(); ++d)
+    share.devices.push_back({s.matchers[d]->device(), s.ordinals[d], s.matchers[d]->device_info()});
+  std::vector<FramePair>& preloaded = s.preloaded;
 
-  // Bookkeeping per frame: when the matcher got it and when its map came back.
-  std::vector<Clock::time_point> given(names.size());
-  std::vector<double> latency_ms;
-  Clock::time_point first_done, last_done;  // deliveries of the first and the last map
-  Timing sums;
-  std::size_t next_index = 0;
-  int first_width = 0, first_height = 0;
-  std::future<FramePair> ahead;  // the pair after the one being matched, read meanwhile
-  const auto start_read = [&](std::size_t i) {
-    ahead = std::async(std::launch::async, [&a, &names, i] { return read_frame(a, names, i); });
-  };
-  const Clock::time_point t0 = Clock::now();
-  if (!a.preload && !names.empty()) start_read(0);
-
-  const FrameSource next = [&](FramePair& pair) -> bool {
-    if (next_index >= names.size()) return false;
-    if (a.preload) {
-      pair = std::move(preloaded[next_index]);  // used once: no copy
-    } else {
-      pair = ahead.get();
-      if (next_index + 1 < names.size()) start_read(next_index + 1);
+  // The first frame's size, which every later one must have (the matchers check it too; here
+  // the message can name the file).
+  std::promise<std::pair<int, int>> first_size;
+  const std::shared_future<std::pair<int, int>> sequence_size = first_size.get_future().share();
+  const parallel::IndexedRead read = [&](std::size_t k) {
+    const std::size_t i = s.mine[k];
+    if (k == 0) {
+      try {
+        FramePair pair = a.preload ? std::move(preloaded[k]) : read_frame(a, names, i);
+        first_size.set_value({pair.left.width, pair.left.height});
+        return pair;
+      } catch (...) {
+        first_size.set_exception(std::current_exception());
+        throw;
+      }
     }
-    // The matcher checks this too; here the message can name the file.
-    if (next_index == 0) {
-      first_width = pair.left.width;
-      first_height = pair.left.height;
-    } else {
-      require(pair.left.width == first_width && pair.left.height == first_height,
-              "stream: frame " + std::to_string(next_index) + " (" + names[next_index] + "): size " +
-                  std::to_string(pair.left.width) + "x" + std::to_string(pair.left.height) +
-                  " differs from the sequence's " + std::to_string(first_width) + "x" +
-                  std::to_string(first_height));
-    }
-    given[next_index] = Clock::now();
-    ++next_index;
-    return true;
+    FramePair pair = a.preload ? std::move(preloaded[k]) : read_frame(a, names, i);  // used once: no copy
+    const auto [w, h] = sequence_size.get();
+    require(pair.left.width == w && pair.left.height == h,
+            "stream: frame " + std::to_string(i) + " (" + names[i] + "): size " + std::to_string(pair.left.width) +
+                "x" + std::to_string(pair.left.height) + " differs from the sequence's " + std::to_string(w) + "x" +
+                std::to_string(h));
+    return pair;
   };
 
   // Maps are written on their own threads, at most two in flight; each to a temporary name and
@@ -166,24 +168,24 @@ void cmd_stream(const StreamArgs& a) {
     writes.pop_front();
     f.get();
   };
-  const auto print_progress = [&](std::size_t done_count) {
-    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-    std::cerr << "\rframe " << done_count << "/" << names.size() << "  "
-              << (s > 0 ? static_cast<double>(done_count) / s : 0.0) << " fps   " << std::flush;
+  const Clock::time_point t0 = Clock::now();
+  const auto seconds = [t0](Clock::time_point t) { return std::chrono::duration<double>(t - t0).count(); };
+  const auto print_progress = [&] {
+    const double elapsed = seconds(Clock::now());
+    std::cerr << "\rframe " << share.frames.size() << "/" << s.mine.size() << "  "
+              << (elapsed > 0 ? static_cast<double>(share.frames.size()) / elapsed : 0.0) << " fps   " << std::flush;
   };
   Clock::time_point last_progress = t0;
-  const FrameSink done = [&](FrameResult&& r) {
-    last_done = Clock::now();
-    if (latency_ms.empty()) first_done = last_done;
-    latency_ms.push_back(std::chrono::duration<double, std::milli>(last_done - given[r.index]).count());
-    sums.upload_ms += r.timing.upload_ms;
-    sums.algorithm_ms += r.timing.algorithm_ms;
-    sums.readback_ms += r.timing.readback_ms;
-    if (sums.clock.empty()) sums.clock = r.timing.clock;
+  const parallel::RecordSink done = [&](FrameResult&& r, const parallel::FrameRecord& record) {
+    const std::size_t i = s.mine[r.index];
+    share.frames.push_back({i, record.worker, seconds(record.given), seconds(record.returned), r.timing.upload_ms,
+                            r.timing.algorithm_ms, r.timing.readback_ms});
+    if (share.clock.empty()) share.clock = r.timing.clock;
+    if (share.width == 0) share.width = r.disparity.width, share.height = r.disparity.height;
     if (!a.out_dir.empty()) {
       while (writes.size() >= 2) finish_oldest_write();
       const fs::path target =
-          fs::path(a.out_dir) / (fs::path(names[r.index]).stem().string() + (a.format == "png" ? ".png" : ".pfm"));
+          fs::path(a.out_dir) / (fs::path(names[i]).stem().string() + (a.format == "png" ? ".png" : ".pfm"));
       const bool png = a.format == "png";
       writes.push_back(std::async(std::launch::async, [map = std::move(r.disparity), target, png] {
         const ImageF disparity = map.to_float();
@@ -195,12 +197,15 @@ void cmd_stream(const StreamArgs& a) {
     }
     if (progress && Clock::now() - last_progress > std::chrono::milliseconds(250)) {
       last_progress = Clock::now();
-      print_progress(latency_ms.size());
+      print_progress();
     }
   };
 
+  std::vector<Matcher*> matchers;
+  for (const auto& m : s.matchers) matchers.push_back(m.get());
   try {
-    matcher->match_sequence(range, next, done);
+    // Without --preload each matcher has its next pair read meanwhile.
+    parallel::spread_sequence(matchers, range, s.mine.size(), read, a.preload ? 0 : matchers.size(), done);
     while (!writes.empty()) finish_oldest_write();
   } catch (...) {
     // The maps of the frames before the failing one are complete: let their writes finish
@@ -211,80 +216,88 @@ void cmd_stream(const StreamArgs& a) {
       } catch (...) {
       }
     }
-    if (ahead.valid()) ahead.wait();
     if (progress) std::cerr << "\n";
     throw;
   }
-  const double wall_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  share.wall_s = seconds(Clock::now());
   if (progress) {
-    print_progress(latency_ms.size());
+    print_progress();
     std::cerr << "\n";
   }
+  return share;
+}
 
-  const auto frames = static_cast<double>(latency_ms.size());
-  double mean = 0.0;
-  for (double v : latency_ms) mean += v;
-  mean /= std::max(1.0, frames);
-  const double fps = frames / wall_s;
-  // W x H x levels per second over the whole stream (host/cli/commands.cpp's Mde/s, in G).
-  const double gdes = double(first_width) * double(first_height) * double(range.count) * fps * 1e-9;
-  // The steady state: maps per second from the first map's delivery to the last one's, which
-  // leaves out what happens once per stream (buffers allocated for the first frame, the
-  // pipeline filling), so it is the rate a long sequence approaches.
-  const double steady_s = std::chrono::duration<double>(last_done - first_done).count();
-  const double steady_fps = frames > 1 && steady_s > 0 ? (frames - 1) / steady_s : 0.0;
-  const double steady_gdes = double(first_width) * double(first_height) * double(range.count) * steady_fps * 1e-9;
-  // The steady rate against the backend's own algorithm time per frame (what `stereo bench`
-  // reports as algorithm): 100 % = the transfers are hidden completely behind the matching.
-  const double algorithm_ms = sums.algorithm_ms / std::max(1.0, frames);
-  const double steady_ms = steady_fps > 0 ? 1000.0 / steady_fps : 0.0;
-  const double algorithm_rate_share = steady_ms > 0 ? algorithm_ms / steady_ms : 0.0;
-  json j = {{"method", a.method},
-            {"revision", source_revision()},
-            {"backend", a.backend},
-            {"device", matcher->device()},
-            {"params", matcher->params()},
-            {"frames", latency_ms.size()},
-            {"min_disparity", range.min},
-            {"levels", range.count},
-            {"preload", a.preload},
-            {"written", !a.out_dir.empty()},
-            {"wall_s", wall_s},
-            {"fps", fps},
-            {"width", first_width},
-            {"height", first_height},
-            {"gdes", gdes},
-            {"steady_fps", steady_fps},
-            {"steady_gdes", steady_gdes},
-            {"steady_ms", steady_ms},
-            {"algorithm_rate_share", algorithm_rate_share},
-            {"latency_ms", {{"mean", mean}, {"p50", percentile(latency_ms, 0.50)}, {"p99", percentile(latency_ms, 0.99)}}},
-            {"per_frame_ms",
-             {{"upload", sums.upload_ms / frames},
-              {"algorithm", sums.algorithm_ms / frames},
-              {"readback", sums.readback_ms / frames},
-              {"clock", sums.clock}}}};
-  if (a.json_out) {
-    std::cout << j.dump(2) << "\n";
-    return;
+/// "NAME" for one matcher; "N devices (NAME, NAME)" for several, each rank's listed.
+std::string devices_text(const std::vector<std::string>& per_rank) {
+  std::vector<std::string> all;
+  for (const std::string& r : per_rank) {
+    const json rank = json::parse(r);
+    for (const json& d : rank.at("devices")) all.push_back(d.get<std::string>());
   }
-  std::cout << std::fixed;
-  std::cout.precision(2);
-  std::cout << latency_ms.size() << " frames of " << first_width << "x" << first_height << " in " << wall_s
-            << " s: " << fps << " fps, " << gdes << " Gde/s ("
-            << (a.preload ? "pairs read before timing" : "reading") << (a.out_dir.empty() ? "" : ", writing")
-            << ", upload, matching and read-back included)\n"
-            << "steady state (first map back -> last map back): " << steady_fps << " fps, " << steady_gdes
-            << " Gde/s, " << steady_ms << " ms a frame = " << 100.0 * algorithm_rate_share
-            << " % of the algorithm-only rate (algorithm " << algorithm_ms << " ms a frame)\n"
-            << "latency per frame (given to the matcher -> map back): mean " << mean << " ms, p50 "
-            << percentile(latency_ms, 0.50) << " ms, p99 " << percentile(latency_ms, 0.99) << " ms\n"
-            << "per frame (" << sums.clock << "): upload "
-            << sums.upload_ms / frames << " ms, algorithm " << sums.algorithm_ms / frames << " ms, read-back "
-            << sums.readback_ms / frames << " ms\n";
-  if (!a.out_dir.empty())
-    std::cout << "maps: " << a.out_dir << " (" << (a.format == "png" ? "16-bit PNG, disparity x 256, 0 = none" : "PFM")
-              << ")\n";
+  if (all.size() == 1) return all[0];
+  std::string text = std::to_string(all.size()) + " devices" +
+                     (per_rank.size() > 1 ? " over " + std::to_string(per_rank.size()) + " MPI ranks" : "") + " (";
+  for (std::size_t i = 0; i < all.size(); ++i) text += (i ? ", " : "") + all[i];
+  return text + ")";
+}
+
+void cmd_stream(const StreamArgs& a) {
+  parallel::Ranks ranks("stream");
+  Setup s;
+  std::exception_ptr error;
+  try {
+    s = prepare(a, ranks);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  json mine = {{"frames", s.names.size()}, {"devices", json::array()}};
+  for (const auto& m : s.matchers) mine["devices"].push_back(m->device());
+  const std::vector<std::string> per_rank = ranks.agree(error, mine.dump());
+  for (const std::string& r : per_rank)
+    if (json::parse(r).at("frames").get<std::size_t>() != s.names.size())
+      ranks.fail_everywhere("stream: the ranks see different numbers of frames in " + a.left_dir +
+                            " (every rank must see the same folders: a shared file system)");
+  const DisparityRange range{a.min_disparity, a.levels};
+  const Matcher& first = *s.matchers.front();
+  if (!a.json_out && ranks.rank() == 0)
+    std::cout << a.method << "/" << a.backend << " on " << devices_text(per_rank) << ": " << s.names.size()
+              << " frames, disparities " << range.min << ".." << range.max() << "\nparams: " << first.params().dump()
+              << "\n";
+  const bool progress = !a.json_out && !ranks.spread() && isatty(fileno(stderr)) != 0;
+  try {
+    if (a.preload)
+      for (const std::size_t i : s.mine) s.preloaded.push_back(read_frame(a, s.names, i));
+  } catch (...) {
+    error = std::current_exception();
+  }
+  ranks.agree(error);
+  ranks.barrier();  // the start line: every rank's clock starts here, after its reading
+  stream::Share share;
+  try {
+    share = run_share(a, s, ranks, progress);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  ranks.agree(error);
+  std::vector<stream::Share> shares;
+  for (const std::string& text : ranks.gather(stream::to_json(share).dump()))
+    shares.push_back(stream::share_from_json(json::parse(text)));
+  ranks.no_more_collectives();
+  if (ranks.rank() != 0) return;
+  const json j = stream::summarise(shares, range.count,
+                                   {{"method", a.method},
+                                    {"revision", source_revision()},
+                                    {"backend", a.backend},
+                                    {"device", first.device()},
+                                    {"params", first.params()},
+                                    {"min_disparity", range.min},
+                                    {"levels", range.count},
+                                    {"preload", a.preload},
+                                    {"written", !a.out_dir.empty()}});
+  if (a.json_out)
+    std::cout << j.dump(2) << "\n";
+  else
+    std::cout << stream::summary_text(j, a.out_dir, a.format);
 }
 
 }  // namespace
@@ -308,6 +321,9 @@ void add_stream_command(CLI::App& app) {
   s->add_option("--limit", args->limit, "at most this many frames (0 = all)")->capture_default_str();
   s->add_flag("--preload", args->preload, "read every pair before timing, so fps measures the matcher alone");
   s->add_flag("--json", args->json_out, "print the summary as JSON");
+  s->add_option("--devices", args->devices,
+                "spread the frames over these GPUs, one matcher each: 0,1 or all (CUDA: any number; GL: one per "
+                "process). Under mpirun each rank spreads its share over its devices");
   s->callback([args] { cmd_stream(*args); });
 }
 
