@@ -23,6 +23,7 @@
 #include "cuda/common.h"
 #include "cuda/matcher_frame.h"
 #include "methods/salap/cuda/salap_cuda.h"
+#include "methods/salap/cuda/salap_inspect.h"
 #include "methods/salap/cuda/stages.h"
 #include "methods/salap/register.h"
 
@@ -41,6 +42,13 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
     (void)slot_at(0);  // compute()'s stream and events, created on this device
     epoch_ = cu::make_event();
   }
+
+  // Single runs with the map in host memory only: a sequence's frames go through three slots,
+  // and a map written to device memory leaves no indices on the host (salap_inspect.h).
+  void keep_passes(bool keep) override {
+    inspector_ = keep ? std::make_unique<salap_cuda::SalapCudaInspector>(params_) : nullptr;
+  }
+  PassInspector* inspector() override { return inspector_.get(); }
 
  protected:
   StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
@@ -91,6 +99,7 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
       accept_views(left, right, slot.stream.get());
       salap_cuda::submit(slot, left, right, range, /*slabs=*/false, method(), &out);
       wait(slot, timing);
+      if (inspector_) inspector_->detach();  // its map never reached the host
       return timing;
     }
     Slot& slot = run_single(left, right, range);
@@ -111,6 +120,7 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
       std::size_t frame;
     };
     std::deque<InFlight> in_flight;
+    if (inspector_) inspector_->detach();
     // Frames overlap on the device (one's upload beside another's kernels, and two frames'
     // kernels sharing the SMs), so a frame's own event spans measure queueing as well as work
     // and add up to more than the stream's time. What each frame reports instead is the time
@@ -204,6 +214,7 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
     prepare_slot(slot, left, range);
     accept_views(left, right, slot.stream.get());
     salap_cuda::submit(slot, left, right, range, /*slabs=*/true, method());
+    if (inspector_) inspector_->attach(slot, range, ordinal());
     return slot;
   }
 
@@ -362,6 +373,7 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
   std::unique_ptr<ThreadPool> copy_pool_;
   bool device_maps_ = false;  // a map was asked for in device memory: slot 0 keeps a float map
   cu::Event epoch_;  // match_stream's time origin
+  std::unique_ptr<salap_cuda::SalapCudaInspector> inspector_;  // keep_passes(true)
 };
 
 }  // namespace
