@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -35,6 +36,15 @@ int channels_in_range(const PassLayout& l, int slice, const std::optional<Dispar
   return n;
 }
 
+// The pass name as a file name: what is not a letter, digit or one of "._+-" becomes '_'
+// (crossrt's "arms x").
+std::string stem(const std::string& name) {
+  std::string out = name;
+  for (char& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '+' && c != '-') c = '_';
+  return out;
+}
+
 std::string channel_label(const PassLayout& l, int slice, int channel) {
   // Appended rather than "d=" + to_string(): GCC 12's -Wrestrict misfires on that form.
   const int d = l.disparity(slice, channel);
@@ -57,7 +67,11 @@ fs::path prepare(const fs::path& dir) {
     require(fs::is_empty(dir, ec), "dump-passes: " + dir.string() + " exists and is not empty",
             ErrorKind::invalid_argument);
   }
-  fs::path tmp = parent / ("." + dir.filename().string() + ".part-" + std::to_string(::getpid()));
+  std::string name = ".";  // appended: GCC 12's -Wrestrict misfires on "." + string
+  name += dir.filename().string();
+  name += ".part-";
+  name += std::to_string(::getpid());
+  fs::path tmp = parent / name;
   fs::remove_all(tmp, ec);
   fs::create_directory(tmp, ec);
   require(!ec, "dump-passes: cannot create " + tmp.string() + ": " + ec.message());
@@ -67,16 +81,16 @@ fs::path prepare(const fs::path& dir) {
 }  // namespace
 
 std::string slice_png_name(const PassLayout& l, int slice, int channels) {
-  if (l.disparities_per_slice == 0) return l.name + ".png";
+  if (l.disparities_per_slice == 0) return stem(l.name) + ".png";
   const int first = l.disparity(slice, 0);
   const int last = l.disparities_per_slice == 1 ? first : l.disparity(slice, std::max(channels, 1) - 1);
-  return l.name + "_d" + std::to_string(first) + "-" + std::to_string(last) + ".png";
+  return stem(l.name) + "_d" + std::to_string(first) + "-" + std::to_string(last) + ".png";
 }
 
 std::string channel_pfm_name(const PassLayout& l, int slice, int channel) {
   if (l.disparities_per_slice == 0)
-    return l.channels == 1 ? l.name + ".pfm" : l.name + "_c" + std::to_string(channel) + ".pfm";
-  return l.name + "_d" + std::to_string(l.disparity(slice, channel)) + ".pfm";
+    return l.channels == 1 ? stem(l.name) + ".pfm" : stem(l.name) + "_c" + std::to_string(channel) + ".pfm";
+  return stem(l.name) + "_d" + std::to_string(l.disparity(slice, channel)) + ".pfm";
 }
 
 ImageU8 render_slice(const PassLayout& l, int slice, const ImageF& values, float lo, float hi, int channels) {

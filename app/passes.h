@@ -13,6 +13,7 @@
 ///                               values as +inf). A plane: <pass>.pfm (<pass>_c<k>.pfm per
 ///                               channel when it has several).
 ///   passes.json                 the component, every layout, its value range and its files.
+/// In file names, characters of a pass name other than letters, digits and "._+-" become '_'.
 
 #include <filesystem>
 #include <optional>

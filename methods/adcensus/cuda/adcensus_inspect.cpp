@@ -1,53 +1,17 @@
 #include "methods/adcensus/cuda/adcensus_inspect.h"
 
-#include <cmath>
 #include <cstdint>
 #include <utility>
+
+#include "cuda/shared/inspect_reads.h"
 
 namespace stereo::cu::adcensus {
 namespace {
 
-// IEEE binary16 bits to float, exactly (every half is a float).
-float half_to_float(std::uint16_t h) {
-  const int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-  const float sign = (h & 0x8000) ? -1.0f : 1.0f;
-  if (exponent == 0) return sign * std::ldexp(float(mantissa), -24);
-  if (exponent == 31) return mantissa ? NAN : sign * INFINITY;
-  return sign * std::ldexp(float(mantissa | 0x400), exponent - 25);
-}
-
-PassLayout layout(const std::string& name, std::string what, std::string storage, int width, int height,
-                  int channels = 1) {
-  PassLayout l;
-  l.name = name;
-  l.what = std::move(what);
-  l.storage = std::move(storage);
-  l.width = width;
-  l.height = height;
-  l.channels = channels;
-  return l;
-}
-
-// Level `k` of a disparity-fastest fp16 volume: one strided 2D copy (a 2-byte column of
-// width * height rows, the volume's level count apart).
 ImageF volume_level(const DeviceVolume& v, int k, int ordinal) {
-  const DeviceScope scope(ordinal);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<std::uint16_t> bits(std::size_t(v.width) * std::size_t(v.height));
-  const std::size_t levels = std::size_t(v.range.count);
-  CUDA_CHECK(cudaMemcpy2D(bits.data(), sizeof(std::uint16_t), v.get() + k, levels * sizeof(std::uint16_t),
-                          sizeof(std::uint16_t), bits.size(), cudaMemcpyDeviceToHost));
+  const std::vector<std::uint16_t> bits = volume_level_u16(v.get(), v.width, v.height, v.range.count, k, ordinal);
   ImageF out(v.width, v.height, 1);
-  for (std::size_t i = 0; i < bits.size(); ++i) out.data[i] = half_to_float(bits[i]);
-  return out;
-}
-
-template <class T>
-std::vector<T> whole(const DeviceImage<T>& image, int ordinal) {
-  const DeviceScope scope(ordinal);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<T> out(image.count());
-  CUDA_CHECK(cudaMemcpy(out.data(), image.get(), out.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  for (std::size_t i = 0; i < bits.size(); ++i) out.data[i] = half_bits_to_float(bits[i]);
   return out;
 }
 
@@ -59,10 +23,10 @@ void AdCensusCudaInspector::attach(const KeptFrame& f, int ordinal) {
   const char* side[2] = {"left", "right"};
   for (int v = 0; v < 2; ++v) {
     const DeviceImage<std::uint64_t>* census = f.census[v];
-    table_.add(layout(std::string("census.") + side[v], "the census transform's 64-bit string (Sec. 2.1), 16 bits a channel",
+    table_.add(image_layout(std::string("census.") + side[v], "the census transform's 64-bit string (Sec. 2.1), 16 bits a channel",
                       "uint64 device image", w, h, 4),
                [census, ordinal](int) {
-                 const std::vector<std::uint64_t> words = whole(*census, ordinal);
+                 const std::vector<std::uint64_t> words = host_copy(*census, ordinal);
                  ImageF out(census->width, census->height, 4);
                  for (std::size_t i = 0; i < words.size(); ++i)
                    for (std::size_t c = 0; c < 4; ++c) out.data[i * 4 + c] = float((words[i] >> (16 * c)) & 0xffff);
@@ -71,10 +35,10 @@ void AdCensusCudaInspector::attach(const KeptFrame& f, int ordinal) {
   }
   for (int v = 0; v < 2; ++v) {
     const DeviceImage<uchar4>* arms = f.arms[v];
-    table_.add(layout(std::string("cross.") + side[v], "the cross arms' lengths (Sec. 2.2): left, right, up, down",
+    table_.add(image_layout(std::string("cross.") + side[v], "the cross arms' lengths (Sec. 2.2): left, right, up, down",
                       "uchar4 device image", w, h, 4),
                [arms, ordinal](int) {
-                 const std::vector<uchar4> cells = whole(*arms, ordinal);
+                 const std::vector<uchar4> cells = host_copy(*arms, ordinal);
                  ImageF out(arms->width, arms->height, 4);
                  for (std::size_t i = 0; i < cells.size(); ++i) {
                    out.data[i * 4 + 0] = float(cells[i].x);
@@ -86,11 +50,7 @@ void AdCensusCudaInspector::attach(const KeptFrame& f, int ordinal) {
                });
   }
   const auto add_volume = [&](const std::string& name, const std::string& what, const DeviceVolume* v) {
-    PassLayout l = layout(name, what, "fp16 device volume, disparity fastest", w, h);
-    l.slices = v->range.count;
-    l.disparities_per_slice = 1;
-    l.first_disparity = v->range.min;
-    table_.add(std::move(l), [v, ordinal](int k) { return volume_level(*v, k, ordinal); });
+    table_.add(level_layout(name, what, "fp16 device volume, disparity fastest", w, h, v->range), [v, ordinal](int k) { return volume_level(*v, k, ordinal); });
   };
   if (f.cost_right)
     add_volume("cost+aggregate.right", "C1 of the right view: the left view's aggregated cost, skewed (Sec. 2.2)",
@@ -105,12 +65,10 @@ void AdCensusCudaInspector::attach(const KeptFrame& f, int ordinal) {
   for (int v = 0; v < 2; ++v) {
     const DeviceImage<float>* map = f.disparity[v];
     if (!map) continue;
-    table_.add(layout(std::string("scanline+wta.") + side[v], "the winner-takes-all of C2, disparity in pixels",
+    table_.add(image_layout(std::string("scanline+wta.") + side[v], "the winner-takes-all of C2, disparity in pixels",
                       "float device image", w, h),
                [map, ordinal](int) {
-                 ImageF out(map->width, map->height, 1);
-                 out.data = whole(*map, ordinal);
-                 return out;
+                 return host_image(*map, ordinal);
                });
   }
 }

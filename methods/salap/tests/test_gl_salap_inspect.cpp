@@ -13,14 +13,18 @@
 //    weight, so the reference is the model on every renderer): the same shares.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "app/image_io.h"
+#include "app/passes.h"
 #include "core/error.h"
 #include "gl/context.h"
 #include "methods/builtin.h"
@@ -257,6 +261,33 @@ TEST(GlSalapInspect, SequenceKeepsTheLastFrame) {
   EXPECT_EQ(maps[1].data, map_b.data);
   const ImageF select = matcher.inspector()->read("select", 0);
   EXPECT_EQ(select.data, map_b.data);
+}
+
+// The dump of the kept passes (app/passes.h): a PNG per quad, a PFM per disparity of the range
+// (the second quad's fourth channel, past the range, left out), the raw values unchanged.
+TEST(GlSalapInspect, DumpWritesEveryQuadAndDisparity) {
+  STEREO_REQUIRE_GL45();
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("stereo_gl_dump_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  SalapGlMatcher matcher(Overrides{});
+  matcher.keep_passes(true);
+  const Pair pair = make_pair();
+  const DisparityRange range{0, LEVELS};
+  (void)matcher.compute(pair.left, pair.right, range);
+  const PassDump dump = dump_passes(matcher, root / "dump", range);
+  EXPECT_EQ(dump.passes, 9);
+  for (const char* f : {"tad_d0-3.png", "tad_d4-6.png", "tad_d0.pfm", "tad_d6.pfm", "horizontal.c_left_d4-6.png",
+                        "vertical.c3_d5.pfm", "select.png", "select.pfm", "select.depth.png", "select.depth.pfm",
+                        "passes.json"})
+    EXPECT_TRUE(fs::exists(root / "dump" / f)) << f;
+  EXPECT_FALSE(fs::exists(root / "dump" / "tad_d7.pfm"));
+  // 7 quad passes x (2 PNG + 7 PFM) + 2 planes x 2 + passes.json.
+  EXPECT_EQ(dump.files.size(), 7u * 9u + 4u + 1u);
+  EXPECT_EQ(read_pfm(root / "dump" / "vertical.c3_d5.pfm").data,
+            test::channel(matcher.inspector()->read("vertical.c3", 1), 1).data);
+  fs::remove_all(root);
 }
 
 }  // namespace
