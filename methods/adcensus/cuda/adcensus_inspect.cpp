@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "cuda/shared/inspect_reads.h"
+#include "methods/adcensus/stage_names.h"
 
 namespace stereo::cu::adcensus {
 namespace {
@@ -23,8 +24,8 @@ void AdCensusCudaInspector::attach(const KeptFrame& f, int ordinal) {
   const char* side[2] = {"left", "right"};
   for (int v = 0; v < 2; ++v) {
     const DeviceImage<std::uint64_t>* census = f.census[v];
-    table_.add(image_layout(std::string("census.") + side[v], "the census transform's 64-bit string (Sec. 2.1), 16 bits a channel",
-                      "uint64 device image", w, h, 4),
+    table_.add(image_layout(std::string("census.") + side[v], stereo::adcensus::CENSUS_WHAT, "uint64 device image",
+                            w, h, 4),
                [census, ordinal](int) {
                  const std::vector<std::uint64_t> words = host_copy(*census, ordinal);
                  ImageF out(census->width, census->height, 4);
@@ -35,8 +36,8 @@ void AdCensusCudaInspector::attach(const KeptFrame& f, int ordinal) {
   }
   for (int v = 0; v < 2; ++v) {
     const DeviceImage<uchar4>* arms = f.arms[v];
-    table_.add(image_layout(std::string("cross.") + side[v], "the cross arms' lengths (Sec. 2.2): left, right, up, down",
-                      "uchar4 device image", w, h, 4),
+    table_.add(image_layout(std::string("cross.") + side[v], stereo::adcensus::ARMS_WHAT, "uchar4 device image",
+                            w, h, 4),
                [arms, ordinal](int) {
                  const std::vector<uchar4> cells = host_copy(*arms, ordinal);
                  ImageF out(arms->width, arms->height, 4);
@@ -50,26 +51,23 @@ void AdCensusCudaInspector::attach(const KeptFrame& f, int ordinal) {
                });
   }
   const auto add_volume = [&](const std::string& name, const std::string& what, const DeviceVolume* v) {
-    table_.add(level_layout(name, what, "fp16 device volume, disparity fastest", w, h, v->range), [v, ordinal](int k) { return volume_level(*v, k, ordinal); });
+    table_.add(level_layout(name, what, "fp16 device volume, disparity fastest", w, h, v->range),
+               [v, ordinal](int k) { return volume_level(*v, k, ordinal); });
   };
   if (f.cost_right)
-    add_volume("cost+aggregate.right", "C1 of the right view: the left view's aggregated cost, skewed (Sec. 2.2)",
-               f.cost_right);
+    add_volume("cost+aggregate.right", stereo::adcensus::C1_RIGHT_WHAT, f.cost_right);
   const char* paths[4] = {"lr", "rl", "tb", "bt"};
   const DeviceVolume* path_volumes[4] = {&f.paths->lr, &f.paths->rl, &f.paths->tb, &f.paths->bt};
   for (int r = 0; r < 4; ++r)
     add_volume(std::string("scanline+wta.") + paths[r],
                std::string("L_r of the left view along path ") + paths[r] + " (Sec. 2.3, eq. 4)", path_volumes[r]);
-  add_volume("scanline+wta", "C2: the mean of the four paths (eq. 5), the left view's volume after the scanline stage",
-             f.mean);
+  add_volume("scanline+wta", stereo::adcensus::C2_WHAT, f.mean);
   for (int v = 0; v < 2; ++v) {
     const DeviceImage<float>* map = f.disparity[v];
     if (!map) continue;
-    table_.add(image_layout(std::string("scanline+wta.") + side[v], "the winner-takes-all of C2, disparity in pixels",
-                      "float device image", w, h),
-               [map, ordinal](int) {
-                 return host_image(*map, ordinal);
-               });
+    table_.add(image_layout(std::string("scanline+wta.") + side[v], stereo::adcensus::WTA_WHAT, "float device image",
+                            w, h),
+               [map, ordinal](int) { return host_image(*map, ordinal); });
   }
 }
 

@@ -79,5 +79,37 @@ TEST(CudaAdCensusInspect, KeptBuffersAreTheStages) {
   EXPECT_THROW((void)in.read("cost", 0), Error);
 }
 
+// Every buffer both backends show, one loop over names: images bit for bit (the integer stages
+// are bit-exact, test_cuda_adcensus_stages), volumes by relative L2 within the stage tests'
+// chained bound, one fp16 rounding per pass: VOLUME_L2_TOLERANCE (1e-3) x (aggregation passes
+// (4) for C1, + 1 for C2).
+TEST(CudaAdCensusInspect, SameAsCpuByName) {
+  STEREO_REQUIRE_CUDA();
+  const ImageU8 left = test::random_texture(45, 31, 11u, 3), right = test::shifted(left, 3);
+  auto gpu = create_matcher("adcensus", "cuda", Overrides{});
+  auto cpu = create_matcher("adcensus", "cpu", Overrides{});
+  gpu->keep_passes(true);
+  cpu->keep_passes(true);
+  (void)gpu->compute(left, right, RANGE);
+  (void)cpu->compute(left, right, RANGE);
+  const AdCensusParams params;
+  int compared = 0;
+  for (const PassLayout& c : cpu->inspector()->passes()) {
+    if (c.name == "scanline+wta.left" || c.name == "scanline+wta.right") continue;  // maps: fp16 ties may differ
+    ++compared;
+    if (c.disparities_per_slice == 0) {
+      EXPECT_EQ(gpu->inspector()->read(c.name, 0).data, cpu->inspector()->read(c.name, 0).data) << c.name;
+      continue;
+    }
+    double worst = 0.0;
+    for (int k = 0; k < c.slices; ++k)
+      worst = std::max(worst, cuda_test::relative_l2(gpu->inspector()->read(c.name, k), cpu->inspector()->read(c.name, k)));
+    const int passes = params.aggregation_iterations + (c.name == "scanline+wta" ? 1 : 0);
+    std::cout << "adcensus/cuda " << c.name << ": relative L2 to adcensus/cpu <= " << worst << "\n";
+    EXPECT_LE(worst, 1e-3 * passes) << c.name;
+  }
+  EXPECT_EQ(compared, 6);
+}
+
 }  // namespace
 }  // namespace stereo
