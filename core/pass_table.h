@@ -12,11 +12,35 @@
 #include <utility>
 #include <vector>
 
+#include "core/disparity_range.h"
 #include "core/error.h"
 #include "core/image.h"
 #include "core/inspect.h"
 
 namespace stereo {
+
+/// The layout of an image shown as one slice (not per disparity).
+inline PassLayout image_layout(std::string name, std::string what, std::string storage, int width, int height,
+                               int channels = 1) {
+  PassLayout l;
+  l.name = std::move(name);
+  l.what = std::move(what);
+  l.storage = std::move(storage);
+  l.width = width;
+  l.height = height;
+  l.channels = channels;
+  return l;
+}
+
+/// The layout of a volume (or a per-level stage) shown one disparity level per slice over `range`.
+inline PassLayout level_layout(std::string name, std::string what, std::string storage, int width, int height,
+                               DisparityRange range) {
+  PassLayout l = image_layout(std::move(name), std::move(what), std::move(storage), width, height);
+  l.slices = range.count;
+  l.disparities_per_slice = 1;
+  l.first_disparity = range.min;
+  return l;
+}
 
 class PassTable final : public PassInspector {
  public:

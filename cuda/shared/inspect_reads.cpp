@@ -1,7 +1,6 @@
 #include "cuda/shared/inspect_reads.h"
 
 #include <cmath>
-#include <utility>
 
 namespace stereo::cu {
 
@@ -13,27 +12,6 @@ std::vector<std::uint16_t> volume_level_u16(const std::uint16_t* d_volume, int w
   CUDA_CHECK(cudaMemcpy2D(out.data(), sizeof(std::uint16_t), d_volume + level, std::size_t(levels) * sizeof(std::uint16_t),
                           sizeof(std::uint16_t), out.size(), cudaMemcpyDeviceToHost));
   return out;
-}
-
-PassLayout image_layout(std::string name, std::string what, std::string storage, int width, int height,
-                        int channels) {
-  PassLayout l;
-  l.name = std::move(name);
-  l.what = std::move(what);
-  l.storage = std::move(storage);
-  l.width = width;
-  l.height = height;
-  l.channels = channels;
-  return l;
-}
-
-PassLayout level_layout(std::string name, std::string what, std::string storage, int width, int height,
-                        DisparityRange range) {
-  PassLayout l = image_layout(std::move(name), std::move(what), std::move(storage), width, height);
-  l.slices = range.count;
-  l.disparities_per_slice = 1;
-  l.first_disparity = range.min;
-  return l;
 }
 
 float half_bits_to_float(std::uint16_t h) {

@@ -8,11 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include <string>
-
-#include "core/disparity_range.h"
 #include "core/image.h"
-#include "core/inspect.h"
+#include "core/pass_table.h"  // image_layout, level_layout: what the inspectors add with these copies
 #include "cuda/common.h"
 
 namespace stereo::cu {
@@ -40,13 +37,6 @@ ImageF host_image(const DeviceImage<T>& image, int ordinal) {
 /// height pixels): one strided 2D copy.
 std::vector<std::uint16_t> volume_level_u16(const std::uint16_t* d_volume, int width, int height, int levels,
                                             int level, int ordinal);
-
-/// The layout of a device image shown as one slice (not per disparity).
-PassLayout image_layout(std::string name, std::string what, std::string storage, int width, int height,
-                        int channels = 1);
-/// The layout of a volume shown one disparity level per slice over `range`.
-PassLayout level_layout(std::string name, std::string what, std::string storage, int width, int height,
-                        DisparityRange range);
 
 /// IEEE binary16 bits as float (exact: every half is a float).
 float half_bits_to_float(std::uint16_t bits);

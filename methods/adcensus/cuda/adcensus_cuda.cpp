@@ -140,15 +140,17 @@ class AdCensusCudaMatcher final : public cu::FrameMatcher<AdCensusParams, AdCens
 
   // What the workspace holds after the last frame (adcensus_inspect.h); nothing else is kept.
   void keep_passes(bool keep) override {
-    inspector_ = keep ? std::make_unique<ca::AdCensusCudaInspector>() : nullptr;
+    inspector_ = keep ? std::make_unique<PassTable>(COMPONENT) : nullptr;
   }
   PassInspector* inspector() override {
     const AdCensusBuffers* w = workspace_.held();
     if (inspector_ && w) {
       const bool right = params_.refine != "none";  // else nothing computed the right view's volume and map
-      inspector_->attach({{&w->census_left, &w->census_right}, {&w->arms_left, &w->arms_right},
-                          right ? &w->cost_right : nullptr, &w->paths, &w->cost_left,
-                          {&w->disparity_left, right ? &w->disparity_right : nullptr}}, ordinal());
+      ca::show_frame(*inspector_,
+                     {{&w->census_left, &w->census_right}, {&w->arms_left, &w->arms_right},
+                      right ? &w->cost_right : nullptr, &w->paths, &w->cost_left,
+                      {&w->disparity_left, right ? &w->disparity_right : nullptr}},
+                     ordinal());
     }
     return inspector_.get();
   }
@@ -332,7 +334,7 @@ class AdCensusCudaMatcher final : public cu::FrameMatcher<AdCensusParams, AdCens
   std::uint64_t graph_generation_ = 0;
   int graph_range_min_ = 0;
   const cu::DeviceImage<float>* graph_result_ = nullptr;
-  std::unique_ptr<ca::AdCensusCudaInspector> inspector_;  // keep_passes(true)
+  std::unique_ptr<PassTable> inspector_;  // keep_passes(true)
 };
 
 }  // namespace

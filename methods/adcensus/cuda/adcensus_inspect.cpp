@@ -18,13 +18,13 @@ ImageF volume_level(const DeviceVolume& v, int k, int ordinal) {
 
 }  // namespace
 
-void AdCensusCudaInspector::attach(const KeptFrame& f, int ordinal) {
-  table_.clear();
+void show_frame(PassTable& table, const KeptFrame& f, int ordinal) {
+  table.clear();
   const int w = f.mean->width, h = f.mean->height;
   const char* side[2] = {"left", "right"};
   for (int v = 0; v < 2; ++v) {
     const DeviceImage<std::uint64_t>* census = f.census[v];
-    table_.add(image_layout(std::string("census.") + side[v], stereo::adcensus::CENSUS_WHAT, "uint64 device image",
+    table.add(image_layout(std::string("census.") + side[v], stereo::adcensus::CENSUS_WHAT, "uint64 device image",
                             w, h, 4),
                [census, ordinal](int) {
                  const std::vector<std::uint64_t> words = host_copy(*census, ordinal);
@@ -36,7 +36,7 @@ void AdCensusCudaInspector::attach(const KeptFrame& f, int ordinal) {
   }
   for (int v = 0; v < 2; ++v) {
     const DeviceImage<uchar4>* arms = f.arms[v];
-    table_.add(image_layout(std::string("cross.") + side[v], stereo::adcensus::ARMS_WHAT, "uchar4 device image",
+    table.add(image_layout(std::string("cross.") + side[v], stereo::adcensus::ARMS_WHAT, "uchar4 device image",
                             w, h, 4),
                [arms, ordinal](int) {
                  const std::vector<uchar4> cells = host_copy(*arms, ordinal);
@@ -51,7 +51,7 @@ void AdCensusCudaInspector::attach(const KeptFrame& f, int ordinal) {
                });
   }
   const auto add_volume = [&](const std::string& name, const std::string& what, const DeviceVolume* v) {
-    table_.add(level_layout(name, what, "fp16 device volume, disparity fastest", w, h, v->range),
+    table.add(level_layout(name, what, "fp16 device volume, disparity fastest", w, h, v->range),
                [v, ordinal](int k) { return volume_level(*v, k, ordinal); });
   };
   if (f.cost_right)
@@ -65,7 +65,7 @@ void AdCensusCudaInspector::attach(const KeptFrame& f, int ordinal) {
   for (int v = 0; v < 2; ++v) {
     const DeviceImage<float>* map = f.disparity[v];
     if (!map) continue;
-    table_.add(image_layout(std::string("scanline+wta.") + side[v], stereo::adcensus::WTA_WHAT, "float device image",
+    table.add(image_layout(std::string("scanline+wta.") + side[v], stereo::adcensus::WTA_WHAT, "float device image",
                             w, h),
                [map, ordinal](int) { return host_image(*map, ordinal); });
   }

@@ -16,11 +16,7 @@
 /// aggregation pass, never stored), the left view's C1 (overwritten in place by C2), the
 /// refinement's intermediates (the map of the run is compute()'s).
 
-#include <string>
-#include <vector>
-
 #include "core/image.h"
-#include "core/inspect.h"
 #include "core/pass_table.h"
 #include "cuda/common.h"
 #include "methods/adcensus/cuda/stages.h"
@@ -37,16 +33,8 @@ struct KeptFrame {
   const DeviceImage<float>* disparity[2] = {nullptr, nullptr};  // right null without refinement
 };
 
-class AdCensusCudaInspector final : public PassInspector {
- public:
-  /// The frame the workspace holds; reads wait for the device to finish it.
-  void attach(const KeptFrame& frame, int ordinal);
-
-  [[nodiscard]] std::vector<PassLayout> passes() const override { return table_.passes(); }
-  [[nodiscard]] ImageF read(const std::string& name, int slice) override { return table_.read(name, slice); }
-
- private:
-  PassTable table_{"adcensus/cuda"};
-};
+/// Fills `table` with the passes of the frame the workspace holds (the table is cleared first);
+/// its readers copy from the workspace when asked, after the device has finished the frame.
+void show_frame(PassTable& table, const KeptFrame& frame, int ordinal);
 
 }  // namespace stereo::cu::adcensus

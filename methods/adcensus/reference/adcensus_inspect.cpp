@@ -11,17 +11,6 @@
 namespace stereo::reference {
 namespace {
 
-PassLayout layout(std::string name, std::string what, std::string storage, int width, int height, int channels) {
-  PassLayout l;
-  l.name = std::move(name);
-  l.what = std::move(what);
-  l.storage = std::move(storage);
-  l.width = width;
-  l.height = height;
-  l.channels = channels;
-  return l;
-}
-
 ImageF census_image(const Image<std::uint64_t>& census) {
   ImageF out(census.width, census.height, 4);
   for (std::size_t i = 0; i < census.data.size(); ++i)
@@ -36,11 +25,8 @@ ImageF as_float(const Image<std::uint8_t>& image) {
 }
 
 void add_volume(PassTable& table, std::string name, std::string what, const CostVolume& volume) {
-  PassLayout l = layout(std::move(name), std::move(what), "float host volume, disparity fastest", volume.width,
-                        volume.height, 1);
-  l.slices = volume.range.count;
-  l.disparities_per_slice = 1;
-  l.first_disparity = volume.range.min;
+  PassLayout l = level_layout(std::move(name), std::move(what), "float host volume, disparity fastest", volume.width,
+                              volume.height, volume.range);
   auto kept = std::make_shared<const CostVolume>(volume);
   table.add(std::move(l), [kept](int k) {
     ImageF out(kept->width, kept->height, 1);
@@ -57,16 +43,16 @@ void keep_adcensus_stages(PassTable& table, const AdCensusStages& s) {
   const int w = s.census_left.width, h = s.census_left.height;
   const std::string census_what = stereo::adcensus::CENSUS_WHAT, arms_what = stereo::adcensus::ARMS_WHAT,
                     wta_what = stereo::adcensus::WTA_WHAT;
-  table.add_kept(layout("census.left", census_what, "uint64 host image", w, h, 4), {census_image(s.census_left)});
-  table.add_kept(layout("census.right", census_what, "uint64 host image", w, h, 4), {census_image(s.census_right)});
-  table.add_kept(layout("cross.left", arms_what, "uint8 host image", w, h, 4), {as_float(s.arms_left)});
-  table.add_kept(layout("cross.right", arms_what, "uint8 host image", w, h, 4), {as_float(s.arms_right)});
+  table.add_kept(image_layout("census.left", census_what, "uint64 host image", w, h, 4), {census_image(s.census_left)});
+  table.add_kept(image_layout("census.right", census_what, "uint64 host image", w, h, 4), {census_image(s.census_right)});
+  table.add_kept(image_layout("cross.left", arms_what, "uint8 host image", w, h, 4), {as_float(s.arms_left)});
+  table.add_kept(image_layout("cross.right", arms_what, "uint8 host image", w, h, 4), {as_float(s.arms_right)});
   if (s.c1_right)
     add_volume(table, "cost+aggregate.right", stereo::adcensus::C1_RIGHT_WHAT, *s.c1_right);
   add_volume(table, "scanline+wta", stereo::adcensus::C2_WHAT, s.c2_left);
-  table.add_kept(layout("scanline+wta.left", wta_what, "float host image", w, h, 1), {winner_takes_all(s.c2_left)});
+  table.add_kept(image_layout("scanline+wta.left", wta_what, "float host image", w, h, 1), {winner_takes_all(s.c2_left)});
   if (s.c2_right)
-    table.add_kept(layout("scanline+wta.right", wta_what, "float host image", w, h, 1), {winner_takes_all(*s.c2_right)});
+    table.add_kept(image_layout("scanline+wta.right", wta_what, "float host image", w, h, 1), {winner_takes_all(*s.c2_right)});
 }
 
 }  // namespace stereo::reference

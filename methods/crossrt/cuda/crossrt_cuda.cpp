@@ -72,15 +72,16 @@ class CrossRtCudaMatcher final : public cu::FrameMatcher<CrossRtParams, cu::NoOp
       : FrameMatcher(COMPONENT, overrides), tables_(cr::make_tables(params_)) {}
 
   // What the workspace holds after the last frame (crossrt_inspect.h); nothing else is kept.
-  void keep_passes(bool keep) override { inspector_ = keep ? std::make_unique<cr::CrossRtCudaInspector>() : nullptr; }
+  void keep_passes(bool keep) override { inspector_ = keep ? std::make_unique<PassTable>(COMPONENT) : nullptr; }
   PassInspector* inspector() override {
     const CrossRtBuffers* w = workspace_.held();
     if (inspector_ && w)
-      inspector_->attach({{&w->scaled_left, &w->scaled_right}, {&w->arms_x_left, &w->arms_x_right},
-                          {&w->arms_y_left, &w->arms_y_right}, {&w->cax_left, &w->cax_right},
-                          {&w->disparity_left, &w->disparity_right}, &w->gcp_mask, &w->median, &w->filled,
-                          params_.scale == 2 ? &w->full : nullptr},
-                         ordinal());
+      cr::show_frame(*inspector_,
+                     {{&w->scaled_left, &w->scaled_right}, {&w->arms_x_left, &w->arms_x_right},
+                      {&w->arms_y_left, &w->arms_y_right}, {&w->cax_left, &w->cax_right},
+                      {&w->disparity_left, &w->disparity_right}, &w->gcp_mask, &w->median, &w->filled,
+                      params_.scale == 2 ? &w->full : nullptr},
+                     ordinal());
     return inspector_.get();
   }
 
@@ -167,7 +168,7 @@ class CrossRtCudaMatcher final : public cu::FrameMatcher<CrossRtParams, cu::NoOp
   }
 
   cr::DeviceTables tables_{};
-  std::unique_ptr<cr::CrossRtCudaInspector> inspector_;  // keep_passes(true)
+  std::unique_ptr<PassTable> inspector_;  // keep_passes(true)
 };
 
 }  // namespace

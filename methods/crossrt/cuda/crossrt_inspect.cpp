@@ -19,11 +19,11 @@ ImageF arms_image(const DeviceImage<uchar2>& arms, int ordinal) {
 
 }  // namespace
 
-void CrossRtCudaInspector::attach(const KeptFrame& f, int ordinal) {
-  table_.clear();
+void show_frame(PassTable& table, const KeptFrame& f, int ordinal) {
+  table.clear();
   const char* side[2] = {"left", "right"};
   const auto add_image = [&](const std::string& name, const std::string& what, const char* storage, const auto* image) {
-    table_.add(image_layout(name, what, storage, image->width, image->height),
+    table.add(image_layout(name, what, storage, image->width, image->height),
                [image, ordinal](int) { return host_image(*image, ordinal); });
   };
   for (int v = 0; v < 2; ++v)
@@ -31,14 +31,14 @@ void CrossRtCudaInspector::attach(const KeptFrame& f, int ordinal) {
   for (int axis = 0; axis < 2; ++axis)
     for (int v = 0; v < 2; ++v) {
       const DeviceImage<uchar2>* arms = axis == 0 ? f.arms_x[v] : f.arms_y[v];
-      table_.add(image_layout(std::string(axis == 0 ? "arms x." : "arms y.") + side[v],
+      table.add(image_layout(std::string(axis == 0 ? "arms x." : "arms y.") + side[v],
                               axis == 0 ? "horizontal arm lengths: left, right" : "vertical arm lengths: up, down",
                               "uchar2 device image", arms->width, arms->height, 2),
                  [arms, ordinal](int) { return arms_image(*arms, ordinal); });
     }
   for (int v = 0; v < 2; ++v) {
     const DeviceVolume16* cax = f.cax[v];
-    table_.add(level_layout(std::string("C+CA_x.") + side[v],
+    table.add(level_layout(std::string("C+CA_x.") + side[v],
                             "CA_x: the cost summed along the horizontal arms (eq. 3-7), per scaled level",
                             "uint16 device volume, disparity fastest", cax->width, cax->height, cax->range),
                [cax, ordinal](int k) {

@@ -13,11 +13,7 @@
 ///   SU                     the full-size map (Sec. IV-H), at scale 2
 /// Dump file names replace the spaces (app/passes.h).
 
-#include <string>
-#include <vector>
-
 #include "core/image.h"
-#include "core/inspect.h"
 #include "core/pass_table.h"
 #include "cuda/common.h"
 #include "methods/crossrt/cuda/stages.h"
@@ -37,16 +33,8 @@ struct KeptFrame {
   const DeviceImage<float>* full = nullptr;  // null at scale 1
 };
 
-class CrossRtCudaInspector final : public PassInspector {
- public:
-  /// The frame the workspace holds; reads wait for the device to finish it.
-  void attach(const KeptFrame& frame, int ordinal);
-
-  [[nodiscard]] std::vector<PassLayout> passes() const override { return table_.passes(); }
-  [[nodiscard]] ImageF read(const std::string& name, int slice) override { return table_.read(name, slice); }
-
- private:
-  PassTable table_{"crossrt/cuda"};
-};
+/// Fills `table` with the passes of the frame the workspace holds (the table is cleared first);
+/// its readers copy from the workspace when asked, after the device has finished the frame.
+void show_frame(PassTable& table, const KeptFrame& frame, int ordinal);
 
 }  // namespace stereo::cu::crossrt

@@ -23,27 +23,16 @@ void SalapCudaInspector::attach(Slot& slot, DisparityRange range, int ordinal) {
   ordinal_ = ordinal;
   const SlotBuffers& b = *slot.work.held();
   table_.clear();
-  for (int s = 0; s < STAGES; ++s) {
-    PassLayout l;
-    l.name = STAGE_NAMES[s].name;
-    l.what = std::string(STAGE_NAMES[s].what) + " (the stage kernel, re-run for the level read: no path keeps it)";
-    l.storage = "float device image";
-    l.width = b.width;
-    l.height = b.height;
-    l.slices = range.count;
-    l.disparities_per_slice = 1;
-    l.first_disparity = range.min;
-    table_.add(std::move(l), [this, s](int k) { return stage_at(s, range_.min + k); });
-  }
-  PassLayout l;
-  l.name = salap::SELECT_STAGE.name;
-  l.what = std::string(salap::SELECT_STAGE.what) + " (the run's map, as read back)";
-  l.storage = DisparityMap::index_form(range.count) == DisparityMap::Form::index_u8 ? "uint8 level indices"
-                                                                                    : "uint16 level indices";
-  l.width = b.width;
-  l.height = b.height;
-  l.first_disparity = range.min;
-  table_.add(std::move(l), [this](int) { return select(); });
+  for (int s = 0; s < STAGES; ++s)
+    table_.add(level_layout(STAGE_NAMES[s].name,
+                            std::string(STAGE_NAMES[s].what) +
+                                " (the stage kernel, re-run for the level read: no path keeps it)",
+                            "float device image", b.width, b.height, range),
+               [this, s](int k) { return stage_at(s, range_.min + k); });
+  const bool wide = DisparityMap::index_form(range.count) == DisparityMap::Form::index_u16;
+  table_.add(image_layout(salap::SELECT_STAGE.name, std::string(salap::SELECT_STAGE.what) + " (the run's map, as read back)",
+                          wide ? "uint16 level indices" : "uint8 level indices", b.width, b.height),
+             [this](int) { return select(); });
 }
 
 ImageF SalapCudaInspector::stage_at(int stage, int d) {

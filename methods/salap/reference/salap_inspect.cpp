@@ -17,19 +17,7 @@ constexpr std::array<salap::StageName, STAGES> STAGE_NAMES = {
     salap::TAD_STAGE,          salap::HORIZONTAL_STAGES[0], salap::HORIZONTAL_STAGES[1], salap::VERTICAL_STAGES[0],
     salap::VERTICAL_STAGES[1], salap::VERTICAL_STAGES[2],   salap::VERTICAL_STAGES[3],   salap::WINDOW_COST_STAGE};
 
-PassLayout plane_layout(const salap::StageName& stage, const ImageF& image, int slices, int per_slice, int first) {
-  PassLayout l;
-  l.name = stage.name;
-  l.what = stage.what;
-  l.storage = "float host image (the reference stage function)";
-  l.width = image.width;
-  l.height = image.height;
-  l.channels = 1;
-  l.slices = slices;
-  l.disparities_per_slice = per_slice;
-  l.first_disparity = first;
-  return l;
-}
+constexpr const char* STORAGE = "float host image (the reference stage function)";
 
 }  // namespace
 
@@ -55,13 +43,16 @@ void keep_salap_stages(PassTable& table, const ImageU8& left, const ImageU8& rig
     kept[6][k] = std::move(c3);
   });
   table.clear();
-  for (int s = 0; s < STAGES; ++s)
-    table.add_kept(plane_layout(STAGE_NAMES[std::size_t(s)], disparity, range.count, 1, range.min),
-                   std::move(kept[std::size_t(s)]));
+  for (std::size_t s = 0; s < STAGES; ++s)
+    table.add_kept(level_layout(STAGE_NAMES[s].name, STAGE_NAMES[s].what, STORAGE, disparity.width, disparity.height,
+                                range),
+                   std::move(kept[s]));
   ImageF index = disparity;
   for (float& v : index.data)
     if (std::isfinite(v)) v -= float(range.min);
-  table.add_kept(plane_layout(salap::SELECT_STAGE, disparity, 1, 0, range.min), {std::move(index)});
+  table.add_kept(image_layout(salap::SELECT_STAGE.name, salap::SELECT_STAGE.what, STORAGE, disparity.width,
+                              disparity.height),
+                 {std::move(index)});
 }
 
 }  // namespace stereo::reference

@@ -84,12 +84,12 @@ class SymStereoCudaMatcher final : public cu::FrameMatcher<SymStereoParams, cu::
   void request_cost_volume(bool keep) override { keep_dsi_ = keep; }
   // What the workspace holds after the last frame (symstereo_inspect.h); nothing else is kept.
   void keep_passes(bool keep) override {
-    inspector_ = keep ? std::make_unique<cu::symstereo::SymStereoCudaInspector>() : nullptr;
+    inspector_ = keep ? std::make_unique<PassTable>(COMPONENT) : nullptr;
   }
   PassInspector* inspector() override {
     const SymStereoBuffers* w = workspace_.held();
     if (inspector_ && w)
-      inspector_->attach({w->grey.get(), w->padded, w->dsi.get(), &w->disparity, range_}, ordinal());
+      cs::show_frame(*inspector_, {w->grey.get(), w->padded, w->dsi.get(), &w->disparity, range_}, ordinal());
     return inspector_.get();
   }
 
@@ -164,7 +164,7 @@ class SymStereoCudaMatcher final : public cu::FrameMatcher<SymStereoParams, cu::
 
   bool keep_dsi_ = false;
   DisparityRange range_;
-  std::unique_ptr<cu::symstereo::SymStereoCudaInspector> inspector_;  // keep_passes(true)
+  std::unique_ptr<PassTable> inspector_;  // keep_passes(true)
 };
 
 }  // namespace

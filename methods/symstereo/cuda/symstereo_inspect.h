@@ -10,12 +10,8 @@
 ///   wta                      the map
 /// The spectra and the N filtered complex images (fft, filtering stages) are not shown.
 
-#include <string>
-#include <vector>
-
 #include "core/disparity_range.h"
 #include "core/image.h"
-#include "core/inspect.h"
 #include "core/pass_table.h"
 #include "cuda/common.h"
 
@@ -30,16 +26,8 @@ struct KeptFrame {
   DisparityRange range;
 };
 
-class SymStereoCudaInspector final : public PassInspector {
- public:
-  /// The frame the workspace holds; reads wait for the device to finish it.
-  void attach(const KeptFrame& frame, int ordinal);
-
-  [[nodiscard]] std::vector<PassLayout> passes() const override { return table_.passes(); }
-  [[nodiscard]] ImageF read(const std::string& name, int slice) override { return table_.read(name, slice); }
-
- private:
-  PassTable table_{"symstereo/cuda"};
-};
+/// Fills `table` with the passes of the frame the workspace holds (the table is cleared first);
+/// its readers copy from the workspace when asked, after the device has finished the frame.
+void show_frame(PassTable& table, const KeptFrame& frame, int ordinal);
 
 }  // namespace stereo::cu::symstereo
