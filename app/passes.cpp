@@ -95,7 +95,14 @@ std::string channel_pfm_name(const PassLayout& l, int slice, int channel) {
 
 ImageU8 render_slice(const PassLayout& l, int slice, const ImageF& values, float lo, float hi, int channels) {
   const int scale = l.width >= 200 ? 2 : 1;
-  const std::string title = l.label(slice);
+  std::string title = l.label(slice);
+  if (l.disparities_per_slice > 1 && channels < l.disparities_per_slice) {  // a last quad cut at the range
+    title = l.name;
+    title += ", disparities ";
+    title += std::to_string(l.disparity(slice, 0));
+    title += "..";
+    title += std::to_string(l.disparity(slice, channels - 1));
+  }
   const int text_h = GLYPH_HEIGHT * scale;
   const int panels_w = channels * l.width + (channels - 1) * PAD;
   const int width = std::max(panels_w, text_width(title, scale)) + 2 * PAD;
