@@ -120,7 +120,6 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
       std::size_t frame;
     };
     std::deque<InFlight> in_flight;
-    if (inspector_) inspector_->detach();
     // Frames overlap on the device (one's upload beside another's kernels, and two frames'
     // kernels sharing the SMs), so a frame's own event spans measure queueing as well as work
     // and add up to more than the stream's time. What each frame reports instead is the time
@@ -130,6 +129,7 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
     // Event times are read against one epoch event, since a slot's events are recorded anew
     // for a later frame once this one is delivered.
     CUDA_CHECK(cudaEventRecord(epoch_.get(), slot_at(0).stream.get()));
+    if (inspector_) inspector_->detach();  // the slots will hold the sequence's frames
     std::optional<cu::StageClock::Marks> previous;
     const auto deliver_oldest = [&] {
       const InFlight f = in_flight.front();
