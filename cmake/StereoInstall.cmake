@@ -41,8 +41,8 @@ install(EXPORT stereo-targets NAMESPACE stereo:: DESTINATION ${STEREO_INSTALL_CM
 # The headers: the public ones, and those they reach (tests/test_layout.cpp checks that the
 # public headers reach no other project header than these).
 install(FILES include/stereo/stereo.h include/stereo/io.h include/stereo/data.h DESTINATION ${STEREO_INSTALL_HEADERS})
-install(FILES core/disparity_range.h core/error.h core/host_device.h core/image.h core/image_view.h
-              core/inspect.h core/matcher.h core/params.h core/registry.h core/validate.h core/thread_pool.h core/gpu_select.h
+install(FILES core/disparity_range.h core/error.h core/host_device.h core/image.h core/image_view.h core/inspect.h
+              core/matcher.h core/params.h core/registry.h core/validate.h core/thread_pool.h core/gpu_select.h
         DESTINATION ${STEREO_INSTALL_HEADERS}/core)
 install(FILES methods/builtin.h DESTINATION ${STEREO_INSTALL_HEADERS}/methods)
 install(FILES app/image_io.h app/dataset.h app/metrics.h app/protocol.h DESTINATION ${STEREO_INSTALL_HEADERS}/app)
