@@ -26,6 +26,7 @@
 #include "core/registry.h"
 #include "gl/check.h"
 #include "gl/context.h"
+#include "gl/kept_passes.h"
 #include "gl/objects.h"
 #include "gl/pixel_transfer.h"
 #include "gl/program.h"
@@ -166,6 +167,20 @@ class GlMatcher : public Matcher {
     return passes_->fetch_stats(*context_, width, height, levels);
   }
 
+  /// Keeps every pass's targets of each later run for inspector() (gl/kept_passes.h: read back
+  /// after each group, so a kept run's timing includes those read-backs' waits). Passes that
+  /// name no targets (InspectablePasses) refuse, as Matcher's default does.
+  void keep_passes(bool keep) override {
+    if constexpr (InspectablePasses<P>) {
+      keep_ = keep;
+      kept_.clear();
+    } else {
+      Matcher::keep_passes(keep);
+    }
+  }
+  /// The passes of the last run (of a sequence: its last frame) while keep_passes(true) holds.
+  PassInspector* inspector() override { return keep_ ? &kept_ : nullptr; }
+
   /// "key = default  (doc)" per knob of Options (BackendEntry::describe_options).
   [[nodiscard]] static std::string describe_options() { return describe_defaults<Options>(std::string(P::COMPONENT)); }
 
@@ -220,11 +235,7 @@ class GlMatcher : public Matcher {
     PassTimer timer(context_->use_timer_queries());
     const bool check_state = contract_checks_enabled();  // gl/STATE.md, debug builds
     if (check_state) check_state_at_rest(component + " upload");
-    passes_->clear_selection();
-    for (int d0 = 0; d0 < range.count; d0 += P::LEVELS_PER_GROUP) {
-      passes_->run_group(frame, d0, &timer);
-      if (check_state) check_state_at_rest(component + " group d0=" + std::to_string(d0));
-    }
+    run_groups(frame, &timer, check_state);
     result.timing.stages = timer.results();
     for (const auto& [kind, ms] : result.timing.stages) result.timing.algorithm_ms += ms;
     result.timing.clock = timer.clock() + "; host clock around glFinish for upload and read-back";
@@ -296,8 +307,7 @@ class GlMatcher : public Matcher {
         f.timing.upload_ms = ms_since(t0);
         if (check_state) check_state_at_rest(component + " stream upload");
         f.issued = Clock::now();
-        passes_->clear_selection();
-        for (int d0 = 0; d0 < range.count; d0 += P::LEVELS_PER_GROUP) passes_->run_group(frame, d0, nullptr);
+        run_groups(frame, nullptr, false);
         passes_->make_readable();
         const GlReadback r = passes_->disparity();
         transfer_.start_download(r.texture, r.format, 1, half);
@@ -317,6 +327,29 @@ class GlMatcher : public Matcher {
   }
 
  private:
+  // The groups of one run in increasing level, from a cleared selection; with keep_passes(true)
+  // each group's targets are read back before the next group overwrites them.
+  void run_groups(const GlFrame& frame, PassTimer* timer, bool check_state) {
+    const std::string component = this->component();
+    PassKeeper keeper;
+    if constexpr (InspectablePasses<P>) {
+      if (keep_) keeper.start(passes_->inspect_targets());
+    }
+    passes_->clear_selection();
+    for (int d0 = 0; d0 < frame.range.count; d0 += P::LEVELS_PER_GROUP) {
+      passes_->run_group(frame, d0, timer);
+      if (check_state) check_state_at_rest(component + " group d0=" + std::to_string(d0));
+      if (keep_) {
+        passes_->make_readable();
+        keeper.keep_group();
+      }
+    }
+    if (keep_) {
+      passes_->make_readable();
+      keeper.finish(kept_, frame.range.min, P::LEVELS_PER_GROUP);
+    }
+  }
+
   // read() and read_disparity() with the context current.
   ImageF download(const Texture& texture, GLenum format, int channels) {
     passes_->make_readable();
@@ -359,6 +392,8 @@ class GlMatcher : public Matcher {
   int width_ = 0, height_ = 0;
   std::unique_ptr<P> passes_;
   nlohmann::json json_;
+  bool keep_ = false;
+  PassTable kept_{std::string(P::COMPONENT)};
 };
 
 /// The registry entry of the GL matcher `M` (a GlMatcher, or a class derived from one whose

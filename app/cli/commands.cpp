@@ -30,6 +30,7 @@
 #include "app/cli/method_choice.h"
 #include "app/cli/compare_command.h"
 #include "app/cli/eval_command.h"
+#include "app/cli/passes_command.h"
 #include "app/cli/method_choice.h"
 #include "app/measure.h"
 #include "methods/builtin.h"
@@ -172,6 +173,7 @@ void add_core_commands(CLI::App& app) {
   r->callback([run] { cmd_run(*run); });
 
   add_eval_command(app);
+  add_passes_command(app);
 
   add_bench_command(app);
   add_compare_commands(app);

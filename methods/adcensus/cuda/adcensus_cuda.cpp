@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,6 +19,7 @@
 #include "cuda/common.h"
 #include "cuda/matcher_frame.h"
 #include "cuda/shared/median.h"
+#include "methods/adcensus/cuda/adcensus_inspect.h"
 #include "methods/adcensus/cuda/stages.h"
 #include "methods/adcensus/params.h"
 #include "methods/adcensus/register.h"
@@ -134,6 +136,23 @@ class AdCensusCudaMatcher final : public cu::FrameMatcher<AdCensusParams, AdCens
     side_ = cu::make_stream();
     fork_ = cu::make_event();
     join_ = cu::make_event();
+  }
+
+  // What the workspace holds after the last frame (adcensus_inspect.h); nothing else is kept.
+  void keep_passes(bool keep) override {
+    inspector_ = keep ? std::make_unique<PassTable>(COMPONENT) : nullptr;
+  }
+  PassInspector* inspector() override {
+    const AdCensusBuffers* w = workspace_.held();
+    if (inspector_ && w) {
+      const bool right = params_.refine != "none";  // else nothing computed the right view's volume and map
+      ca::show_frame(*inspector_,
+                     {{&w->census_left, &w->census_right}, {&w->arms_left, &w->arms_right},
+                      right ? &w->cost_right : nullptr, &w->paths, &w->cost_left,
+                      {&w->disparity_left, right ? &w->disparity_right : nullptr}},
+                     ordinal());
+    }
+    return inspector_.get();
   }
 
  private:
@@ -319,6 +338,7 @@ class AdCensusCudaMatcher final : public cu::FrameMatcher<AdCensusParams, AdCens
   std::uint64_t graph_generation_ = 0;
   int graph_range_min_ = 0;
   const cu::DeviceImage<float>* graph_result_ = nullptr;
+  std::unique_ptr<PassTable> inspector_;  // keep_passes(true)
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 // order, each closed by a lap named as the paper's Table II columns.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "cuda/common.h"
 #include "cuda/matcher_frame.h"
 #include "cuda/shared/median.h"
+#include "methods/crossrt/cuda/crossrt_inspect.h"
 #include "methods/crossrt/cuda/stages.h"
 #include "methods/crossrt/model.h"
 #include "methods/crossrt/params.h"
@@ -68,6 +70,20 @@ class CrossRtCudaMatcher final : public cu::FrameMatcher<CrossRtParams, cu::NoOp
  public:
   explicit CrossRtCudaMatcher(const Overrides& overrides)
       : FrameMatcher(COMPONENT, overrides), tables_(cr::make_tables(params_)) {}
+
+  // What the workspace holds after the last frame (crossrt_inspect.h); nothing else is kept.
+  void keep_passes(bool keep) override { inspector_ = keep ? std::make_unique<PassTable>(COMPONENT) : nullptr; }
+  PassInspector* inspector() override {
+    const CrossRtBuffers* w = workspace_.held();
+    if (inspector_ && w)
+      cr::show_frame(*inspector_,
+                     {{&w->scaled_left, &w->scaled_right}, {&w->arms_x_left, &w->arms_x_right},
+                      {&w->arms_y_left, &w->arms_y_right}, {&w->cax_left, &w->cax_right},
+                      {&w->disparity_left, &w->disparity_right}, &w->gcp_mask, &w->median, &w->filled,
+                      params_.scale == 2 ? &w->full : nullptr},
+                     ordinal());
+    return inspector_.get();
+  }
 
  private:
   [[nodiscard]] nlohmann::json facts() const override {
@@ -152,6 +168,7 @@ class CrossRtCudaMatcher final : public cu::FrameMatcher<CrossRtParams, cu::NoOp
   }
 
   cr::DeviceTables tables_{};
+  std::unique_ptr<PassTable> inspector_;  // keep_passes(true)
 };
 
 }  // namespace

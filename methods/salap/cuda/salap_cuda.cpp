@@ -22,6 +22,7 @@
 #include "cuda/frame_stream.h"
 #include "cuda/matcher_frame.h"
 #include "methods/salap/cuda/salap_cuda.h"
+#include "methods/salap/cuda/salap_inspect.h"
 #include "methods/salap/cuda/stages.h"
 #include "methods/salap/register.h"
 
@@ -40,6 +41,13 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
     (void)slot_at(0);  // compute()'s stream and events, created on this device
     epoch_ = cu::make_event();
   }
+
+  // Single runs with the map in host memory only: a sequence's frames go through three slots,
+  // and a map written to device memory leaves no indices on the host (salap_inspect.h).
+  void keep_passes(bool keep) override {
+    inspector_ = keep ? std::make_unique<salap_cuda::SalapCudaInspector>(params_) : nullptr;
+  }
+  PassInspector* inspector() override { return inspector_.get(); }
 
  protected:
   StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
@@ -90,6 +98,7 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
       accept_views(left, right, slot.stream.get());
       salap_cuda::submit(slot, left, right, range, /*slabs=*/false, method(), &out);
       wait(slot, timing);
+      if (inspector_) inspector_->detach();  // its map never reached the host
       return timing;
     }
     Slot& slot = run_single(left, right, range);
@@ -114,6 +123,7 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
     // Event times are read against one epoch event, since a slot's events are recorded anew
     // for a later frame once this one is delivered.
     CUDA_CHECK(cudaEventRecord(epoch_.get(), slot_at(0).stream.get()));
+    if (inspector_) inspector_->detach();  // the slots will hold the sequence's frames
     std::optional<cu::StageClock::Marks> previous;
     const auto deliver = [&](std::size_t frame) {
       FrameResult r;
@@ -180,6 +190,7 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
     prepare_slot(slot, left, range);
     accept_views(left, right, slot.stream.get());
     salap_cuda::submit(slot, left, right, range, /*slabs=*/true, method());
+    if (inspector_) inspector_->attach(slot, range, ordinal());
     return slot;
   }
 
@@ -326,6 +337,7 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
   std::unique_ptr<ThreadPool> copy_pool_;
   bool device_maps_ = false;  // a map was asked for in device memory: slot 0 keeps a float map
   cu::Event epoch_;  // match_stream's time origin
+  std::unique_ptr<salap_cuda::SalapCudaInspector> inspector_;  // keep_passes(true)
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "core/registry.h"
 #include "gl/check.h"
 #include "methods/salap/register.h"
+#include "methods/salap/stage_names.h"
 
 namespace stereo::gl {
 namespace {
@@ -102,6 +103,14 @@ void SalapFragmentPasses::run_group(const GlFrame& frame, int d0, PassTimer* tim
         .draw(select_fbo_, width, height);
     GL_CHECK(glDisable(GL_DEPTH_TEST));
   });
+}
+
+std::vector<InspectTarget> SalapFragmentPasses::inspect_targets() const {
+  std::vector<InspectTarget> out = intermediate_targets(targets, "render target");
+  out.push_back({salap::SELECT_STAGE.name, salap::SELECT_STAGE.what, &winner_, GL_RED, 1, false, "render target"});
+  out.push_back({"select.depth", "the depth test's running minimum: the winner's Cmin x DEPTH_SCALE (1 where nothing won)",
+                 &depth_, GL_DEPTH_COMPONENT, 1, false, "depth attachment"});
+  return out;
 }
 
 FetchStats SalapFragmentPasses::fetch_stats(const Context& context, int width, int height, int levels) {

@@ -57,6 +57,9 @@ class SalapFragmentPasses : public SalapPassesBase<SalapGlOptions, FullscreenPas
   /// The depth test's winners, R32F level indices.
   [[nodiscard]] GlReadback disparity() const { return {winner_, GL_RED}; }
   FetchStats fetch_stats(const Context& context, int width, int height, int levels);
+  /// For the pass inspector: the intermediates per group, then the select pass's R32F target
+  /// and its depth attachment after the last group (gl/kept_passes.h).
+  [[nodiscard]] std::vector<InspectTarget> inspect_targets() const;
 
  private:
   Texture winner_, depth_;

@@ -6,6 +6,7 @@
 #include "core/registry.h"
 #include "gl/check.h"
 #include "methods/salap/register.h"
+#include "methods/salap/stage_names.h"
 
 namespace stereo::gl {
 namespace {
@@ -110,6 +111,14 @@ void SalapComputePasses::run_group(const GlFrame& frame, int d0, PassTimer* time
 }
 
 void SalapComputePasses::make_readable() { GL_CHECK(glMemoryBarrier(GL_TEXTURE_UPDATE_BARRIER_BIT)); }
+
+std::vector<InspectTarget> SalapComputePasses::inspect_targets() const {
+  std::vector<InspectTarget> out = intermediate_targets(targets, "image");
+  out.push_back({salap::SELECT_STAGE.name, salap::SELECT_STAGE.what, &best_, GL_GREEN, 1, false, "image (.y)"});
+  out.push_back({"select.cost", "the running minimum's Cmin (eq. 3-4), +inf where nothing won", &best_, GL_RED, 1, false,
+                 "image (.x)"});
+  return out;
+}
 
 FetchStats SalapComputePasses::fetch_stats(const Context& context, int width, int height, int levels) {
   if (!ceiling_) ceiling_ = ComputePass("fetch_ceiling.comp", {}, local_, "fetch ceiling (compute)");

@@ -71,6 +71,9 @@ class SalapComputePasses : public SalapPassesBase<SalapGlComputeOptions, Compute
   /// The running minimum's level indices, .y of `best`.
   [[nodiscard]] GlReadback disparity() const { return {best_, GL_GREEN}; }
   FetchStats fetch_stats(const Context& context, int width, int height, int levels);
+  /// For the pass inspector: the intermediates per group, then `best` after the last group, as
+  /// "select" (.y, the level index) and "select.cost" (.x) (gl/kept_passes.h).
+  [[nodiscard]] std::vector<InspectTarget> inspect_targets() const;
 
  private:
   LocalSize local_;

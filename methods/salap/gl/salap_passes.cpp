@@ -5,6 +5,7 @@
 #include <random>
 
 #include "gl/program.h"
+#include "methods/salap/stage_names.h"
 
 namespace stereo::gl {
 
@@ -23,6 +24,16 @@ void SalapIntermediates::allocate(const SalapIntermediateOptions& options, int w
   c_right = Texture::create(rect, fmt, width, height, filter, "salap C_R");
   for (int i = 0; i < 4; ++i)
     c[i] = Texture::create(rect, fmt, width, height, GL_NEAREST, "salap C" + std::to_string(i));
+}
+
+std::vector<InspectTarget> intermediate_targets(const SalapIntermediates& t, const char* held_as) {
+  std::vector<InspectTarget> out;
+  out.push_back({salap::TAD_STAGE.name, salap::TAD_STAGE.what, &t.cost, GL_RGBA, 4, true, held_as});
+  out.push_back({salap::HORIZONTAL_STAGES[0].name, salap::HORIZONTAL_STAGES[0].what, &t.c_left, GL_RGBA, 4, true, held_as});
+  out.push_back({salap::HORIZONTAL_STAGES[1].name, salap::HORIZONTAL_STAGES[1].what, &t.c_right, GL_RGBA, 4, true, held_as});
+  for (int i = 0; i < 4; ++i)
+    out.push_back({salap::VERTICAL_STAGES[i].name, salap::VERTICAL_STAGES[i].what, &t.c[i], GL_RGBA, 4, true, held_as});
+  return out;
 }
 
 TapLayout tap_layout(const SalapParams& p, bool bilinear) {

@@ -18,6 +18,7 @@
 #include "core/matcher.h"
 #include "core/validate.h"
 #include "gl/context.h"
+#include "gl/kept_passes.h"
 #include "gl/matcher_shell.h"
 #include "gl/objects.h"
 #include "gl/program.h"
@@ -49,6 +50,11 @@ struct SalapIntermediates {
   /// Rectangle textures of width x height in `options.format`.
   void allocate(const SalapIntermediateOptions& options, int width, int height);
 };
+
+/// The intermediates as the pass inspector shows them (methods/salap/stage_names.h): tad,
+/// horizontal.c_left/c_right, vertical.c0..c3, each rewritten by every group; `held_as`
+/// "render target" or "image".
+std::vector<InspectTarget> intermediate_targets(const SalapIntermediates& targets, const char* held_as);
 
 /// Every intermediate of one group, read back for tests: RGBA images, channel k holds
 /// disparity d0 + k, row 0 = image row 0.

@@ -31,6 +31,7 @@
 #include "core/thread_pool.h"
 #include "methods/salap/register.h"
 #include "methods/salap/reference/salap.h"
+#include "methods/salap/reference/salap_inspect.h"
 #include "reference/cpu_matcher.h"
 #include "reference/host_stage_clock.h"
 
@@ -73,6 +74,14 @@ Band band(int b, int bands, int n) {
 class SalapCpu final : public reference::CpuMatcher<SalapParams, CpuOptions> {
  public:
   explicit SalapCpu(const Overrides& overrides) : CpuMatcher("salap/cpu", overrides) {}
+
+  // Kept stages are recomputed after the run by the whole-frame reference functions (the run
+  // itself keeps only two transposed frames): outside Timing, and only when asked.
+  void keep_passes(bool keep) override {
+    keep_ = keep;
+    kept_.clear();
+  }
+  PassInspector* inspector() override { return keep_ ? &kept_ : nullptr; }
 
   StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
     using reference::Side;
@@ -127,8 +136,13 @@ class SalapCpu final : public reference::CpuMatcher<SalapParams, CpuOptions> {
       });
     }
     clock.finish();
+    if (keep_) reference::keep_salap_stages(kept_, left, right, range, disparity, params_, q, pool);
     return result;
   }
+
+ private:
+  bool keep_ = false;
+  PassTable kept_{"salap/cpu"};
 };
 
 }  // namespace

@@ -166,14 +166,9 @@ struct CodeShares {
   int tad_worst = 0, horizontal_worst = 0, vertical_worst = 0;
 };
 
-// The CPU model of the 8-bit filters a renderer runs: on llvmpipe its fixed-point sampler
-// (tests/test_sampler_model.h); elsewhere the reference at quantize=8, which sums the exact
-// taps (a GPU's texture unit blends in more than 8 bits; its 1/256 sub-texel weights are the
-// remaining difference).
+// The CPU model of the 8-bit filters a renderer runs (tests/test_sampler_model.h).
 ImageF model_filter(const ImageF& in, Side side, const SalapParams& params, bool llvmpipe) {
-  if (llvmpipe) return test::llvmpipe_filter(in, side, params);
-  return side == Side::left || side == Side::right ? ref::filter_horizontal(in, side, params, 8)
-                                                   : ref::filter_vertical(in, side, params, 8);
+  return test::rgba8_filter_model(in, side, params, llvmpipe);
 }
 
 CodeShares rgba8_code_shares(const Overrides& overrides, const Pair& pair, bool llvmpipe) {

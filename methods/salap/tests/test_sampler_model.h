@@ -147,4 +147,15 @@ inline ImageF llvmpipe_disparity(const ImageU8& left, const ImageU8& right, int 
   return disparity;
 }
 
+/// The CPU model of the 8-bit filter a renderer runs: on llvmpipe its fixed-point sampler
+/// (llvmpipe_filter); elsewhere the reference at quantize=8, which sums the exact taps (a GPU's
+/// texture unit blends in more than 8 bits; its 1/256 sub-texel weights are the remaining
+/// difference).
+inline ImageF rgba8_filter_model(const ImageF& in, reference::Side side, const SalapParams& params, bool llvmpipe) {
+  using reference::Side;
+  if (llvmpipe) return llvmpipe_filter(in, side, params);
+  return side == Side::left || side == Side::right ? reference::filter_horizontal(in, side, params, 8)
+                                                   : reference::filter_vertical(in, side, params, 8);
+}
+
 }  // namespace stereo::test

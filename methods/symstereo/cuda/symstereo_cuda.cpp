@@ -15,6 +15,7 @@
 #include "cuda/cufft_plan.h"
 #include "cuda/matcher_frame.h"
 #include "methods/symstereo/cuda/stages.h"
+#include "methods/symstereo/cuda/symstereo_inspect.h"
 #include "methods/symstereo/model.h"
 #include "methods/symstereo/params.h"
 #include "methods/symstereo/register.h"
@@ -81,6 +82,16 @@ class SymStereoCudaMatcher final : public cu::FrameMatcher<SymStereoParams, cu::
   explicit SymStereoCudaMatcher(const Overrides& overrides) : FrameMatcher(COMPONENT, overrides) {}
 
   void request_cost_volume(bool keep) override { keep_dsi_ = keep; }
+  // What the workspace holds after the last frame (symstereo_inspect.h); nothing else is kept.
+  void keep_passes(bool keep) override {
+    inspector_ = keep ? std::make_unique<PassTable>(COMPONENT) : nullptr;
+  }
+  PassInspector* inspector() override {
+    const SymStereoBuffers* w = workspace_.held();
+    if (inspector_ && w)
+      cs::show_frame(*inspector_, {w->grey.get(), w->padded, w->dsi.get(), &w->disparity, range_}, ordinal());
+    return inspector_.get();
+  }
 
  private:
   [[nodiscard]] nlohmann::json facts() const override {
@@ -124,6 +135,7 @@ class SymStereoCudaMatcher final : public cu::FrameMatcher<SymStereoParams, cu::
     clock.lap("energy");
     cs::wta(w.dsi.get(), w.width, w.height, range, w.disparity.get(), s);
     clock.lap("wta");
+    range_ = range;  // the inspector's (the workspace holds levels, not the range)
     return w.disparity;
   }
 
@@ -154,6 +166,8 @@ class SymStereoCudaMatcher final : public cu::FrameMatcher<SymStereoParams, cu::
   }
 
   bool keep_dsi_ = false;
+  DisparityRange range_;
+  std::unique_ptr<PassTable> inspector_;  // keep_passes(true)
 };
 
 }  // namespace

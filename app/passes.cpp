@@ -1,0 +1,206 @@
+#include "app/passes.h"
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <limits>
+#include <system_error>
+#include <utility>
+
+#include "app/bitmap_font.h"
+#include "app/image_io.h"
+#include "core/error.h"
+
+namespace stereo {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int PAD = 2;                                // around the labels and between panels
+constexpr std::array<std::uint8_t, 3> INK = {255, 255, 255};
+constexpr std::array<std::uint8_t, 3> NON_FINITE = {255, 0, 255};
+constexpr std::array<std::uint8_t, 3> BACKGROUND = {32, 32, 48};
+
+// The channels of slice `slice` that hold a disparity inside `range` (all of them without one).
+int channels_in_range(const PassLayout& l, int slice, const std::optional<DisparityRange>& range) {
+  if (!range || l.disparities_per_slice == 0) return l.channels;
+  int n = 0;
+  while (n < l.channels && l.disparity(slice, n) <= range->max()) ++n;
+  return n;
+}
+
+// The pass name as a file name: what is not a letter, digit or one of "._+-" becomes '_'
+// (crossrt's "arms x").
+std::string stem(const std::string& name) {
+  std::string out = name;
+  for (char& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '+' && c != '-') c = '_';
+  return out;
+}
+
+std::string channel_label(const PassLayout& l, int slice, int channel) {
+  // Appended rather than "d=" + to_string(): GCC 12's -Wrestrict misfires on that form.
+  const int d = l.disparity(slice, channel);
+  std::string label = l.disparities_per_slice > 0 ? "d=" : "c";
+  label += std::to_string(l.disparities_per_slice > 0 ? d : channel);
+  return label;
+}
+
+// A fresh folder beside `dir` for the dump, refusing a `dir` that holds anything.
+fs::path prepare(const fs::path& dir) {
+  std::error_code ec;
+  require(!dir.empty(), "dump-passes: the output folder is empty", ErrorKind::invalid_argument);
+  const fs::path parent = dir.parent_path().empty() ? fs::path(".") : dir.parent_path();
+  require(fs::is_directory(parent, ec),
+          "dump-passes: cannot write " + dir.string() + ": folder " + parent.string() + " does not exist",
+          ErrorKind::invalid_argument);
+  if (fs::exists(dir, ec)) {
+    require(fs::is_directory(dir, ec), "dump-passes: " + dir.string() + " exists and is not a folder",
+            ErrorKind::invalid_argument);
+    require(fs::is_empty(dir, ec), "dump-passes: " + dir.string() + " exists and is not empty",
+            ErrorKind::invalid_argument);
+  }
+  std::string name = ".";  // appended: GCC 12's -Wrestrict misfires on "." + string
+  name += dir.filename().string();
+  name += ".part-";
+  name += std::to_string(::getpid());
+  fs::path tmp = parent / name;
+  fs::remove_all(tmp, ec);
+  fs::create_directory(tmp, ec);
+  require(!ec, "dump-passes: cannot create " + tmp.string() + ": " + ec.message());
+  return tmp;
+}
+
+}  // namespace
+
+std::string slice_png_name(const PassLayout& l, int slice, int channels) {
+  if (l.disparities_per_slice == 0) return stem(l.name) + ".png";
+  const int first = l.disparity(slice, 0);
+  const int last = l.disparities_per_slice == 1 ? first : l.disparity(slice, std::max(channels, 1) - 1);
+  return stem(l.name) + "_d" + std::to_string(first) + "-" + std::to_string(last) + ".png";
+}
+
+std::string channel_pfm_name(const PassLayout& l, int slice, int channel) {
+  if (l.disparities_per_slice == 0)
+    return l.channels == 1 ? stem(l.name) + ".pfm" : stem(l.name) + "_c" + std::to_string(channel) + ".pfm";
+  return stem(l.name) + "_d" + std::to_string(l.disparity(slice, channel)) + ".pfm";
+}
+
+ImageU8 render_slice(const PassLayout& l, int slice, const ImageF& values, float lo, float hi, int channels) {
+  const int scale = l.width >= 200 ? 2 : 1;
+  std::string title = l.label(slice);
+  if (l.disparities_per_slice > 1 && channels < l.disparities_per_slice) {  // a last quad cut at the range
+    title = l.name;
+    title += ", disparities ";
+    title += std::to_string(l.disparity(slice, 0));
+    title += "..";
+    title += std::to_string(l.disparity(slice, channels - 1));
+  }
+  const int text_h = GLYPH_HEIGHT * scale;
+  const int panels_w = channels * l.width + (channels - 1) * PAD;
+  const int width = std::max(panels_w, text_width(title, scale)) + 2 * PAD;
+  const bool sub_labels = l.channels > 1;
+  const int top = PAD + text_h + PAD + (sub_labels ? text_h + PAD : 0);
+  ImageU8 out(width, top + l.height + PAD, 3);
+  for (int i = 0; i < out.width * out.height; ++i)
+    for (int c = 0; c < 3; ++c) out.data[std::size_t(i) * 3 + std::size_t(c)] = BACKGROUND[std::size_t(c)];
+  draw_text(out, PAD, PAD, title, scale, INK);
+  const float span = hi > lo ? hi - lo : 1.0f;
+  for (int k = 0; k < channels; ++k) {
+    const int x0 = PAD + k * (l.width + PAD);
+    if (sub_labels) draw_text(out, x0, PAD + text_h + PAD, channel_label(l, slice, k), scale, INK);
+    for (int y = 0; y < l.height; ++y)
+      for (int x = 0; x < l.width; ++x) {
+        const float v = values.at(x, y, k);
+        std::array<std::uint8_t, 3> rgb = NON_FINITE;
+        if (std::isfinite(v)) {
+          const auto g = std::uint8_t(std::lround(std::clamp((v - lo) / span, 0.0f, 1.0f) * 255.0f));
+          rgb = {g, g, g};
+        }
+        for (int c = 0; c < 3; ++c) out.at(x0 + x, top + y, c) = rgb[std::size_t(c)];
+      }
+  }
+  return out;
+}
+
+PassDump dump_passes(Matcher& matcher, const fs::path& dir, std::optional<DisparityRange> range) {
+  PassInspector* inspector = matcher.inspector();
+  require(inspector != nullptr,
+          "dump-passes: " + matcher.component() + " kept no passes (keep_passes(true) before the run)",
+          ErrorKind::invalid_argument);
+  const std::vector<PassLayout> layouts = inspector->passes();
+  require(!layouts.empty(), "dump-passes: " + matcher.component() + " has no passes yet (run it first)",
+          ErrorKind::invalid_argument);
+  const fs::path tmp = prepare(dir);
+  PassDump dump;
+  dump.dir = dir;
+  try {
+    nlohmann::json passes = nlohmann::json::array();
+    for (const PassLayout& l : layouts) {
+      // One scale per pass, so the slices of a pass compare by eye.
+      float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+      for (int s = 0; s < l.slices; ++s) {
+        const ImageF v = inspector->read(l.name, s);
+        const int n = channels_in_range(l, s, range);
+        for (std::size_t i = 0; i < v.data.size(); ++i)
+          if (int(i % std::size_t(l.channels)) < n && std::isfinite(v.data[i])) {
+            lo = std::min(lo, v.data[i]);
+            hi = std::max(hi, v.data[i]);
+          }
+      }
+      if (lo > hi) lo = hi = 0.0f;
+      nlohmann::json files = nlohmann::json::array();
+      for (int s = 0; s < l.slices; ++s) {
+        const int n = channels_in_range(l, s, range);
+        if (n == 0) continue;
+        const ImageF v = inspector->read(l.name, s);
+        require(v.width == l.width && v.height == l.height && v.channels == l.channels,
+                "dump-passes: " + matcher.component() + " pass " + l.name + " read " + std::to_string(v.width) + "x" +
+                    std::to_string(v.height) + "x" + std::to_string(v.channels) + ", its layout says " +
+                    std::to_string(l.width) + "x" + std::to_string(l.height) + "x" + std::to_string(l.channels));
+        const std::string png = slice_png_name(l, s, n);
+        write_png(tmp / png, render_slice(l, s, v, lo, hi, n));
+        files.push_back(png);
+        for (int k = 0; k < n; ++k) {
+          ImageF channel(l.width, l.height, 1);
+          for (std::size_t i = 0; i < channel.data.size(); ++i)
+            channel.data[i] = v.data[i * std::size_t(l.channels) + std::size_t(k)];
+          const std::string pfm = channel_pfm_name(l, s, k);
+          write_pfm(tmp / pfm, channel);
+          files.push_back(pfm);
+        }
+      }
+      for (const auto& f : files) dump.files.push_back(f.get<std::string>());
+      passes.push_back({{"name", l.name}, {"what", l.what}, {"storage", l.storage}, {"width", l.width},
+                        {"height", l.height}, {"channels", l.channels}, {"slices", l.slices},
+                        {"disparities_per_slice", l.disparities_per_slice}, {"first_disparity", l.first_disparity},
+                        {"value_range", {lo, hi}}, {"files", files}});
+    }
+    const nlohmann::json doc = {{"component", matcher.component()}, {"device", matcher.device()},
+                                {"params", matcher.params()}, {"passes", passes}};
+    std::ofstream out(tmp / "passes.json");
+    out << doc.dump(2) << "\n";
+    out.close();
+    require(bool(out), "dump-passes: cannot write " + (tmp / "passes.json").string());
+    dump.files.push_back("passes.json");
+    std::error_code ec;
+    if (fs::exists(dir, ec)) fs::remove(dir, ec);  // empty (prepare): rename cannot replace it everywhere
+    fs::rename(tmp, dir, ec);
+    require(!ec, "dump-passes: cannot rename " + tmp.string() + " to " + dir.string() + ": " + ec.message());
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+    throw;
+  }
+  dump.passes = int(layouts.size());
+  return dump;
+}
+
+}  // namespace stereo

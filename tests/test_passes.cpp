@@ -1,0 +1,178 @@
+// dump_passes (app/passes.h) and `stereo passes` on salap/cpu, whose inspector is the
+// reference's stages one level per slice; the salap/cpu inspector itself.
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "app/image_io.h"
+#include "app/passes.h"
+#include "core/error.h"
+#include "methods/builtin.h"
+#include "methods/salap/reference/salap.h"
+#include "tests/cli_util.h"
+#include "tests/test_util.h"
+
+namespace stereo {
+namespace {
+namespace fs = std::filesystem;
+
+constexpr int W = 23, H = 17;
+const DisparityRange RANGE{-1, 5};
+
+struct Pair {
+  ImageU8 left, right;
+};
+Pair make_pair() {
+  Pair p;
+  p.left = test::random_texture(W, H, 77u, 3);
+  p.right = test::shifted(p.left, 2);
+  return p;
+}
+
+std::unique_ptr<Matcher> kept_cpu_run(const Pair& pair) {
+  auto m = create_matcher("salap", "cpu", Overrides{{"window", "9"}, {"threads", "2"}});
+  m->keep_passes(true);
+  (void)m->compute(pair.left, pair.right, RANGE);
+  return m;
+}
+
+std::set<std::string> files_in(const fs::path& dir) {
+  std::set<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.insert(e.path().filename().string());
+  return out;
+}
+
+TEST(SalapCpuInspector, StagesAreTheReferenceFunctions) {
+  const Pair pair = make_pair();
+  auto m = kept_cpu_run(pair);
+  PassInspector& in = *m->inspector();
+  std::vector<std::string> names;
+  for (const PassLayout& l : in.passes()) names.push_back(l.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"tad", "horizontal.c_left", "horizontal.c_right", "vertical.c0",
+                                             "vertical.c1", "vertical.c2", "vertical.c3", "window_cost", "select"}));
+  SalapParams params;
+  params.window = 9;
+  for (int k = 0; k < RANGE.count; ++k) {
+    const int d = RANGE.min + k;
+    const ImageF tad = reference::tad_cost(pair.left, pair.right, d, params);
+    EXPECT_EQ(in.read("tad", k).data, tad.data) << d;
+    const ImageF cr = reference::filter_horizontal(tad, reference::Side::right, params);
+    EXPECT_EQ(in.read("horizontal.c_right", k).data, cr.data) << d;
+    EXPECT_EQ(in.read("vertical.c3", k).data, reference::filter_vertical(cr, reference::Side::up, params).data) << d;
+    EXPECT_EQ(in.read("window_cost", k).data, reference::level_cost(pair.left, pair.right, d, params).data) << d;
+  }
+  const ImageF map = reference::salap_disparity(pair.left, pair.right, RANGE, params);
+  const ImageF select = in.read("select", 0);
+  for (std::size_t i = 0; i < map.data.size(); ++i) ASSERT_EQ(select.data[i] + float(RANGE.min), map.data[i]);
+  EXPECT_THROW((void)in.read("tad", RANGE.count), Error);
+  EXPECT_THROW((void)in.read("aggregate_h", 0), Error);
+}
+
+TEST(DumpPasses, WritesEveryPassAndSlice) {
+  const fs::path dir = test::fresh_test_dir("stereo_passes_") / "dump";
+  const Pair pair = make_pair();
+  auto m = kept_cpu_run(pair);
+  const PassDump dump = dump_passes(*m, dir, RANGE);
+  EXPECT_EQ(dump.passes, 9);
+  const std::set<std::string> files = files_in(dir);
+  EXPECT_EQ(files.size(), dump.files.size());
+  // 8 per-level passes x 5 levels x (PNG + PFM), the select plane's two, passes.json.
+  EXPECT_EQ(files.size(), 8u * 5u * 2u + 2u + 1u);
+  for (const char* f : {"tad_d-1--1.png", "tad_d-1.pfm", "tad_d3-3.png", "tad_d3.pfm", "vertical.c2_d0.pfm",
+                        "window_cost_d1-1.png", "select.png", "select.pfm", "passes.json"})
+    EXPECT_TRUE(files.count(f)) << f;
+  // The PFM holds the stored values; the PNG is the labelled picture.
+  EXPECT_EQ(read_pfm(dir / "vertical.c2_d0.pfm").data, m->inspector()->read("vertical.c2", 1).data);
+  const ImageU8 png = read_image(dir / "tad_d3-3.png");
+  EXPECT_GE(png.width, W);
+  EXPECT_GT(png.height, H);
+  std::ifstream in(dir / "passes.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["component"], "salap/cpu");
+  ASSERT_EQ(j["passes"].size(), 9u);
+  EXPECT_EQ(j["passes"][0]["name"], "tad");
+  EXPECT_EQ(j["passes"][0]["slices"], 5);
+  EXPECT_EQ(j["passes"][0]["first_disparity"], -1);
+  EXPECT_LE(j["passes"][0]["value_range"][1].get<double>(), 1.0);
+  fs::remove_all(dir.parent_path());
+}
+
+TEST(DumpPasses, FileNames) {
+  PassLayout quad;
+  quad.name = "tad";
+  quad.channels = 4;
+  quad.slices = 2;
+  quad.disparities_per_slice = 4;
+  quad.first_disparity = -3;
+  EXPECT_EQ(slice_png_name(quad, 1, 4), "tad_d1-4.png");
+  EXPECT_EQ(slice_png_name(quad, 1, 2), "tad_d1-2.png");  // the channels past the range left out
+  EXPECT_EQ(channel_pfm_name(quad, 0, 2), "tad_d-1.pfm");
+  PassLayout plane;
+  plane.name = "arms x.left";  // crossrt/cuda's stage names hold spaces
+  plane.channels = 2;
+  EXPECT_EQ(slice_png_name(plane, 0, 2), "arms_x.left.png");
+  EXPECT_EQ(channel_pfm_name(plane, 0, 1), "arms_x.left_c1.pfm");
+}
+
+TEST(DumpPasses, RefusesWithoutLeavingAnything) {
+  const fs::path root = test::fresh_test_dir("stereo_passes_");
+  const Pair pair = make_pair();
+  // No kept passes.
+  auto plain = create_matcher("salap", "cpu", Overrides{});
+  (void)plain->compute(pair.left, pair.right, RANGE);
+  try {
+    (void)dump_passes(*plain, root / "a");
+    ADD_FAILURE() << "dumped without kept passes";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::invalid_argument);
+  }
+  // A folder that holds something, a missing parent.
+  auto m = kept_cpu_run(pair);
+  fs::create_directories(root / "full");
+  std::ofstream(root / "full" / "mine.txt") << "keep me";
+  EXPECT_THROW((void)dump_passes(*m, root / "full"), Error);
+  EXPECT_EQ(files_in(root / "full"), std::set<std::string>{"mine.txt"});
+  EXPECT_THROW((void)dump_passes(*m, root / "missing" / "dump"), Error);
+  EXPECT_EQ(files_in(root), (std::set<std::string>{"full"}));  // no temporary folder left
+  // An empty folder is taken.
+  fs::create_directories(root / "empty");
+  EXPECT_NO_THROW((void)dump_passes(*m, root / "empty"));
+  EXPECT_TRUE(fs::exists(root / "empty" / "passes.json"));
+  fs::remove_all(root);
+}
+
+TEST(DumpPasses, BackendsWithoutInspectorRefuse) {
+  auto m = create_matcher("esaw", "cpu", Overrides{});
+  try {
+    m->keep_passes(true);
+    ADD_FAILURE() << "esaw/cpu kept passes";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::invalid_argument);
+  }
+}
+
+TEST(PassesCommand, WritesTheDumpAndFailsInOneLine) {
+  const fs::path dir = test::fresh_test_dir("stereo_passes_cli_");
+  const Pair pair = make_pair();
+  write_png(dir / "l.png", pair.left);
+  write_png(dir / "r.png", pair.right);
+  const std::string images = (dir / "l.png").string() + " " + (dir / "r.png").string();
+  const test::CliOutcome ok = test::run_stereo(dir, "passes " + images + " -m salap -d 4 --out " + (dir / "dump").string());
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  EXPECT_TRUE(fs::exists(dir / "dump" / "tad_d3-3.png"));
+  EXPECT_TRUE(fs::exists(dir / "dump" / "passes.json"));
+  const test::CliOutcome again = test::run_stereo(dir, "passes " + images + " -m salap -d 4 --out " + (dir / "dump").string());
+  EXPECT_NE(again.code, 0);
+  EXPECT_NE(again.err.find("not empty"), std::string::npos) << again.err;
+  EXPECT_EQ(std::count(again.err.begin(), again.err.end(), '\n'), 1) << again.err;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace stereo
