@@ -25,6 +25,8 @@ else
     # sgbm/opencv (optional at build time; calib3d's dev package brings core and imgproc). Both
     # took ~100 s together on a fresh Debian 12 here (171 packages, mostly OpenCV's codecs).
     gnuplot-nox libopencv-calib3d-dev
+    # `stereo view`: Dear ImGui (1.86 on Debian 12, its glfw and opengl3 backends compiled in)
+    libimgui-dev
   )
 fi
 packages+=("$@")  # extra packages a caller needs (scripts/fuzz.sh: clang and libFuzzer)
