@@ -9,9 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "app/measure.h"
-#include "core/registry.h"
-#include "methods/builtin.h"
 
 namespace stereo::view {
 
@@ -95,8 +92,7 @@ void draw_controls(const ViewerState& state, UiState& ui, ImVec2 pos) {
   const Choice& c = state.choice();
   if (auto m = combo("method", c.method, ViewerState::methods())) ui.pending.push_back(Change::method(*m));
   std::vector<std::string> notes;
-  for (const std::string& b : state.backends())
-    notes.push_back(cli::unavailable(builtin_registry().find(c.method, b)).value_or(""));
+  for (const std::string& b : state.backends()) notes.push_back(ui.unavailable[c.method + "/" + b]);
   if (auto b = combo("backend", c.backend, state.backends(), notes)) ui.pending.push_back(Change::backend(*b));
   const DisparityRange range = state.range();
   int levels = range.count;

@@ -5,6 +5,7 @@
 /// and applied by the window after the frame is drawn, through ViewerState::apply, the path the
 /// tests take.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,9 @@ struct UiState {
   std::pair<float, float> slice_range{0.0f, 0.0f};
   PixelRect disparity_rect;  ///< where the disparity image was drawn in the last frame
   std::vector<Change> pending;
+  /// Why each "method/backend" cannot run here ("" when it can), asked once by the window with
+  /// its own context released: a GL backend's check makes a context of its own.
+  std::map<std::string, std::string> unavailable;
 };
 
 /// Draws every panel for this frame (between ImGui::NewFrame and ImGui::Render).

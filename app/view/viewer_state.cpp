@@ -111,7 +111,8 @@ bool ViewerState::apply(const Change& c) {
   try {
     switch (c.what) {
       case Change::What::method: {
-        const std::vector<std::string> names = builtin_registry().backends(c.key);  // throws for an unknown method
+        (void)builtin_registry().method(c.key);  // throws, naming the known methods, for an unknown one
+        const std::vector<std::string> names = builtin_registry().backends(c.key);
         a.choice.method = c.key;
         a.choice.overrides.clear();  // another method's keys mean nothing here
         if (std::find(names.begin(), names.end(), a.choice.backend) == names.end()) a.choice.backend = names.front();

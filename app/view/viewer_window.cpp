@@ -10,6 +10,8 @@
 #include <string>
 
 #include "app/image_io.h"
+#include "app/measure.h"
+#include "methods/builtin.h"
 #include "core/error.h"
 #include "app/view/window_context.h"
 #include "gl/check.h"
@@ -39,6 +41,7 @@ ViewerWindow::ViewerWindow(ViewerState& state, const WindowOptions& options) : s
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
   glfwWindowHint(GLFW_RESIZABLE, options.test_layout ? GLFW_FALSE : GLFW_TRUE);
+  WindowContext::release_egl();
   window_ = glfwCreateWindow(options.width, options.height, ("stereo view: " + state.input().description()).c_str(),
                              nullptr, nullptr);
   if (window_ == nullptr)
@@ -77,7 +80,9 @@ ViewerWindow::ViewerWindow(ViewerState& state, const WindowOptions& options) : s
 #else
   interop_note_ = "built without CUDA";
 #endif
-  context_->release();  // the first run may make a GL matcher's context
+  context_->release();  // the first run, and the backends' checks, may make a GL matcher's context
+  for (const BackendEntry& e : builtin_registry().entries())
+    ui_.unavailable[e.method + "/" + e.backend] = cli::unavailable(e).value_or("");
   if (options.show_inspector && !state_.passes()) {
     state_.apply(Change::passes(true));  // runs too; its error, if any, shows in the window
     if (!state_.result()) state_.start();

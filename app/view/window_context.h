@@ -29,11 +29,14 @@ class WindowContext {
   }
   [[nodiscard]] GLFWwindow* window() const { return window_; }
 
- private:
+  /// Releases an EGL context current on this thread (a GL matcher's), if any: before
+  /// glfwCreateWindow too, which makes the new context current for a moment.
   static void release_egl() {
     if (eglGetCurrentContext() != EGL_NO_CONTEXT)
       eglMakeCurrent(eglGetCurrentDisplay(), EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   }
+
+ private:
   GLFWwindow* window_;
 };
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include "app/dataset.h"
 #include "app/image_io.h"
@@ -29,14 +30,13 @@ inline ImageU8 run_color(const std::filesystem::path& dir, const std::string& me
   return read_image(dir / "map.png");
 }
 
-/// The first registered method with a cpu backend and no cuda one.
-inline std::string cuda_less_method() {
+/// The first registered method without a cuda backend, and its first backend ({"", ""}: none).
+inline std::pair<std::string, std::string> cuda_less_method() {
   for (const MethodInfo& m : builtin_registry().methods()) {
     const auto b = builtin_registry().backends(m.name);
-    if (std::find(b.begin(), b.end(), "cuda") == b.end() && std::find(b.begin(), b.end(), "cpu") != b.end())
-      return m.name;
+    if (std::find(b.begin(), b.end(), "cuda") == b.end() && !b.empty()) return {m.name, b.front()};
   }
-  return "";
+  return {"", ""};
 }
 
 }  // namespace stereo::view::test
