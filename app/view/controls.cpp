@@ -80,7 +80,7 @@ void sequence_controls(const ViewerState& state, UiState& ui) {
 
 void draw_controls(const ViewerState& state, UiState& ui, ImVec2 pos) {
   ImGui::SetNextWindowPos(pos, ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(372.0f, 540.0f), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(372.0f, 600.0f), ImGuiCond_FirstUseEver);
   ImGui::Begin("Controls");
   if (!state.error().empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.35f, 0.3f, 1.0f));

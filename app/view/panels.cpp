@@ -90,16 +90,18 @@ void draw_error(const ViewResult& r, PanelTextures& tex, UiState& ui, ImVec2 pos
 }
 
 void draw_timing(const ViewResult& r, ImVec2 pos) {
-  begin_panel("Timing", pos);
-  ImGui::Text("%s", r.device.c_str());
-  ImGui::Text("%dx%d, disparities %s (%d levels), %s", r.width, r.height, cli::range_text(r.range).c_str(), r.range.count,
-              r.timing.clock.c_str());
+  ImGui::SetNextWindowPos(pos, ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(372.0f, 300.0f), ImGuiCond_FirstUseEver);
+  ImGui::Begin("Timing");
+  ImGui::TextWrapped("%s", r.device.c_str());
+  ImGui::TextWrapped("%dx%d, disparities %s (%d levels); %s", r.width, r.height, cli::range_text(r.range).c_str(),
+                     r.range.count, r.timing.clock.c_str());
   ImGui::Text("upload    %8.3f ms", r.timing.upload_ms);
   for (const auto& [name, ms] : r.timing.stages) ImGui::Text("  %-14s %8.3f ms", name.c_str(), ms);
   ImGui::Text("algorithm %8.3f ms", r.timing.algorithm_ms);
   ImGui::Text("read-back %8.3f ms%s", r.timing.readback_ms, r.on_device ? " (into the GL buffer, on the GPU)" : "");
   ImGui::Text("total     %8.3f ms", r.timing.total_ms());
-  ImGui::Text("%.1f Mde/s including upload and read-back, %.1f Mde/s algorithm",
+  ImGui::TextWrapped("%.1f Mde/s including upload and read-back, %.1f Mde/s algorithm",
               cli::mdes(r.width, r.height, r.range.count, r.timing.total_ms()),
               cli::mdes(r.width, r.height, r.range.count, r.timing.algorithm_ms));
   ImGui::Text("window: %.1f frames/s", double(ImGui::GetIO().Framerate));
@@ -139,6 +141,7 @@ void draw_cursor(const ViewerState& state, const ViewResult& r, PanelTextures& t
 }
 
 void draw_inspector(const ViewerState& state, PanelTextures& tex, UiState& ui, ImVec2 pos) {
+  ImGui::SetNextWindowSizeConstraints(ImVec2(360.0f, 0.0f), ImVec2(FLT_MAX, FLT_MAX));
   begin_panel("Passes", pos);
   PassInspector* inspector = state.inspector();
   if (inspector == nullptr) {
@@ -171,18 +174,23 @@ void draw_inspector(const ViewerState& state, PanelTextures& tex, UiState& ui, I
     ui.slice_range = tex.show_pass(*inspector, p.name, ui.slice, ui.channel);
     ui.shown_slice = key;
   }
-  const int d = p.disparity(ui.slice, ui.channel);
-  ImGui::Text("%s%s", p.label(ui.slice).c_str(),
-              p.channels > 1 ? (", channel " + std::to_string(ui.channel) +
-                                (d >= 0 ? " (disparity " + std::to_string(d) + ")" : std::string()))
-                                   .c_str()
-                             : "");
+  ImGui::TextUnformatted(slice_title(p, ui.slice, ui.channel).c_str());
   ImGui::Text("grey from %g (black) to %g (white)", double(ui.slice_range.first), double(ui.slice_range.second));
   draw_image(tex.pass_slice(), ui, ui.zoom);
   ImGui::End();
 }
 
 }  // namespace
+
+std::string slice_title(const PassLayout& pass, int slice, int channel) {
+  std::string title = pass.label(slice);
+  if (pass.channels > 1) {
+    title += ", channel " + std::to_string(channel);
+    const int d = pass.disparity(slice, channel);
+    if (d >= 0 && pass.disparities_per_slice > 1) title += " (disparity " + std::to_string(d) + ")";
+  }
+  return title;
+}
 
 void draw_panels(const ViewerState& state, PanelTextures& textures, UiState& ui) {
   ui.cursor.reset();
@@ -204,7 +212,7 @@ void draw_panels(const ViewerState& state, PanelTextures& textures, UiState& ui)
     ImGui::End();
   }
   draw_error(*r, textures, ui, ImVec2(x1, h + 110.0f));
-  draw_timing(*r, ImVec2(0.0f, 560.0f));
+  draw_timing(*r, ImVec2(0.0f, 610.0f));
   draw_cursor(state, *r, textures, ui, ImVec2(x1 + 2 * (w + PANEL_GAP * 3), 0.0f));
   if (ui.show_inspector) draw_inspector(state, textures, ui, ImVec2(x1 + 2 * (w + PANEL_GAP * 3), 260.0f));
 }

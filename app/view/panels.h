@@ -43,6 +43,10 @@ struct UiState {
   std::map<std::string, std::string> unavailable;
 };
 
+/// The pass inspector's title of a view: PassLayout::label(slice), then the channel and the
+/// disparity it holds where a texel holds several ("cost, disparities 4..7, channel 2 (disparity 6)").
+std::string slice_title(const PassLayout& pass, int slice, int channel);
+
 /// Draws every panel for this frame (between ImGui::NewFrame and ImGui::Render).
 void draw_panels(const ViewerState& state, PanelTextures& textures, UiState& ui);
 

@@ -69,7 +69,11 @@ std::string matcher_key(const Choice& c, bool cost_volume, bool passes) {
 
 }  // namespace
 
-ViewerState::ViewerState(ViewInput input, Choice choice) : input_(std::move(input)), choice_(std::move(choice)) {}
+ViewerState::ViewerState(ViewInput input, Choice choice, MatcherFactory factory)
+    : input_(std::move(input)), choice_(std::move(choice)), factory_(std::move(factory)) {
+  if (!factory_)
+    factory_ = [](const Choice& c) { return create_matcher(c.method, c.backend, c.overrides); };
+}
 
 ViewerState::~ViewerState() = default;
 
@@ -187,7 +191,7 @@ bool ViewerState::run(Attempt a) {
     std::unique_ptr<Matcher> fresh;
     std::string note = passes_note_;
     if (!matcher_ || key != matcher_key_) {
-      fresh = create_matcher(a.choice.method, a.choice.backend, a.choice.overrides);
+      fresh = factory_(a.choice);
       if (a.cost_volume) fresh->request_cost_volume(true);  // throws, naming the backend, where there is none
       note.clear();
       if (a.passes) {

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -88,10 +89,14 @@ struct ViewResult {
   nlohmann::json params;
 };
 
+/// Makes the matcher of a choice; the default is the registry's (create_matcher). Tests hand
+/// in matchers of their own (a pass inspector before any backend has one).
+using MatcherFactory = std::function<std::unique_ptr<Matcher>(const Choice&)>;
+
 class ViewerState {
  public:
   /// Does not run yet: start() does, so that a window can lend its DeviceMapTarget first.
-  ViewerState(ViewInput input, Choice choice);
+  ViewerState(ViewInput input, Choice choice, MatcherFactory factory = {});
   ~ViewerState();
   ViewerState(const ViewerState&) = delete;
   ViewerState& operator=(const ViewerState&) = delete;
@@ -137,6 +142,7 @@ class ViewerState {
 
   ViewInput input_;
   Choice choice_;
+  MatcherFactory factory_;
   std::unique_ptr<Matcher> matcher_;
   std::string matcher_key_;  // what matcher_ was made for: method, backend, overrides, cost volume, passes
   std::optional<ViewResult> result_;

@@ -49,6 +49,8 @@ class ViewerWindow {
   /// The window's pixels (RGB, row 0 at the top) of the frame just drawn.
   [[nodiscard]] ImageU8 read_pixels() const;
   [[nodiscard]] UiState& ui() { return ui_; }
+  /// The textures the panels drew in the last frame (for tests that read one back).
+  [[nodiscard]] const PanelTextures& textures() const { return *textures_; }
   /// True while the CUDA backends write through the interop; why not otherwise.
   [[nodiscard]] bool interop_active() const;
   [[nodiscard]] const std::string& interop_note() const { return interop_note_; }
