@@ -6,6 +6,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -73,19 +74,22 @@ void draw_disparity(const ViewResult& r, PanelTextures& tex, UiState& ui, ImVec2
 
 void draw_error(const ViewResult& r, PanelTextures& tex, UiState& ui, ImVec2 pos) {
   begin_panel("Error", pos);
+  // The text wraps at the map's width, so the panel stays in the map's column.
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + std::max(320.0f, float(r.width) * ui.zoom));
   if (r.metrics) {
     const Metrics& m = *r.metrics;
-    ImGui::Text("bad pixels (%%), |d - gt| > %.1f px, as `eval` scores them (submitted):", m.threshold);
+    ImGui::TextWrapped("bad pixels (%%), |d - gt| > %.1f px, as `eval` scores them (submitted):", m.threshold);
     ImGui::Text("nonocc %s   all %s   disc %s", cli::fmt(m.bad_nonocc).c_str(), cli::fmt(m.bad_all).c_str(),
                 cli::fmt(m.bad_disc).c_str());
     ImGui::Text("average error %s px   density %s %%", cli::fmt(m.avg_error).c_str(), cli::fmt(m.density).c_str());
     if (tex.has_error_map()) draw_image(tex.error_map(), ui, ui.zoom);
-    ImGui::TextDisabled("grey: correct  red: bad (non-occluded)  orange: bad (occluded)  black: no ground truth");
+    ImGui::TextWrapped("grey: correct, red: bad (non-occluded), orange: bad (occluded), black: no ground truth");
   } else if (r.on_device) {
     ImGui::TextWrapped("The map stayed on the GPU (CUDA-GL interop): the figures need it on the host.");
   } else {
-    ImGui::TextUnformatted("No ground truth for this pair (--gt GT, or a scene folder).");
+    ImGui::TextWrapped("No ground truth for this pair (--gt GT, or a scene folder).");
   }
+  ImGui::PopTextWrapPos();
   ImGui::End();
 }
 
@@ -109,6 +113,7 @@ void draw_timing(const ViewResult& r, ImVec2 pos) {
 }
 
 void draw_cursor(const ViewerState& state, const ViewResult& r, PanelTextures& tex, const UiState& ui, ImVec2 pos) {
+  ImGui::SetNextWindowSizeConstraints(ImVec2(380.0f, 0.0f), ImVec2(380.0f, FLT_MAX));
   begin_panel("Cursor", pos);
   if (!ui.cursor) {
     ImGui::TextUnformatted("Move the mouse over an image.");
@@ -129,13 +134,13 @@ void draw_cursor(const ViewerState& state, const ViewResult& r, PanelTextures& t
     for (int k = 0; k < v.range.count; ++k)
       curve[std::size_t(k)] = v.data[(std::size_t(k) * std::size_t(v.height) + std::size_t(y)) * std::size_t(v.width) +
                                      std::size_t(x)];
-    ImGui::Text("cost over d = %d..%d (%s is better): %s", v.range.min, v.range.max(), v.better.c_str(),
-                v.meaning.c_str());
+    ImGui::TextWrapped("cost over d = %d..%d (%s is better): %s", v.range.min, v.range.max(), v.better.c_str(),
+                       v.meaning.c_str());
     ImGui::PlotLines("##cost", curve.data(), int(curve.size()), 0, nullptr, FLT_MAX, FLT_MAX, ImVec2(360.0f, 120.0f));
   } else if (state.cost_volume()) {
     ImGui::TextUnformatted("No cost volume in the last run.");
   } else {
-    ImGui::TextUnformatted("Cost curve: tick \"cost curve\" in Controls (backends with a cost volume).");
+    ImGui::TextWrapped("Cost curve: tick \"cost curve\" in Controls (backends with a cost volume).");
   }
   ImGui::End();
 }
