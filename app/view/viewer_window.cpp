@@ -117,6 +117,13 @@ bool ViewerWindow::apply(const Change& c) {
   return ok;
 }
 
+bool ViewerWindow::rerun() {
+  context_->release();
+  const bool ok = state_.rerun();
+  make_current();
+  return ok;
+}
+
 ImageU8 ViewerWindow::read_pixels() const {
   int w = 0, h = 0;
   glfwGetFramebufferSize(window_, &w, &h);

@@ -46,6 +46,8 @@ class ViewerWindow {
   bool frame(ImageU8* capture = nullptr);
   /// Applies `c` as a widget does (the state's apply(), then this window's context again).
   bool apply(const Change& c);
+  /// ViewerState::rerun() the same way.
+  bool rerun();
   /// The window's pixels (RGB, row 0 at the top) of the frame just drawn.
   [[nodiscard]] ImageU8 read_pixels() const;
   [[nodiscard]] UiState& ui() { return ui_; }

@@ -13,6 +13,9 @@
 #include "core/registry.h"
 #include "methods/builtin.h"
 #include "tests/view/view_test_util.h"
+#if STEREO_VIEW_CUDA_INTEROP
+#include "tests/view/d2h_counter.h"
+#endif
 
 namespace stereo::view {
 namespace {
@@ -129,6 +132,20 @@ void expect_interop_panel(const std::string& method) {
   EXPECT_FALSE(state.result()->disparity.has_value());
   panel(window);
   EXPECT_EQ(differences(panel(window), want), "") << method << "/cuda through the interop";
+#if STEREO_VIEW_CUDA_INTEROP
+  // No copy of the map (a u8 index map or larger) to host memory on this path; the same run on
+  // the host path makes one, so the counter is seen to count.
+  const std::size_t map_bytes = std::size_t(state.result()->width) * std::size_t(state.result()->height);
+  test::reset_d2h(map_bytes);
+  ASSERT_TRUE(window.rerun()) << state.error();
+  EXPECT_TRUE(state.result()->on_device);
+  EXPECT_EQ(test::d2h_copies(), 0u) << method << "/cuda copied a map-sized buffer to the host on the interop path";
+  state.set_device_target(nullptr);
+  test::reset_d2h(map_bytes);
+  ASSERT_TRUE(window.rerun()) << state.error();
+  EXPECT_FALSE(state.result()->on_device);
+  EXPECT_GE(test::d2h_copies(), 1u) << "the counter saw no read-back on the host path";
+#endif
 }
 
 TEST(ViewerWindow, InteropPanelIsRunColorSalapCuda) {
