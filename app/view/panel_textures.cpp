@@ -57,12 +57,10 @@ void PanelTextures::update(const ViewerState& state, const gl::Texture* device_m
   if (r->on_device) {
     require(device_map != nullptr, "view: the map is on the device but the window has no interop texture");
     map_ = device_map;
-    host_copy_.reset();
   } else {
     ensure(host_map_, GL_R32F, r->width, r->height, "view.disparity");
     host_map_.upload(GL_RED, GL_FLOAT, r->disparity->data.data());
     map_ = &host_map_;
-    host_copy_ = *r->disparity;
   }
   colour(*map_, r->range);
   if (r->error_map) {
@@ -89,9 +87,9 @@ void PanelTextures::colour(const gl::Texture& map, DisparityRange range) {
   GL_CHECK(glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0));
 }
 
-std::optional<float> PanelTextures::disparity_at(int x, int y) const {
-  if (map_ == nullptr || x < 0 || y < 0 || x >= map_->width() || y >= map_->height()) return std::nullopt;
-  if (host_copy_) return host_copy_->at(x, y);
+std::optional<float> PanelTextures::disparity_at(const ViewResult& r, int x, int y) const {
+  if (map_ == nullptr || x < 0 || y < 0 || x >= r.width || y >= r.height) return std::nullopt;
+  if (r.disparity) return r.disparity->at(x, y);
   float d = 0.0f;  // one texel of the device map: a GL read, not a copy of the map
   GL_CHECK(glGetTextureSubImage(map_->id(), 0, x, y, 0, 1, 1, 1, GL_RED, GL_FLOAT, sizeof d, &d));
   return d;

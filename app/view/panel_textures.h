@@ -39,9 +39,9 @@ class PanelTextures {
   [[nodiscard]] const gl::Texture& scale_bar() const { return scale_bar_; }
   [[nodiscard]] const gl::Texture& pass_slice() const { return slice_; }
   [[nodiscard]] bool has_error_map() const { return bool(error_); }
-  /// Disparity at (x, y) of the last map, from the host map or one texel of the device map;
-  /// nothing outside it.
-  [[nodiscard]] std::optional<float> disparity_at(int x, int y) const;
+  /// Disparity at (x, y) of `r`'s map (the one last uploaded), from the host map or one texel
+  /// of the device map; nothing outside it.
+  [[nodiscard]] std::optional<float> disparity_at(const ViewResult& r, int x, int y) const;
 
  private:
   void colour(const gl::Texture& map, DisparityRange range);
@@ -52,7 +52,6 @@ class PanelTextures {
   gl::Framebuffer target_;
   gl::Texture left_, right_, host_map_, coloured_, error_, scale_bar_, slice_;
   const gl::Texture* map_ = nullptr;  // the map the colours were made from
-  std::optional<ImageF> host_copy_;   // the host map, for the cursor readout
 };
 
 /// `image` (grey or RGB) as an RGBA8 texture of its size, nearest filtering.

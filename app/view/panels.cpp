@@ -25,14 +25,15 @@ ImTextureID id_of(const gl::Texture& t) { return reinterpret_cast<ImTextureID>(s
 constexpr float PANEL_GAP = 8.0f;
 
 // An image panel's picture at the zoom, on whole pixels (so that 1:1 is texel for pixel); the
-// cursor readout follows the mouse over it. Returns where it was drawn.
-PixelRect draw_image(const gl::Texture& t, UiState& ui, float zoom) {
+// cursor readout follows the mouse over it where `cursor` (pictures of the pair's size). Returns
+// where it was drawn.
+PixelRect draw_image(const gl::Texture& t, UiState& ui, float zoom, bool cursor = true) {
   const ImVec2 at = ImGui::GetCursorScreenPos();
   ImGui::SetCursorScreenPos(ImVec2(std::floor(at.x), std::floor(at.y)));
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 size(std::floor(float(t.width()) * zoom), std::floor(float(t.height()) * zoom));
   ImGui::Image(id_of(t), size);
-  if (ImGui::IsItemHovered()) {
+  if (cursor && ImGui::IsItemHovered()) {
     const ImVec2 m = ImGui::GetIO().MousePos;
     const int x = int((m.x - origin.x) / zoom), y = int((m.y - origin.y) / zoom);
     if (x >= 0 && y >= 0 && x < t.width() && y < t.height()) ui.cursor = std::make_pair(x, y);
@@ -121,7 +122,7 @@ void draw_cursor(const ViewerState& state, const ViewResult& r, PanelTextures& t
     return;
   }
   const auto [x, y] = *ui.cursor;
-  const std::optional<float> d = tex.disparity_at(x, y);
+  const std::optional<float> d = tex.disparity_at(r, x, y);
   ImGui::Text("x %d  y %d  disparity %s", x, y, d && std::isfinite(*d) ? cli::fmt(double(*d), 2).c_str() : "none");
   const Scene& s = state.input().current();
   if (s.has_ground_truth() && x < s.gt.width && y < s.gt.height) {
@@ -181,7 +182,7 @@ void draw_inspector(const ViewerState& state, PanelTextures& tex, UiState& ui, I
   }
   ImGui::TextUnformatted(slice_title(p, ui.slice, ui.channel).c_str());
   ImGui::Text("grey from %g (black) to %g (white)", double(ui.slice_range.first), double(ui.slice_range.second));
-  draw_image(tex.pass_slice(), ui, ui.zoom);
+  draw_image(tex.pass_slice(), ui, ui.zoom, false);  // a pass may hold another size (crossrt's half scale)
   ImGui::End();
 }
 

@@ -137,6 +137,7 @@ bool ViewerState::apply(const Change& c) {
         require(c.number > 0 && c.number <= MAX_LEVELS,
                 "view: level count " + std::to_string(c.number) + " is outside 1.." + std::to_string(MAX_LEVELS),
                 ErrorKind::invalid_argument);
+        if (a.choice.levels == 0) a.choice.min_disparity = range().min;  // a scene's own smallest disparity stays
         a.choice.levels = static_cast<int>(c.number);
         break;
       case Change::What::min_disparity:
