@@ -53,6 +53,7 @@ void cmd_view(const ViewArgs& a) {
   options.show_inspector = a.inspector;
   options.show_views = !a.no_views;
   options.interop = !a.no_interop;
+  options.wait_for_events = a.frames == 0;
   view::ViewerWindow window(state, options);
   window.ui().playing = a.play;
   if (!window.interop_note().empty() && choice.backend == "cuda") std::cerr << "view: " << window.interop_note() << "\n";

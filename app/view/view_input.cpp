@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
 #include <utility>
 
 #include "app/image_io.h"
@@ -27,7 +28,18 @@ ImageF read_ground_truth(const fs::path& path) {
   std::string ext = path.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (ext == ".pfm") return read_pfm(path);
-  if (ext == ".png") return read_disparity_png16(path);
+  if (ext == ".png") {
+    // IHDR's bit depth is byte 24 of a PNG; an 8-bit one (Middlebury v2's scaled gt.png) would
+    // read as a KITTI map of nonsense.
+    std::ifstream in(path, std::ios::binary);
+    char header[25] = {};
+    in.read(header, sizeof header);
+    require(!in || header[24] == 16,
+            "view: --gt " + path.string() + " is not a 16-bit PNG: ground truth is PFM or a 16-bit KITTI PNG (a " +
+                "scene folder brings its own: stereo view SCENE_DIR)",
+            ErrorKind::invalid_argument);
+    return read_disparity_png16(path);
+  }
   throw Error("view: --gt " + path.string() + ": ground truth must be PFM or a 16-bit KITTI PNG",
               ErrorKind::invalid_argument);
 }

@@ -64,6 +64,7 @@ ViewerWindow::ViewerWindow(ViewerState& state, const WindowOptions& options) : s
   imgui_ready_ = true;
   textures_ = std::make_unique<PanelTextures>();
   ui_.test_layout = options.test_layout;
+  wait_for_events_ = options.wait_for_events;
   ui_.show_views = options.show_views;
   ui_.show_inspector = options.show_inspector;
 #if STEREO_VIEW_CUDA_INTEROP
@@ -141,7 +142,12 @@ ImageU8 ViewerWindow::read_pixels() const {
 }
 
 bool ViewerWindow::frame(ImageU8* capture) {
-  glfwPollEvents();
+  // Frames right after a change are drawn at once: its result shows without waiting for an event.
+  if (wait_for_events_ && !ui_.playing && quiet_frames_ >= 2)
+    glfwWaitEventsTimeout(0.25);
+  else
+    glfwPollEvents();
+  ++quiet_frames_;
   if (glfwWindowShouldClose(window_)) return false;
   if (ui_.playing && state_.input().is_sequence()) {
     if (!apply(Change::frame(long((state_.input().frame() + 1) % state_.input().frame_count()))) ||
@@ -186,6 +192,7 @@ bool ViewerWindow::frame(ImageU8* capture) {
   std::vector<Change> pending;
   pending.swap(ui_.pending);
   for (const Change& c : pending) apply(c);
+  if (!pending.empty() || ui_.screenshot_requested) quiet_frames_ = 0;
   return true;
 }
 

@@ -28,7 +28,10 @@ struct WindowOptions {
   bool test_layout = false;  ///< UiState::test_layout
   bool show_views = true;
   bool show_inspector = false;
-  bool interop = true;  ///< CUDA backends write into GL through the interop where it works here
+  bool interop = true;
+  /// Sleep until an event (or a quarter second) between frames while nothing plays, so an
+  /// open window idles instead of redrawing flat out; off for scripted runs (--frames, tests).
+  bool wait_for_events = false;  ///< CUDA backends write into GL through the interop where it works here
 };
 
 class ViewerWindow {
@@ -66,6 +69,8 @@ class ViewerWindow {
   GLFWwindow* window_ = nullptr;
   std::unique_ptr<WindowContext> context_;
   UiState ui_;
+  bool wait_for_events_ = false;
+  int quiet_frames_ = 0;  // frames drawn since the last change
   std::unique_ptr<PanelTextures> textures_;
   std::unique_ptr<DeviceMapTarget> interop_;
   const gl::Texture* interop_texture_ = nullptr;  // the interop's r32f map
