@@ -7,6 +7,7 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "app/image_io.h"
@@ -41,6 +42,13 @@ ViewerWindow::ViewerWindow(ViewerState& state, const WindowOptions& options) : s
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
   glfwWindowHint(GLFW_RESIZABLE, options.test_layout ? GLFW_FALSE : GLFW_TRUE);
+  // STEREO_VIEW_CONTEXT=egl: the window's context through EGL instead of GLX. Under Xvfb, GLX is
+  // Mesa's whatever the GPU; EGL may reach the GPU's driver, which the CUDA-GL interop needs.
+  const char* api = std::getenv("STEREO_VIEW_CONTEXT");
+  const std::string context_api = api != nullptr ? api : "";
+  require(context_api.empty() || context_api == "glx" || context_api == "egl",
+          "view: STEREO_VIEW_CONTEXT must be glx or egl, got '" + context_api + "'", ErrorKind::invalid_argument);
+  glfwWindowHint(GLFW_CONTEXT_CREATION_API, context_api == "egl" ? GLFW_EGL_CONTEXT_API : GLFW_NATIVE_CONTEXT_API);
   WindowContext::release_egl();
   window_ = glfwCreateWindow(options.width, options.height, ("stereo view: " + state.input().description()).c_str(),
                              nullptr, nullptr);
