@@ -70,6 +70,23 @@ TEST(ViewerState, BadChangesKeepTheLastGoodResultAndSayWhyInOneLine) {
   EXPECT_EQ(s.result()->range.count, 20);
 }
 
+TEST(ViewerState, SwitchingBackendKeepsTheMethodsParametersAndDropsTheOldBackendsOptions) {
+  ViewerState s = tsukuba_state();
+  ASSERT_TRUE(s.start()) << s.error();
+  ASSERT_TRUE(s.apply(Change::param("threads", "1"))) << s.error();   // a salap/cpu option
+  ASSERT_TRUE(s.apply(Change::param("tau", "25"))) << s.error();      // a parameter of the method
+  const auto& gl = builtin_registry().find("salap", "gl");
+  if (const auto why = gl.unavailable ? gl.unavailable() : std::nullopt) GTEST_SKIP() << "salap/gl: " << *why;
+  ASSERT_TRUE(s.apply(Change::backend("gl"))) << s.error();
+  EXPECT_EQ(s.choice().overrides, (Overrides{{"tau", "25"}}));
+  EXPECT_EQ(s.result()->params["tau"], 25.0);
+  // Another method starts from its own defaults, on the backend in use where it has one.
+  ASSERT_TRUE(s.apply(Change::method("crossrt"))) << s.error();
+  EXPECT_EQ(s.choice().backend, "cpu");  // crossrt has no gl backend
+  EXPECT_TRUE(s.choice().overrides.empty());
+  EXPECT_EQ(s.result()->range.count, 16);
+}
+
 TEST(ViewerState, BackendWithoutADeviceIsRefusedWhereItIsUnavailable) {
   bool cuda_registered = false;
   for (const std::string& b : builtin_registry().backends("salap")) cuda_registered |= b == "cuda";
