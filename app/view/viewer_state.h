@@ -124,6 +124,9 @@ class ViewerState {
   [[nodiscard]] const std::string& error() const { return error_; }
   [[nodiscard]] bool cost_volume() const { return cost_volume_; }
   [[nodiscard]] bool passes() const { return passes_; }
+  /// The matcher of the last good run (nullptr before one): for what works on a matcher after a
+  /// run, as `--dump-passes` will (app/passes.h's dump_passes).
+  [[nodiscard]] Matcher* matcher() const { return matcher_.get(); }
   /// The matcher's passes of the last run (core/inspect.h), or nullptr where it keeps none.
   [[nodiscard]] PassInspector* inspector() const;
   /// Why the current backend shows no passes ("" when it does or none were asked).
