@@ -41,7 +41,8 @@ gl::Texture rgba_texture(const ImageU8& image, const std::string& label) {
   return t;
 }
 
-PanelTextures::PanelTextures() : ramp_(make_ramp_pass()), target_(gl::Framebuffer::create("view.ramp target")) {}
+PanelTextures::PanelTextures(const WindowContext& context)
+    : context_(context), ramp_(make_ramp_pass()), target_(gl::Framebuffer::create("view.ramp target")) {}
 
 void PanelTextures::update(const ViewerState& state, const gl::Texture* device_map, bool views) {
   const ViewResult* r = state.result();
@@ -97,7 +98,14 @@ std::optional<float> PanelTextures::disparity_at(const ViewResult& r, int x, int
 
 std::pair<float, float> PanelTextures::show_pass(PassInspector& inspector, const std::string& pass, int slice,
                                                  int channel) {
-  const ImageF plane = inspector.read(pass, slice);
+  const ImageF plane = [&] {
+    context_.release();
+    struct Reacquire {
+      const WindowContext& c;
+      ~Reacquire() { c.acquire(); }
+    } reacquire{context_};
+    return inspector.read(pass, slice);
+  }();
   const int channels = std::max(plane.channels, 1);
   const int c = std::clamp(channel, 0, channels - 1);
   float lo = std::numeric_limits<float>::infinity(), hi = -lo;

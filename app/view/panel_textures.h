@@ -10,6 +10,7 @@
 #include <string>
 
 #include "app/view/viewer_state.h"
+#include "app/view/window_context.h"
 #include "core/image.h"
 #include "gl/objects.h"
 #include "gl/program.h"
@@ -21,15 +22,16 @@ inline constexpr int SCALE_BAR_HEIGHT = 12;
 
 class PanelTextures {
  public:
-  /// Compiles the ramp pass; the window's context must be current.
-  PanelTextures();
+  /// Compiles the ramp pass; the window's context (`context`) must be current.
+  explicit PanelTextures(const WindowContext& context);
 
   /// Uploads what changed since the last call. `device_map`: the R32F texture a CUDA backend
   /// wrote through the interop (ViewResult::on_device), else nullptr. The views are uploaded
   /// only while `views` (their panels are shown): at 1920x1080 they are 12 MB a frame.
   void update(const ViewerState& state, const gl::Texture* device_map, bool views);
   /// Reads slice `slice`, channel `channel` of pass `pass` and shows it as grey, scaled from
-  /// its smallest to its largest finite value (returned as [lo, hi]).
+  /// its smallest to its largest finite value (returned as [lo, hi]). The read runs with the
+  /// window's context released: an inspector may read a GL matcher's targets in its own context.
   std::pair<float, float> show_pass(PassInspector& inspector, const std::string& pass, int slice, int channel);
 
   [[nodiscard]] const gl::Texture& left() const { return left_; }
@@ -46,6 +48,7 @@ class PanelTextures {
  private:
   void colour(const gl::Texture& map, DisparityRange range);
 
+  const WindowContext& context_;
   std::uint64_t serial_ = 0;
   std::uint64_t views_serial_ = 0;
   gl::FullscreenPass ramp_;

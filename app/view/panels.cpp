@@ -177,8 +177,18 @@ void draw_inspector(const ViewerState& state, PanelTextures& tex, UiState& ui, I
   const std::string key = std::to_string(state.result()->serial) + "/" + p.name + "/" + std::to_string(ui.slice) +
                           "/" + std::to_string(ui.channel);
   if (key != ui.shown_slice) {
-    ui.slice_range = tex.show_pass(*inspector, p.name, ui.slice, ui.channel);
     ui.shown_slice = key;
+    try {
+      ui.slice_range = tex.show_pass(*inspector, p.name, ui.slice, ui.channel);
+      ui.slice_error.clear();
+    } catch (const std::exception& e) {
+      ui.slice_error = e.what();  // the panel says why; the window goes on
+    }
+  }
+  if (!ui.slice_error.empty()) {
+    ImGui::TextWrapped("%s", ui.slice_error.c_str());
+    ImGui::End();
+    return;
   }
   ImGui::TextUnformatted(slice_title(p, ui.slice, ui.channel).c_str());
   ImGui::Text("grey from %g (black) to %g (white)", double(ui.slice_range.first), double(ui.slice_range.second));

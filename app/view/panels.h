@@ -35,6 +35,7 @@ struct UiState {
   // The pass inspector's selection, and what the slice texture shows now.
   int pass = 0, slice = 0, channel = 0;
   std::string shown_slice;
+  std::string slice_error;  ///< why the chosen slice could not be read
   std::pair<float, float> slice_range{0.0f, 0.0f};
   PixelRect disparity_rect;  ///< where the disparity image was drawn in the last frame
   std::vector<Change> pending;

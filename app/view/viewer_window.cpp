@@ -70,7 +70,7 @@ ViewerWindow::ViewerWindow(ViewerState& state, const WindowOptions& options) : s
   ImGui_ImplGlfw_InitForOpenGL(window_, true);
   ImGui_ImplOpenGL3_Init("#version 450");
   imgui_ready_ = true;
-  textures_ = std::make_unique<PanelTextures>();
+  textures_ = std::make_unique<PanelTextures>(*context_);
   ui_.test_layout = options.test_layout;
   wait_for_events_ = options.wait_for_events;
   ui_.show_views = options.show_views;
