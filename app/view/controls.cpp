@@ -82,6 +82,7 @@ void draw_controls(const ViewerState& state, UiState& ui, ImVec2 pos) {
   ImGui::SetNextWindowPos(pos, ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(372.0f, 600.0f), ImGuiCond_FirstUseEver);
   ImGui::Begin("Controls");
+  ImGui::PushItemWidth(170.0f);  // room for the longest keys beside their fields
   if (!state.error().empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.35f, 0.3f, 1.0f));
     ImGui::TextWrapped("%s", state.error().c_str());
@@ -129,6 +130,7 @@ void draw_controls(const ViewerState& state, UiState& ui, ImVec2 pos) {
   if (ImGui::Button("Open")) ui.pending.push_back(Change::open(ui.open_a, ui.open_b));
   ImGui::SameLine();
   if (ImGui::Button("Screenshot (F12)")) ui.screenshot_requested = true;
+  ImGui::PopItemWidth();
   ImGui::End();
 }
 
