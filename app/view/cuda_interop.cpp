@@ -72,7 +72,7 @@ DisparityView CudaGlMap::map(int width, int height) {
   return DisparityView::cuda(static_cast<float*>(pointer), width, height, 0, device_);
 }
 
-void CudaGlMap::unmap() {
+void CudaGlMap::unmap(bool written) {
   if (!mapped_) return;
   mapped_ = false;
   context_.acquire();
@@ -83,6 +83,7 @@ void CudaGlMap::unmap() {
   // Unmapping orders CUDA's writes before GL's later use of the buffer (the CUDA-GL interop's
   // synchronisation rule); compute_into() has returned, so the writes are queued or done.
   CUDA_CHECK(cudaGraphicsUnmapResources(1, &registration_->resource, nullptr));
+  if (!written) return;  // the texture keeps the last good map
   GL_CHECK(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer_.id()));
   GL_CHECK(glPixelStorei(GL_UNPACK_ALIGNMENT, 4));
   GL_CHECK(glTextureSubImage2D(texture_.id(), 0, 0, 0, width_, height_, GL_RED, GL_FLOAT, nullptr));

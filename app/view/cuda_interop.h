@@ -30,7 +30,7 @@ class CudaGlMap : public DeviceMapTarget {
   CudaGlMap& operator=(const CudaGlMap&) = delete;
 
   DisparityView map(int width, int height) override;
-  void unmap() override;
+  void unmap(bool written) override;
   /// The map of the last unmap(): r32f, the map's size, row 0 = image row 0.
   [[nodiscard]] const gl::Texture& texture() const { return texture_; }
 

@@ -29,16 +29,29 @@ namespace {
 // count is a typing slip, not a search (a method refuses what it cannot do itself).
 constexpr long MAX_LEVELS = 4096;
 
-// Unmaps the device target however the run leaves (GL must get its buffer back).
+// Unmaps the device target however the run leaves (GL must get its buffer back); only a run
+// that wrote the map hands it on.
 class Unmap {
  public:
   explicit Unmap(DeviceMapTarget& t) : target_(t) {}
-  ~Unmap() { target_.unmap(); }
+  ~Unmap() {
+    if (done_) return;
+    try {
+      target_.unmap(false);
+    } catch (...) {
+      // Unwinding already: the run's own error is the one the window shows.
+    }
+  }
   Unmap(const Unmap&) = delete;
   Unmap& operator=(const Unmap&) = delete;
+  void written() {
+    done_ = true;
+    target_.unmap(true);
+  }
 
  private:
   DeviceMapTarget& target_;
+  bool done_ = false;
 };
 
 void set_override(Overrides& overrides, const std::string& key, const std::string& value) {
@@ -212,8 +225,9 @@ bool ViewerState::run(Attempt a) {
     // The interop path keeps the map on the GPU; a cost volume comes with compute() only.
     if (a.choice.backend == "cuda" && device_target_ != nullptr && !a.cost_volume) {
       const DisparityView out = device_target_->map(scene.left.width, scene.left.height);
-      const Unmap unmap(*device_target_);
+      Unmap unmap(*device_target_);
       r.timing = m.compute_into(ImageView(scene.left), ImageView(scene.right), range, out);
+      unmap.written();
       r.on_device = true;
     } else {
       StereoResult sr = m.compute(scene.left, scene.right, range);

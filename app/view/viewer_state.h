@@ -26,12 +26,13 @@ namespace stereo::view {
 
 /// Where a CUDA backend writes its map for the window without the host (the CUDA-GL interop of
 /// app/view/cuda_interop.h): map() lends a `width` x `height` float map in CUDA memory, unmap()
-/// hands what was written to GL.
+/// gives it back, handing what was written to GL when `written` (a failed run leaves the map
+/// the window shows as it was).
 class DeviceMapTarget {
  public:
   virtual ~DeviceMapTarget() = default;
   virtual DisparityView map(int width, int height) = 0;
-  virtual void unmap() = 0;
+  virtual void unmap(bool written) = 0;
 };
 
 /// One user action: what a widget, a key or a test asks for.
