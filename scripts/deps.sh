@@ -27,6 +27,8 @@ else
     gnuplot-nox libopencv-calib3d-dev
     # `stereo stream` and `eval` over several hosts (optional at build time: STEREO_WITH_MPI)
     libopenmpi-dev openmpi-bin
+    # `stereo view`: Dear ImGui (1.86 on Debian 12, its glfw and opengl3 backends compiled in)
+    libimgui-dev
   )
 fi
 packages+=("$@")  # extra packages a caller needs (scripts/fuzz.sh: clang and libFuzzer)

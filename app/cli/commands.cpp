@@ -32,6 +32,9 @@
 #include "app/cli/eval_command.h"
 #include "app/cli/passes_command.h"
 #include "app/cli/method_choice.h"
+#if STEREO_WITH_VIEWER
+#include "app/cli/view_command.h"
+#endif
 #include "app/measure.h"
 #include "methods/builtin.h"
 #include "core/validate.h"
@@ -177,6 +180,18 @@ void add_core_commands(CLI::App& app) {
 
   add_bench_command(app);
   add_compare_commands(app);
+#if STEREO_WITH_VIEWER
+  add_view_command(app);
+#else
+  // The command is named either way, so a build without the window says why instead of
+  // "unknown subcommand".
+  auto* view = app.add_subcommand("view", "the interactive viewer (not in this build: STEREO_WITH_VIEWER)");
+  view->allow_extras();
+  view->callback([] {
+    throw Error("view: this build has no viewer (configure with GLFW and Dear ImGui, libimgui-dev: STEREO_WITH_VIEWER)",
+                ErrorKind::unavailable);
+  });
+#endif
 }
 
 }  // namespace stereo::cli

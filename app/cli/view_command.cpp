@@ -1,0 +1,111 @@
+// `stereo view LEFT RIGHT | SCENE_DIR | LEFT_DIR RIGHT_DIR`: the window of app/view/. What the
+// command line gets wrong fails here as one line, before a window opens; what goes wrong in the
+// window is shown there, and closing it exits 0.
+
+#include "app/cli/view_command.h"
+
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "app/cli/method_choice.h"
+#include "app/image_io.h"
+#include "app/measure.h"
+#include "app/view/viewer_state.h"
+#include "app/view/viewer_window.h"
+#include "core/error.h"
+
+namespace stereo::cli {
+
+namespace {
+
+struct ViewArgs {
+  std::string a, b, gt, screenshot, size = "1600x1000";
+  std::string method = "salap", backend = "cpu";
+  std::vector<std::string> sets;
+  int levels = 0;
+  int min_disparity = 0;
+  int frames = 0;
+  bool inspector = false, play = false, no_views = false, no_interop = false;
+};
+
+void cmd_view(const ViewArgs& a) {
+  require(a.frames >= 0, "view: --frames must be >= 0, got " + std::to_string(a.frames), ErrorKind::invalid_argument);
+  require(a.screenshot.empty() || a.frames > 0, "view: --screenshot FILE needs --frames N (the frame it shows)",
+          ErrorKind::invalid_argument);
+  require(a.levels >= 0, "view: -d must be > 0, got " + std::to_string(a.levels), ErrorKind::invalid_argument);
+  const auto [width, height] = parse_size(a.size, "view: --size");
+  if (!a.screenshot.empty()) {
+    // Refuse an unwritable target before any work, as `run` does.
+    std::error_code ec;
+    const std::filesystem::path parent = std::filesystem::path(a.screenshot).parent_path();
+    require(parent.empty() || std::filesystem::is_directory(parent, ec),
+            "cannot write " + a.screenshot + ": folder " + parent.string() + " does not exist");
+  }
+  view::Choice choice{a.method, a.backend, a.levels, a.min_disparity, {}};
+  for (const std::string& s : a.sets) choice.overrides.push_back(parse_override(s));
+  (void)builtin_registry().find(choice.method, choice.backend);  // a misspelt name: a usage error, before a window
+  view::ViewerState state(view::ViewInput::open(a.a, a.b, a.levels, a.min_disparity, a.gt), choice);
+  view::WindowOptions options;
+  options.width = width;
+  options.height = height;
+  options.show_inspector = a.inspector;
+  options.show_views = !a.no_views;
+  options.interop = !a.no_interop;
+  options.wait_for_events = a.frames == 0;
+  view::ViewerWindow window(state, options);
+  window.ui().playing = a.play;
+  if (!window.interop_note().empty() && choice.backend == "cuda") std::cerr << "view: " << window.interop_note() << "\n";
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t runs = 0;
+  std::uint64_t serial = state.result() ? state.result()->serial : 0;
+  for (int n = 1; a.frames == 0 || n <= a.frames; ++n) {
+    const bool last = a.frames > 0 && n == a.frames;
+    ImageU8 pixels;
+    if (!window.frame(last && !a.screenshot.empty() ? &pixels : nullptr)) break;
+    if (state.result() && state.result()->serial != serial) {
+      serial = state.result()->serial;
+      ++runs;
+    }
+    if (last && !a.screenshot.empty()) write_png(a.screenshot, pixels);
+  }
+  if (a.play && runs > 0) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cout << "view: " << runs << " frames matched and drawn in " << fmt(s, 3) << " s: " << fmt(double(runs) / s, 1)
+              << " frames/s (" << a.method << "/" << a.backend
+              << (window.interop_active() ? ", map through the CUDA-GL interop" : "") << ")\n";
+  }
+  if (!a.screenshot.empty()) std::cout << "screenshot: " << a.screenshot << "\n";
+  // A scripted run (--frames) that ends on an error says so in its exit status; a closed
+  // interactive window exits 0 whatever it showed.
+  require(a.frames == 0 || state.error().empty(), state.error());
+}
+
+}  // namespace
+
+void add_view_command(CLI::App& app) {
+  auto args = std::make_shared<ViewArgs>();
+  auto* v = app.add_subcommand("view", "the interactive viewer: a pair, a scene folder, or a sequence "
+                                       "(LEFT_DIR RIGHT_DIR) in a window (docs/viewer.md)");
+  v->add_option("A", args->a, "left image, a scene folder (any format eval reads), or the left folder of a sequence")
+      ->required();
+  v->add_option("B", args->b, "right image, or the right folder of a sequence");
+  v->add_option("-m,--method", args->method, "method name (see `stereo list`)")->capture_default_str();
+  v->add_option("-b,--backend", args->backend, "backend: cpu, gl, glcompute, cuda (see `stereo list`)")
+      ->capture_default_str();
+  v->add_option("--set", args->sets, "override a parameter: --set key=value (repeatable)");
+  v->add_option("-d,--levels", args->levels, "number of disparities searched (default: the scene's, 64 for a pair)");
+  v->add_option("--min-disparity", args->min_disparity, "smallest disparity searched")->capture_default_str();
+  v->add_option("--gt", args->gt, "ground truth of LEFT RIGHT: PFM, or a 16-bit KITTI PNG");
+  v->add_option("--size", args->size, "window size WxH")->capture_default_str();
+  v->add_flag("--inspector", args->inspector, "open the pass inspector (backends that keep their passes)");
+  v->add_flag("--play", args->play, "play the sequence from the start (prints the rate at the end)");
+  v->add_flag("--no-views", args->no_views, "hide the left and right images (nothing of them is uploaded per frame)");
+  v->add_flag("--no-interop", args->no_interop, "CUDA backends hand their map over through the host");
+  v->add_option("--frames", args->frames, "draw N frames, then exit (0: until the window is closed)");
+  v->add_option("--screenshot", args->screenshot, "write the window as PNG after the last of --frames N");
+  v->callback([args] { cmd_view(*args); });
+}
+
+}  // namespace stereo::cli

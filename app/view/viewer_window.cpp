@@ -1,0 +1,207 @@
+// The window: GLFW, Dear ImGui, the frame loop, screenshots.
+
+#include "app/view/viewer_window.h"
+
+#include <GL/glew.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "app/image_io.h"
+#include "app/measure.h"
+#include "methods/builtin.h"
+#include "core/error.h"
+#include "app/view/window_context.h"
+#include "gl/check.h"
+#if STEREO_VIEW_CUDA_INTEROP
+#include "app/view/cuda_interop.h"
+#endif
+
+namespace stereo::view {
+
+namespace {
+
+std::string glfw_error() {
+  const char* description = nullptr;
+  glfwGetError(&description);
+  return description ? description : "no display";
+}
+
+}  // namespace
+
+ViewerWindow::ViewerWindow(ViewerState& state, const WindowOptions& options) : state_(state) {
+  if (glfwInit() != GLFW_TRUE)
+    throw Error("view: cannot open a window: glfwInit failed: " + glfw_error(), ErrorKind::unavailable);
+  glfwDefaultWindowHints();
+  glfwWindowHint(GLFW_VISIBLE, options.visible ? GLFW_TRUE : GLFW_FALSE);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_RESIZABLE, options.test_layout ? GLFW_FALSE : GLFW_TRUE);
+  // STEREO_VIEW_CONTEXT=egl: the window's context through EGL instead of GLX. Under Xvfb, GLX is
+  // Mesa's whatever the GPU; EGL may reach the GPU's driver, which the CUDA-GL interop needs.
+  const char* api = std::getenv("STEREO_VIEW_CONTEXT");
+  const std::string context_api = api != nullptr ? api : "";
+  require(context_api.empty() || context_api == "glx" || context_api == "egl",
+          "view: STEREO_VIEW_CONTEXT must be glx or egl, got '" + context_api + "'", ErrorKind::invalid_argument);
+  glfwWindowHint(GLFW_CONTEXT_CREATION_API, context_api == "egl" ? GLFW_EGL_CONTEXT_API : GLFW_NATIVE_CONTEXT_API);
+  WindowContext::release_egl();
+  window_ = glfwCreateWindow(options.width, options.height, ("stereo view: " + state.input().description()).c_str(),
+                             nullptr, nullptr);
+  if (window_ == nullptr)
+    throw Error("view: cannot open a window (OpenGL 4.5 core): " + glfw_error(), ErrorKind::unavailable);
+  context_ = std::make_unique<WindowContext>(window_);
+  make_current();
+  glfwSwapInterval(0);  // a sequence plays at the matcher's rate, not the display's
+  glewExperimental = GL_TRUE;
+  // glewInit's result is not checked: GLEW built for GLX complains on some platforms while
+  // every entry point of 4.5 core is loaded (gl/context.cpp does the same).
+  glewInit();
+  while (glGetError() != GL_NO_ERROR) {
+  }
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;  // the layout is the program's; nothing written beside the user's files
+  ImGui::StyleColorsDark();
+  ImGui_ImplGlfw_InitForOpenGL(window_, true);
+  ImGui_ImplOpenGL3_Init("#version 450");
+  imgui_ready_ = true;
+  textures_ = std::make_unique<PanelTextures>(*context_);
+  ui_.test_layout = options.test_layout;
+  wait_for_events_ = options.wait_for_events;
+  ui_.show_views = options.show_views;
+  ui_.show_inspector = options.show_inspector;
+#if STEREO_VIEW_CUDA_INTEROP
+  if (options.interop) {
+    if (auto why = CudaGlMap::unavailable()) {
+      interop_note_ = "CUDA maps reach the window through the host: " + *why;
+    } else {
+      auto map = std::make_unique<CudaGlMap>(*context_);
+      interop_texture_ = &map->texture();
+      interop_ = std::move(map);
+      state_.set_device_target(interop_.get());
+    }
+  }
+#else
+  interop_note_ = "built without CUDA";
+#endif
+  context_->release();  // the first run, and the backends' checks, may make a GL matcher's context
+  for (const BackendEntry& e : builtin_registry().entries())
+    ui_.unavailable[e.method + "/" + e.backend] = cli::unavailable(e).value_or("");
+  if (options.show_inspector && !state_.passes()) {
+    state_.apply(Change::passes(true));  // runs too; its error, if any, shows in the window
+    if (!state_.result()) state_.start();
+  } else {
+    state_.start();
+  }
+  make_current();
+}
+
+ViewerWindow::~ViewerWindow() {
+  state_.set_device_target(nullptr);
+  if (window_ != nullptr) make_current();
+  interop_.reset();
+  textures_.reset();
+  if (imgui_ready_) {
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+  }
+  if (window_ != nullptr) glfwDestroyWindow(window_);
+  // No glfwTerminate: a GL backend on the GLFW platform may hold a hidden window of its own.
+}
+
+void ViewerWindow::make_current() const { context_->acquire(); }
+
+bool ViewerWindow::interop_active() const { return interop_ != nullptr; }
+
+bool ViewerWindow::apply(const Change& c) {
+  context_->release();  // a GL matcher makes its own context current (window_context.h)
+  const bool ok = state_.apply(c);
+  make_current();
+  return ok;
+}
+
+bool ViewerWindow::rerun() {
+  context_->release();
+  const bool ok = state_.rerun();
+  make_current();
+  return ok;
+}
+
+ImageU8 ViewerWindow::read_pixels() const {
+  int w = 0, h = 0;
+  glfwGetFramebufferSize(window_, &w, &h);
+  ImageU8 bottom_up(w, h, 3);
+  GL_CHECK(glBindFramebuffer(GL_READ_FRAMEBUFFER, 0));
+  GL_CHECK(glReadBuffer(GL_BACK));
+  GL_CHECK(glPixelStorei(GL_PACK_ALIGNMENT, 1));
+  GL_CHECK(glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, bottom_up.data.data()));
+  ImageU8 out(w, h, 3);  // GL's row 0 is the bottom one
+  const std::size_t row = std::size_t(w) * 3;
+  for (int y = 0; y < h; ++y)
+    std::copy_n(bottom_up.data.begin() + std::ptrdiff_t(std::size_t(h - 1 - y) * row), row,
+                out.data.begin() + std::ptrdiff_t(std::size_t(y) * row));
+  return out;
+}
+
+bool ViewerWindow::frame(ImageU8* capture) {
+  // Frames right after a change are drawn at once: its result shows without waiting for an event.
+  if (wait_for_events_ && !ui_.playing && quiet_frames_ >= 2)
+    glfwWaitEventsTimeout(0.25);
+  else
+    glfwPollEvents();
+  ++quiet_frames_;
+  if (glfwWindowShouldClose(window_)) return false;
+  if (ui_.playing && state_.input().is_sequence()) {
+    if (!apply(Change::frame(long((state_.input().frame() + 1) % state_.input().frame_count()))) ||
+        (!ui_.loop && state_.input().frame() + 1 == state_.input().frame_count()))
+      ui_.playing = false;  // an error or the end stops the play; the error line says which
+  }
+  textures_->update(state_, interop_texture_, ui_.show_views);
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGui::NewFrame();
+  const ImGuiIO& io = ImGui::GetIO();
+  if (!io.WantTextInput) {
+    if (ImGui::IsKeyPressed(GLFW_KEY_F12, false)) ui_.screenshot_requested = true;
+    if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) ui_.playing = !ui_.playing;
+    if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT, false) && state_.input().is_sequence())
+      ui_.pending.push_back(Change::frame(long((state_.input().frame() + 1) % state_.input().frame_count())));
+    if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) glfwSetWindowShouldClose(window_, GLFW_TRUE);
+  }
+  draw_panels(state_, *textures_, ui_);
+  ImGui::Render();
+  int w = 0, h = 0;
+  glfwGetFramebufferSize(window_, &w, &h);
+  GL_CHECK(glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0));
+  GL_CHECK(glViewport(0, 0, w, h));
+  GL_CHECK(glClearColor(0.1f, 0.1f, 0.11f, 1.0f));
+  GL_CHECK(glClear(GL_COLOR_BUFFER_BIT));
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  if (capture != nullptr) *capture = read_pixels();
+  if (ui_.screenshot_requested) {
+    ui_.screenshot_requested = false;
+    const std::string name = "stereo_view_" + std::to_string(screenshots_ + 1) + ".png";
+    try {
+      write_png(name, read_pixels());
+      ++screenshots_;
+      ui_.status = "wrote " + name;
+    } catch (const std::exception& e) {
+      ui_.status = e.what();  // the window goes on; the line says why there is no file
+    }
+  }
+  glfwSwapBuffers(window_);
+  // The widgets' changes, now that the frame no longer uses the textures they may replace.
+  std::vector<Change> pending;
+  pending.swap(ui_.pending);
+  for (const Change& c : pending) apply(c);
+  if (!pending.empty() || ui_.screenshot_requested) quiet_frames_ = 0;
+  return true;
+}
+
+}  // namespace stereo::view
