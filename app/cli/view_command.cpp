@@ -12,6 +12,7 @@
 #include "app/cli/method_choice.h"
 #include "app/image_io.h"
 #include "app/measure.h"
+#include "app/passes.h"
 #include "app/view/viewer_state.h"
 #include "app/view/viewer_window.h"
 #include "core/error.h"
@@ -21,7 +22,7 @@ namespace stereo::cli {
 namespace {
 
 struct ViewArgs {
-  std::string a, b, gt, screenshot, size = "1600x1000";
+  std::string a, b, gt, screenshot, dump_passes, size = "1600x1000";
   std::string method = "salap", backend = "cpu";
   std::vector<std::string> sets;
   int levels = 0;
@@ -47,14 +48,24 @@ void cmd_view(const ViewArgs& a) {
   for (const std::string& s : a.sets) choice.overrides.push_back(parse_override(s));
   (void)builtin_registry().find(choice.method, choice.backend);  // a misspelt name: a usage error, before a window
   view::ViewerState state(view::ViewInput::open(a.a, a.b, a.levels, a.min_disparity, a.gt), choice);
+  if (!a.dump_passes.empty() && a.frames == 0) {
+    // The inspector's job without a window (no display needed): the same state, its passes kept
+    // from the first run, then dumped as `stereo passes` dumps them.
+    require(state.apply(view::Change::passes(true)), [&] { return state.error(); });
+    require(state.inspector() != nullptr, [&] { return "view: --dump-passes: " + state.passes_note(); });
+    const PassDump d = dump_passes(*state.matcher(), a.dump_passes, state.range());
+    std::cout << "passes: " << d.passes << " into " << d.dir.string() << "\n";
+    return;
+  }
   view::WindowOptions options;
   options.width = width;
   options.height = height;
-  options.show_inspector = a.inspector;
+  options.show_inspector = a.inspector || !a.dump_passes.empty();  // keep_passes(true) before the first run
   options.show_views = !a.no_views;
   options.interop = !a.no_interop;
   options.wait_for_events = a.frames == 0;
-  view::ViewerWindow window(state, options);
+  auto window_owner = std::make_unique<view::ViewerWindow>(state, options);
+  view::ViewerWindow& window = *window_owner;
   window.ui().playing = a.play;
   if (!window.interop_note().empty() && choice.backend == "cuda") std::cerr << "view: " << window.interop_note() << "\n";
   const auto start = std::chrono::steady_clock::now();
@@ -77,6 +88,12 @@ void cmd_view(const ViewArgs& a) {
               << (window.interop_active() ? ", map through the CUDA-GL interop" : "") << ")\n";
   }
   if (!a.screenshot.empty()) std::cout << "screenshot: " << a.screenshot << "\n";
+  if (!a.dump_passes.empty()) {
+    window_owner.reset();  // a GL matcher's inspector reads in its own context, which the window's must not hold
+    require(state.matcher() != nullptr, "view: --dump-passes: no run to dump: " + state.error());
+    const PassDump d = dump_passes(*state.matcher(), a.dump_passes, state.range());
+    std::cout << "passes: " << d.passes << " into " << d.dir.string() << "\n";
+  }
   // A scripted run (--frames) that ends on an error says so in its exit status; a closed
   // interactive window exits 0 whatever it showed.
   require(a.frames == 0 || state.error().empty(), state.error());
@@ -105,6 +122,9 @@ void add_view_command(CLI::App& app) {
   v->add_flag("--no-interop", args->no_interop, "CUDA backends hand their map over through the host");
   v->add_option("--frames", args->frames, "draw N frames, then exit (0: until the window is closed)");
   v->add_option("--screenshot", args->screenshot, "write the window as PNG after the last of --frames N");
+  v->add_option("--dump-passes", args->dump_passes,
+                "write every pass of the run into DIR as `stereo passes` does (PNG + PFM + passes.json): alone, "
+                "without opening a window; with --frames N, after the last frame");
   v->callback([args] { cmd_view(*args); });
 }
 
