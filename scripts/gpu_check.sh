@@ -44,7 +44,10 @@ if has build; then
   fi
   python=()  # the first python3 (the GPU machine's venv with numpy, PyTorch, CuPy) for the module
   command -v python3 >/dev/null && python=(-DPython_EXECUTABLE="$(command -v python3)")
-  if ! cmake -S . -B "$bin" -G Ninja -DCMAKE_BUILD_TYPE=Release "${zlib[@]}" "${python[@]}" >"$OUT/configure.log" 2>&1; then
+  # --define-prefix: the kit's .pc files say prefix=/usr; pkg-config then takes the prefix from
+  # where each .pc file lies (the kit's Dear ImGui for `stereo view`).
+  if ! cmake -S . -B "$bin" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPKG_CONFIG_ARGN=--define-prefix "${zlib[@]}" \
+    "${python[@]}" >"$OUT/configure.log" 2>&1; then
     tail -30 "$OUT/configure.log"; fail "configure"; build_failed=1
   elif ! cmake --build "$bin" -j"$(nproc)" >"$OUT/build.log" 2>&1; then
     grep -E "error|Error" "$OUT/build.log" | head -40; fail "build"; build_failed=1

@@ -6,7 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
 
 #include "app/view/viewer_state.h"
 #include "app/view/viewer_window.h"
@@ -195,6 +199,32 @@ TEST(ViewerWindow, ScreenshotOfTheCommandLine) {
   const auto bad = stereo::test::run_stereo(dir, "view " + (dir / "nope").string());
   EXPECT_EQ(bad.code, 1);
   EXPECT_NE(bad.err.find("nope"), std::string::npos) << bad.err;
+}
+
+// --dump-passes alone opens no window (no display: DISPLAY unset for the child) and writes the
+// files `stereo passes` writes for the same pair and choice.
+TEST(ViewerCommand, DumpPassesWithoutAWindowEqualsStereoPasses) {
+  const auto dir = stereo::test::fresh_test_dir("stereo_view_dump_");
+  const std::string pair = (test::tsukuba() / "left.png").string() + " " + (test::tsukuba() / "right.png").string();
+  const std::string choice = " -m salap -b cpu -d 16 --set windows=4";
+  const char* display = std::getenv("DISPLAY");
+  const std::string saved = display != nullptr ? display : "";
+  unsetenv("DISPLAY");
+  const auto view = stereo::test::run_stereo(dir, "view " + pair + choice + " --dump-passes " + (dir / "v").string());
+  if (!saved.empty()) setenv("DISPLAY", saved.c_str(), 1);
+  ASSERT_EQ(view.code, 0) << view.err;
+  const auto passes = stereo::test::run_stereo(dir, "passes " + pair + choice + " --out " + (dir / "p").string());
+  ASSERT_EQ(passes.code, 0) << passes.err;
+  std::vector<std::string> from_view, from_passes;
+  for (const auto& e : std::filesystem::directory_iterator(dir / "v")) from_view.push_back(e.path().filename());
+  for (const auto& e : std::filesystem::directory_iterator(dir / "p")) from_passes.push_back(e.path().filename());
+  std::sort(from_view.begin(), from_view.end());
+  std::sort(from_passes.begin(), from_passes.end());
+  EXPECT_GT(from_view.size(), 3u);
+  EXPECT_EQ(from_view, from_passes);
+  for (const std::string& name : from_view)
+    if (name.size() > 4 && name.substr(name.size() - 4) == ".pfm")
+      EXPECT_EQ(stereo::test::slurp(dir / "v" / name), stereo::test::slurp(dir / "p" / name)) << name;
 }
 
 }  // namespace
