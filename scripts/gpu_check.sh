@@ -24,6 +24,10 @@ else
   echo "gpu_check: no gpu-kit/setup.sh here: the compilers and tools on the PATH"
 fi
 export STEREO_DATA="${STEREO_DATA:-$PWD/shared-data}"
+# The kit's libraries for the linker too (the install_consumer test links the installed library
+# with `pkg-config --static --libs stereo`, whose -lGLEW -lglfw -lEGL -lOpenGL name them).
+[ -d "${DEPS:-/opt/stereo-deps}/usr/lib/x86_64-linux-gnu" ] &&
+  export LIBRARY_PATH="${DEPS:-/opt/stereo-deps}/usr/lib/x86_64-linux-gnu${LIBRARY_PATH:+:$LIBRARY_PATH}"
 STEPS="${STEPS:-build test sanitize device eval bench digest}"
 has() { [[ " $STEPS " == *" $1 "* ]]; }
 bin="${BIN:-build-gpu}"  # BIN: another build folder (tests/test_scripts.sh passes a fake one)

@@ -3,12 +3,14 @@
 
 #include "app/parallel/ranks.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <iostream>
 #include <numeric>
 #include <optional>
+#include <thread>
 
 #ifdef STEREO_WITH_MPI
 #include <mpi.h>
@@ -96,6 +98,17 @@ Ranks::Ranks(const std::string& command)
             "MPI_Comm_split_type");
   MPI_Comm_rank(local, &local_rank_);
   MPI_Comm_free(&local);
+  // Open MPI binds each rank to one core when there are two ranks or fewer. A GPU rank's host
+  // threads (the page-locked staging copies, the stream's thread) then share that core; the
+  // likely cause of mpirun -np 2 reaching 1.16x one GPU where --devices 0,1 reached 2.0x
+  // (docs/streaming.md). Said once, by rank 0, which is bound as the others are.
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  if (rank_ == 0 && sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) == 1 &&
+      std::thread::hardware_concurrency() > 1)
+    std::cerr << "stereo: note: " << command << ": rank 0 is bound to one CPU core (Open MPI's default for two ranks "
+              << "or fewer), so each rank's host threads share one core; mpirun --bind-to none (or --map-by socket) "
+              << "gives them room\n";
 #else
   const int n = launcher_size().value_or(1);
   if (n > 1)
