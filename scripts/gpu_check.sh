@@ -48,10 +48,16 @@ if has build; then
   fi
   python=()  # the first python3 (the GPU machine's venv with numpy, PyTorch, CuPy) for the module
   command -v python3 >/dev/null && python=(-DPython_EXECUTABLE="$(command -v python3)")
-  # --define-prefix: the kit's .pc files say prefix=/usr; pkg-config then takes the prefix from
-  # where each .pc file lies (the kit's Dear ImGui for `stereo view`).
-  if ! cmake -S . -B "$bin" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPKG_CONFIG_ARGN=--define-prefix "${zlib[@]}" \
-    "${python[@]}" >"$OUT/configure.log" 2>&1; then
+  # The kit's Dear ImGui (for `stereo view`) and stb come with .pc files that say prefix=/usr:
+  # copies that name where the kit unpacked them go first on PKG_CONFIG_PATH.
+  deps="${DEPS:-/opt/stereo-deps}"
+  mkdir -p "$OUT/pkgconfig"
+  for pc in imgui stb; do
+    [ -f "$deps/usr/lib/x86_64-linux-gnu/pkgconfig/$pc.pc" ] &&
+      sed "s|^prefix=/usr|prefix=$deps/usr|" "$deps/usr/lib/x86_64-linux-gnu/pkgconfig/$pc.pc" >"$OUT/pkgconfig/$pc.pc"
+  done
+  export PKG_CONFIG_PATH="$OUT/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+  if ! cmake -S . -B "$bin" -G Ninja -DCMAKE_BUILD_TYPE=Release "${zlib[@]}" "${python[@]}" >"$OUT/configure.log" 2>&1; then
     tail -30 "$OUT/configure.log"; fail "configure"; build_failed=1
   elif ! cmake --build "$bin" -j"$(nproc)" >"$OUT/build.log" 2>&1; then
     grep -E "error|Error" "$OUT/build.log" | head -40; fail "build"; build_failed=1
