@@ -6,7 +6,9 @@
 # salap on every backend available here. The same example is then compiled and linked with
 # nothing but `pkg-config --static --cflags --libs stereo`, and compared again. The installed
 # package files must not name the build or source tree.
-# Usage: test_install.sh SOURCE_DIR BUILD_DIR
+# Usage: test_install.sh SOURCE_DIR BUILD_DIR [SANITIZERS]
+# SANITIZERS: the build's STEREO_SANITIZE (scripts/sanitize.sh): its installed libraries are
+# instrumented, so the consumer is compiled and linked with the same -fsanitize.
 set -euo pipefail
 src="$(cd "${1:?usage: test_install.sh SOURCE_DIR BUILD_DIR}" && pwd)"
 build="$(cd "${2:?usage: test_install.sh SOURCE_DIR BUILD_DIR}" && pwd)"
@@ -14,6 +16,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 prefix="$tmp/prefix"
 fail() { echo "FAILED: $*"; exit 1; }
+sanitize=()
+[ -n "${3:-}" ] && sanitize=("-fsanitize=$3")
 
 cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" || { cat "$tmp/install.log"; fail "cmake --install"; }
 for f in include/stereo/stereo.h include/stereo/io.h include/stereo/data.h include/stereo/core/matcher.h \
@@ -31,13 +35,14 @@ fi
 left="$tmp/scene/im0.png" right="$tmp/scene/im1.png"
 
 cmake -S "$src/examples/cpp" -B "$tmp/example" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
-      -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; fail "configuring examples/cpp against the install"; }
+      -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_CXX_FLAGS="${sanitize[*]}" \
+      -DCMAKE_EXE_LINKER_FLAGS="${sanitize[*]}" >"$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; fail "configuring examples/cpp against the install"; }
 grep -q "stereo_DIR:PATH=$prefix/" "$tmp/example/CMakeCache.txt" || fail "examples/cpp found a stereo package outside $prefix: $(grep stereo_DIR "$tmp/example/CMakeCache.txt")"
 cmake --build "$tmp/example" >"$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; fail "building examples/cpp"; }
 
 pcdir=$(dirname "$(find "$prefix" -name stereo.pc -print -quit)")
 # shellcheck disable=SC2046  # pkg-config's flags are words
-c++ -std=c++20 -O1 "$src/examples/cpp/main.cpp" -o "$tmp/example_pc" \
+c++ -std=c++20 -O1 "${sanitize[@]}" "$src/examples/cpp/main.cpp" -o "$tmp/example_pc" \
     $(PKG_CONFIG_PATH="$pcdir" pkg-config --static --cflags --libs stereo) >"$tmp/pc.log" 2>&1 \
     || { cat "$tmp/pc.log"; fail "compiling examples/cpp/main.cpp with pkg-config --static --cflags --libs stereo"; }
 
