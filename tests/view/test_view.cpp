@@ -222,9 +222,11 @@ TEST(ViewerCommand, DumpPassesWithoutAWindowEqualsStereoPasses) {
   std::sort(from_passes.begin(), from_passes.end());
   EXPECT_GT(from_view.size(), 3u);
   EXPECT_EQ(from_view, from_passes);
-  for (const std::string& name : from_view)
-    if (name.size() > 4 && name.substr(name.size() - 4) == ".pfm")
+  for (const std::string& name : from_view) {
+    if (name.size() > 4 && name.substr(name.size() - 4) == ".pfm") {
       EXPECT_EQ(stereo::test::slurp(dir / "v" / name), stereo::test::slurp(dir / "p" / name)) << name;
+    }
+  }
 }
 
 }  // namespace
