@@ -1,6 +1,7 @@
 #include "app/dataset.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -266,6 +267,26 @@ Scene load_scene(const fs::path& dir) {
     return std::move(scenes.front());
   }
   throw Error(dir.string() + ": not a scene folder (expected left.png+right.png, im0.png+im1.png, image_2/ (KITTI 2015) or colored_0/ (KITTI 2012))");
+}
+
+std::vector<std::string> sequence_names(const fs::path& left_dir, const fs::path& right_dir,
+                                        const std::string& component) {
+  std::error_code ec;
+  require(fs::is_directory(left_dir, ec), component + ": left folder " + left_dir.string() + " does not exist");
+  require(fs::is_directory(right_dir, ec), component + ": right folder " + right_dir.string() + " does not exist");
+  const auto is_image_name = [](const fs::path& p) {
+    std::string ext = p.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return ext == ".png" || ext == ".ppm" || ext == ".pgm" || ext == ".jpg" || ext == ".jpeg" || ext == ".bmp" ||
+           ext == ".tga";
+  };
+  std::vector<std::string> names;
+  for (const fs::directory_entry& e : fs::directory_iterator(left_dir))
+    if (e.is_regular_file() && is_image_name(e.path())) names.push_back(e.path().filename().string());
+  require(!names.empty(), component + ": no images (png, ppm, pgm, jpg, bmp, tga) in " + left_dir.string());
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 Scene load_pair(const fs::path& left, const fs::path& right, int levels) {

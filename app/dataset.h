@@ -57,6 +57,12 @@ Scene load_pair(const std::filesystem::path& left, const std::filesystem::path& 
 /// A scene folder gives one scene; a folder of scene folders gives each, sorted by name.
 std::vector<Scene> load_dataset(const std::filesystem::path& path);
 
+/// The frames of a sequence: the image files of `left_dir` (png, ppm, pgm, jpg, bmp, tga),
+/// sorted by name; each pairs with the file of the same name in `right_dir` (KITTI's
+/// image_2/000000_10.png and image_3/000000_10.png). Errors start with `component`.
+std::vector<std::string> sequence_names(const std::filesystem::path& left_dir, const std::filesystem::path& right_dir,
+                                        const std::string& component);
+
 /// Where the shared Middlebury data lives: $STEREO_DATA if set, else the path the build
 /// was configured with (STEREO_DATA_DIR, default ../shared/data beside the source tree).
 std::filesystem::path data_root();

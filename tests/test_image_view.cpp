@@ -18,14 +18,7 @@
 namespace stereo {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 TEST(ImageView, DenseByDefaultAndRowsByPitch) {
   const ImageU8 image = test::random_texture(5, 4, 1);

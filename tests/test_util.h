@@ -2,8 +2,11 @@
 // Helpers shared by the test files: textured random pairs with a known shift.
 
 #include <cstdint>
+#include <functional>
 #include <random>
+#include <string>
 
+#include "core/error.h"
 #include "core/image.h"
 
 namespace stereo::test {
@@ -32,6 +35,16 @@ inline ImageU8 shifted(const ImageU8& left, int d) {
     for (int x = 0; x < left.width; ++x)
       for (int c = 0; c < left.channels; ++c) right.at(x, y, c) = at_clamped(left, x + d, y, c);
   return right;
+}
+
+/// The message of the stereo::Error `f` throws, or "" when it throws none.
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace stereo::test

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "app/cli/stream_summary.h"
+#include "app/dataset.h"
 #include "app/image_io.h"
 #include "app/parallel/device_pool.h"
 #include "app/parallel/ranks.h"
@@ -56,27 +57,6 @@ struct StreamArgs {
   bool json_out = false;
   std::string devices;  ///< --devices: "0,1" or "all"; empty = the one device of --device
 };
-
-bool is_image_name(const fs::path& p) {
-  std::string ext = p.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".png" || ext == ".ppm" || ext == ".pgm" || ext == ".jpg" || ext == ".jpeg" || ext == ".bmp" ||
-         ext == ".tga";
-}
-
-/// The left folder's images sorted by name; each pairs with the same name in the right
-/// folder (KITTI's image_2/000000_10.png and image_3/000000_10.png).
-std::vector<std::string> frame_names(const fs::path& left_dir, const fs::path& right_dir) {
-  std::error_code ec;
-  require(fs::is_directory(left_dir, ec), "stream: left folder " + left_dir.string() + " does not exist");
-  require(fs::is_directory(right_dir, ec), "stream: right folder " + right_dir.string() + " does not exist");
-  std::vector<std::string> names;
-  for (const fs::directory_entry& e : fs::directory_iterator(left_dir))
-    if (e.is_regular_file() && is_image_name(e.path())) names.push_back(e.path().filename().string());
-  require(!names.empty(), "stream: no images (png, ppm, pgm, jpg, bmp, tga) in " + left_dir.string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 /// Reads frame `i`; every failure names the frame and the file.
 FramePair read_frame(const StreamArgs& a, const std::vector<std::string>& names, std::size_t i) {
@@ -112,7 +92,7 @@ Setup prepare(const StreamArgs& a, const parallel::Ranks& ranks) {
   require(a.format == "png" || a.format == "pfm", "stream: --format must be png or pfm, got '" + a.format + "'");
   require(a.limit >= 0, "stream: --limit must be >= 0, got " + std::to_string(a.limit));
   Setup s;
-  s.names = frame_names(a.left_dir, a.right_dir);
+  s.names = sequence_names(a.left_dir, a.right_dir, "stream");
   if (a.limit > 0 && static_cast<std::size_t>(a.limit) < s.names.size()) s.names.resize(static_cast<std::size_t>(a.limit));
   // Contiguous blocks (app/parallel/ranks.h says why); one process takes every frame.
   s.mine = parallel::block_of(s.names.size(), ranks.rank(), ranks.size());

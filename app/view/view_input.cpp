@@ -17,13 +17,6 @@ namespace {
 
 constexpr int DEFAULT_LEVELS = 64;  // `stereo run -d`'s default
 
-bool is_image_name(const fs::path& p) {
-  std::string ext = p.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".png" || ext == ".ppm" || ext == ".pgm" || ext == ".jpg" || ext == ".jpeg" || ext == ".bmp" ||
-         ext == ".tga";
-}
-
 ImageF read_ground_truth(const fs::path& path) {
   std::string ext = path.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -91,18 +84,12 @@ ViewInput ViewInput::scene(const fs::path& dir) {
 }
 
 ViewInput ViewInput::sequence(const fs::path& left_dir, const fs::path& right_dir, int levels, int min_disparity) {
-  std::error_code ec;
-  require(fs::is_directory(left_dir, ec), "view: left folder " + left_dir.string() + " does not exist");
-  require(fs::is_directory(right_dir, ec), "view: right folder " + right_dir.string() + " does not exist");
   ViewInput in;
+  in.names_ = sequence_names(left_dir, right_dir, "view");
   in.left_dir_ = left_dir;
   in.right_dir_ = right_dir;
   in.levels_ = levels > 0 ? levels : DEFAULT_LEVELS;
   in.min_disparity_ = min_disparity;
-  for (const fs::directory_entry& e : fs::directory_iterator(left_dir))
-    if (e.is_regular_file() && is_image_name(e.path())) in.names_.push_back(e.path().filename().string());
-  require(!in.names_.empty(), "view: no images (png, ppm, pgm, jpg, bmp, tga) in " + left_dir.string());
-  std::sort(in.names_.begin(), in.names_.end());
   in.scene_ = in.read_frame(0);
   in.read_ahead(1);
   in.description_ = left_dir.filename().string() + " / " + right_dir.filename().string();
