@@ -59,6 +59,7 @@ class PyMatcher {
   PyMatcher(std::string method, std::string backend, int levels, int min_disparity, std::optional<int> device,
             const py::kwargs& params)
       : method_(std::move(method)), backend_(std::move(backend)), range_{min_disparity, levels} {
+    check_levels(levels);  // at construction, as `stereo run -d 0` fails before any work
     Overrides overrides;
     for (const auto& [key, value] : params) {
       const std::string k = py::str(key).cast<std::string>();
@@ -157,7 +158,10 @@ class PyMatcher {
   [[nodiscard]] const std::string& method() const { return method_; }
   [[nodiscard]] const std::string& backend() const { return backend_; }
   [[nodiscard]] int levels() const { return range_.count; }
-  void set_levels(int levels) { range_.count = levels; }
+  void set_levels(int levels) {
+    check_levels(levels);
+    range_.count = levels;
+  }
   [[nodiscard]] int min_disparity() const { return range_.min; }
   void set_min_disparity(int min) { range_.min = min; }
   [[nodiscard]] const Matcher& matcher() const { return *matcher_; }
@@ -168,6 +172,11 @@ class PyMatcher {
   }
 
  private:
+  void check_levels(int levels) const {
+    require(levels >= 1, method_ + "/" + backend_ + ": disparity levels must be >= 1, got " + std::to_string(levels),
+            ErrorKind::invalid_argument);
+  }
+
   /// The component, after checking `out` against the backend.
   std::string check_out(const std::string& out) const {
     std::string component = matcher_->component();

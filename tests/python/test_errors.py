@@ -60,6 +60,11 @@ def test_range_errors_equal_the_cli(synth, tmp_path, pair):
            lambda: stereo.Matcher("salap", "cpu", levels=16, min_disparity=90).compute(*pair))
     raises(ValueError, "salap/cpu: disparity levels must be >= 1, got 0",
            lambda: stereo.Matcher("salap", "cpu", levels=0).compute(*pair))
+    # Refused when the matcher is made or changed, before any work (and with the same line).
+    raises(ValueError, "salap/cpu: disparity levels must be >= 1, got 0", lambda: stereo.Matcher("salap", "cpu", levels=0))
+    m = stereo.Matcher("salap", "cpu", levels=16)
+    raises(ValueError, "salap/cpu: disparity levels must be >= 1, got -3", lambda: setattr(m, "levels", -3))
+    assert m.levels == 16
 
 
 def test_mismatched_sizes_equal_the_cli(synth, tmp_path, pair):
