@@ -43,12 +43,25 @@ std::string override_text(const std::string& component, const std::string& key, 
                        py::str(py::type::of(value)).cast<std::string>());
 }
 
-py::dict input_report(const InputImage& in, bool copied) {
+/// What one compute() read of an image, kept as plain values: last_input builds its dict only
+/// when asked, so a call pays for no Python objects beyond its result.
+struct InputRecord {
+  std::string source;
+  Pixels pixels;
+  bool copied = false;
+};
+
+struct CallRecord {
+  InputRecord left, right;
+  std::size_t host_copy_bytes = 0, device_copy_bytes = 0;
+};
+
+py::dict input_report(const InputRecord& in) {
   py::dict d;
   d["source"] = in.source;
-  d["memory"] = in.residence == Residence::cuda ? "cuda:" + std::to_string(in.device) : std::string("host");
-  d["layout"] = in.layout();
-  d["copied"] = copied;
+  d["memory"] = in.pixels.residence == Residence::cuda ? "cuda:" + std::to_string(in.pixels.device) : std::string("host");
+  d["layout"] = in.pixels.layout();
+  d["copied"] = in.copied;
   return d;
 }
 
@@ -86,18 +99,17 @@ class PyMatcher {
     const InputImage right = read_input(right_object, component, "right");
     std::unique_ptr<DeviceArray> device_map;
     StereoResult result;
-    std::size_t host_copy_bytes = 0, device_copy_bytes = 0;
-    bool left_copied = false, right_copied = false;
+    CallRecord record{{left.source, left, false}, {right.source, right, false}};
     {
       const py::gil_scoped_release unlocked;
       // Python threads may share this object; the matcher itself is not reentrant.
       const std::lock_guard<std::mutex> lock(busy_);
       const InputView l = view_input(left, backend_ == "cuda", component + ": left");
       const InputView r = view_input(right, backend_ == "cuda", component + ": right");
-      left_copied = l.host_copy_bytes + l.device_copy_bytes != 0;
-      right_copied = r.host_copy_bytes + r.device_copy_bytes != 0;
-      host_copy_bytes = l.host_copy_bytes + r.host_copy_bytes;
-      device_copy_bytes = l.device_copy_bytes + r.device_copy_bytes;
+      record.left.copied = l.host_copy_bytes + l.device_copy_bytes != 0;
+      record.right.copied = r.host_copy_bytes + r.device_copy_bytes != 0;
+      record.host_copy_bytes = l.host_copy_bytes + r.host_copy_bytes;
+      record.device_copy_bytes = l.device_copy_bytes + r.device_copy_bytes;
       guard_host_memory(left, [&] {
         if (out == "cuda") {
           device_map = std::make_unique<DeviceArray>(left.height, left.width, ordinal());
@@ -110,11 +122,7 @@ class PyMatcher {
       last_timing_ = result.timing;
     }
     py::object map = device_map ? py::cast(std::move(device_map)) : py::object(to_numpy(std::move(result.disparity)));
-    last_input_ = py::dict();
-    last_input_["left"] = input_report(left, left_copied);
-    last_input_["right"] = input_report(right, right_copied);
-    last_input_["host_copy_bytes"] = host_copy_bytes;
-    last_input_["device_copy_bytes"] = device_copy_bytes;
+    last_input_ = std::move(record);
     return map;
   }
 
@@ -154,7 +162,15 @@ class PyMatcher {
     if (!timing) return py::none();
     return to_python(cli::timing_json(*timing));
   }
-  [[nodiscard]] py::object last_input() const { return last_input_; }
+  [[nodiscard]] py::object last_input() const {
+    if (!last_input_) return py::none();
+    py::dict d;
+    d["left"] = input_report(last_input_->left);
+    d["right"] = input_report(last_input_->right);
+    d["host_copy_bytes"] = last_input_->host_copy_bytes;
+    d["device_copy_bytes"] = last_input_->device_copy_bytes;
+    return d;
+  }
   [[nodiscard]] const std::string& method() const { return method_; }
   [[nodiscard]] const std::string& backend() const { return backend_; }
   [[nodiscard]] int levels() const { return range_.count; }
@@ -216,7 +232,7 @@ class PyMatcher {
   std::mutex busy_;                   // held through a match
   mutable std::mutex timing_mutex_;   // held only to copy last_timing_ in or out
   std::optional<Timing> last_timing_;
-  py::object last_input_ = py::none();
+  std::optional<CallRecord> last_input_;
 };
 
 /// The class docstring: the constructor, then every method's parameters from the registry.

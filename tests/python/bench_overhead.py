@@ -8,8 +8,10 @@ or Matcher::compute_into one device map for out="cuda"; a steady_clock around ea
 Against it, stereo.Matcher.compute from Python, wall time around each call, per input layout:
 reading the array (NumPy, DLPack), the views, the GIL release, the wrapping of the map as a
 NumPy array (no copy) or a DeviceArray (its cudaMalloc), and any copy the binding makes
-(layouts no view expresses; the "copied" column). Blocks of C++ and Python calls alternate, so
-drift (clocks, other load) falls on both; medians.
+(layouts no view expresses; the "copied" column). C++ and Python calls alternate one by one,
+so drift (clocks, other load, the GPU's idle gaps) falls on both alike; the overhead is the
+median of the paired differences. For DLPack inputs the producer's own __dlpack__ calls (the
+caller's library, e.g. PyTorch's stream handshake) are timed apart as "producer us".
 
     PYTHONPATH=build/python python3 tests/python/bench_overhead.py --backend cuda
     PYTHONPATH=build/python python3 tests/python/bench_overhead.py --method salap --backend cpu --size 320x240 --levels 32
@@ -50,14 +52,28 @@ def layouts(left, right, backend):
     return out
 
 
+def producer_us(left, right, backend, calls=200):
+    """Median microseconds of the DLPack producer's two __dlpack__ calls (None for other inputs)."""
+    if isinstance(left, np.ndarray) or not hasattr(left, "__dlpack__"):
+        return None
+    cuda = left.__dlpack_device__()[0] in (2, 13)
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        for image in (left, right):
+            image.__dlpack_device__()
+            image.__dlpack__(stream=1) if cuda else image.__dlpack__()
+        times.append((time.perf_counter() - start) * 1e6)
+    return statistics.median(times)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--method", default="salap")
     parser.add_argument("--backend", default="cuda")
     parser.add_argument("--size", default="1920x1080")
     parser.add_argument("--levels", type=int, default=256)
-    parser.add_argument("--runs", type=int, default=10, help="calls per block")
-    parser.add_argument("--rounds", type=int, default=5, help="alternating C++ / Python blocks")
+    parser.add_argument("--calls", type=int, default=200, help="C++ / Python call pairs per row")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     width, height = map(int, args.size.split("x"))
@@ -76,28 +92,31 @@ def main():
             same = np.array_equal((result if out == "numpy" else result.numpy()).view(np.uint32), expected.view(np.uint32))
             copied = dict(matcher.last_input)
             cpp, py = [], []
-            for _ in range(args.rounds):
-                cpp += stereo._testing.time_cpp(matcher, l, r, args.runs, out=out)
-                for _ in range(args.runs):
-                    start = time.perf_counter()
-                    matcher.compute(l, r, out=out)
-                    py.append((time.perf_counter() - start) * 1e3)
+            for _ in range(args.calls):
+                cpp += stereo._testing.time_cpp(matcher, l, r, 1, out=out)
+                start = time.perf_counter()
+                matcher.compute(l, r, out=out)
+                py.append((time.perf_counter() - start) * 1e3)
             c, p = statistics.median(cpp), statistics.median(py)
-            rows.append({"layout": name, "out": out, "cpp_ms": c, "python_ms": p, "overhead_pct": 100.0 * (p - c) / c,
+            paired_us = 1e3 * statistics.median(b - a for a, b in zip(cpp, py))
+            rows.append({"layout": name, "out": out, "cpp_ms": c, "python_ms": p, "overhead_us": paired_us,
+                         "overhead_pct": 100.0 * paired_us / 1e3 / c, "producer_us": producer_us(l, r, args.backend),
                          "same_map": same, "copied": copied["left"]["copied"] or copied["right"]["copied"],
                          "host_copy_bytes": copied["host_copy_bytes"],
                          "device_copy_bytes": copied["device_copy_bytes"]})
     header = {"method": args.method, "backend": args.backend, "device": matcher.device, "size": args.size,
-              "levels": args.levels, "runs": args.runs * args.rounds, "revision": stereo.revision()}
+              "levels": args.levels, "calls": args.calls, "revision": stereo.revision()}
     if args.json:
         print(json.dumps({**header, "rows": rows}, indent=2))
         return 0 if all(r["same_map"] for r in rows) else 1
     print(f"{args.method}/{args.backend} on {matcher.device}, {args.size} x {args.levels} levels, "
-          f"median of {args.runs * args.rounds} calls each, revision {stereo.revision()}")
-    print(f"{'layout':24} {'out':6} {'C++ ms':>9} {'Python ms':>10} {'overhead':>9}  "
+          f"{args.calls} alternating C++ / Python calls per row (medians), revision {stereo.revision()}")
+    print(f"{'layout':24} {'out':6} {'C++ ms':>9} {'Python ms':>10} {'overhead':>13} {'producer us':>12}  "
           "binding copies (bytes: host, device)")
     for r in rows:
-        print(f"{r['layout']:24} {r['out']:6} {r['cpp_ms']:9.3f} {r['python_ms']:10.3f} {r['overhead_pct']:8.2f}%  "
+        producer = "" if r["producer_us"] is None else f"{r['producer_us']:.1f}"
+        print(f"{r['layout']:24} {r['out']:6} {r['cpp_ms']:9.3f} {r['python_ms']:10.3f} "
+              f"{r['overhead_us']:6.1f} us {r['overhead_pct']:5.2f}% {producer:>12}  "
               f"{r['host_copy_bytes']}, {r['device_copy_bytes']}"
               f"{'' if r['same_map'] else '  MAP DIFFERS'}")
     return 0 if all(r["same_map"] for r in rows) else 1
