@@ -82,7 +82,7 @@ cuda_methods() {
 }
 
 if has test; then
-  ctest --test-dir "$bin" --output-on-failure -j4 --timeout 900 >"$OUT/ctest.log" 2>&1 || fail "ctest"
+  ctest --test-dir "$bin" --output-on-failure -j"${CTEST_JOBS:-4}" --timeout 900 >"$OUT/ctest.log" 2>&1 || fail "ctest"
   grep -E "tests passed|tests failed|Failed|\*\*\*|Not Run" "$OUT/ctest.log" | tail -30
   grep -hE "^\[(salap|gl|cuda|glcompute|range|adcensus)" "$bin"/Testing/Temporary/LastTest.log 2>/dev/null | sort -u | head -80 >"$OUT/shares.txt"
   # The Python module's suite (its CUDA tests run here: device inputs, out="cuda", PyTorch/CuPy).

@@ -73,6 +73,8 @@ def main():
     parser.add_argument("--backend", default="cuda")
     parser.add_argument("--size", default="1920x1080")
     parser.add_argument("--levels", type=int, default=256)
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a parameter of the method or backend, as `stereo run --set` takes it")
     parser.add_argument("--calls", type=int, default=200, help="C++ / Python call pairs per row")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -81,7 +83,8 @@ def main():
     left = rng.integers(0, 256, (height, width, 3), dtype=np.uint8)
     right = np.roll(left, -args.levels // 4, axis=1)
 
-    matcher = stereo.Matcher(args.method, args.backend, levels=args.levels)
+    params = dict(kv.split("=", 1) for kv in args.set)
+    matcher = stereo.Matcher(args.method, args.backend, levels=args.levels, **params)
     expected = matcher.compute(left, right)
     stereo._testing.time_cpp(matcher, left, right, 3)  # warm-up: allocation, module load, shader compiles
     rows = []
@@ -104,12 +107,12 @@ def main():
                          "same_map": same, "copied": copied["left"]["copied"] or copied["right"]["copied"],
                          "host_copy_bytes": copied["host_copy_bytes"],
                          "device_copy_bytes": copied["device_copy_bytes"]})
-    header = {"method": args.method, "backend": args.backend, "device": matcher.device, "size": args.size,
+    header = {"method": args.method, "params": params, "backend": args.backend, "device": matcher.device, "size": args.size,
               "levels": args.levels, "calls": args.calls, "revision": stereo.revision()}
     if args.json:
         print(json.dumps({**header, "rows": rows}, indent=2))
         return 0 if all(r["same_map"] for r in rows) else 1
-    print(f"{args.method}/{args.backend} on {matcher.device}, {args.size} x {args.levels} levels, "
+    print(f"{args.method}/{args.backend} {params or ''} on {matcher.device}, {args.size} x {args.levels} levels, "
           f"{args.calls} alternating C++ / Python calls per row (medians), revision {stereo.revision()}")
     print(f"{'layout':24} {'out':6} {'C++ ms':>9} {'Python ms':>10} {'overhead':>13} {'producer us':>12}  "
           "binding copies (bytes: host, device)")
