@@ -111,12 +111,14 @@ class PyMatcher {
       record.host_copy_bytes = l.host_copy_bytes + r.host_copy_bytes;
       record.device_copy_bytes = l.device_copy_bytes + r.device_copy_bytes;
       guard_host_memory(left, [&] {
-        if (out == "cuda") {
-          device_map = std::make_unique<DeviceArray>(left.height, left.width, ordinal());
+        if (out == "cuda") device_map = std::make_unique<DeviceArray>(left.height, left.width, ordinal());
+        // The C++ call alone, timed for the overhead benchmark (stereo._testing.last_call_ms).
+        const auto start = std::chrono::steady_clock::now();
+        if (device_map)
           result.timing = matcher_->compute_into(l.view, r.view, range_, device_map->view());
-        } else {
+        else
           result = matcher_->compute(l.view, r.view, range_);
-        }
+        last_call_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       });
       const std::lock_guard<std::mutex> timing_lock(timing_mutex_);
       last_timing_ = result.timing;
@@ -172,6 +174,8 @@ class PyMatcher {
     return d;
   }
   [[nodiscard]] const std::string& method() const { return method_; }
+  /// Wall ms of the last compute()'s Matcher call alone (no binding work around it).
+  [[nodiscard]] double last_call_ms() const { return last_call_ms_; }
   [[nodiscard]] const std::string& backend() const { return backend_; }
   [[nodiscard]] int levels() const { return range_.count; }
   void set_levels(int levels) {
@@ -233,6 +237,7 @@ class PyMatcher {
   mutable std::mutex timing_mutex_;   // held only to copy last_timing_ in or out
   std::optional<Timing> last_timing_;
   std::optional<CallRecord> last_input_;
+  double last_call_ms_ = 0.0;
 };
 
 /// The class docstring: the constructor, then every method's parameters from the registry.
@@ -327,6 +332,10 @@ void bind_testing(py::module_& testing) {
   testing.def("image_copies", &frame_image_copies,
               "The image copies the CUDA frames have issued in this process, {host_to_device, device_to_device} "
               "(cu::testing::image_copies), or None without the CUDA backends");
+  testing.def(
+      "last_call_ms", [](const PyMatcher& matcher) { return matcher.last_call_ms(); }, py::arg("matcher"),
+      "Wall ms of the Matcher call inside the last matcher.compute() (Matcher::compute or compute_into), "
+      "timed in C++: the call's wall time less this is what the binding adds");
   testing.def(
       "time_cpp",
       [](PyMatcher& matcher, const py::handle& left, const py::handle& right, int runs, const std::string& out) {
