@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -129,16 +130,38 @@ ContextOptions ContextOptions::from_environment() {
   return o;
 }
 
+namespace {
+std::mutex g_display_mutex;
+std::map<EGLDisplay, int> g_display_users;
+}  // namespace
+
+void detail::retain_display(EGLDisplay display) {
+  const std::lock_guard<std::mutex> lock(g_display_mutex);
+  ++g_display_users[display];
+}
+
+bool detail::release_display(EGLDisplay display) {
+  const std::lock_guard<std::mutex> lock(g_display_mutex);
+  const auto it = g_display_users.find(display);
+  if (it == g_display_users.end()) return true;
+  if (--it->second > 0) return false;
+  g_display_users.erase(it);
+  return true;
+}
+
 Context::Native::~Native() {
   if (window != nullptr) {
     glfwDestroyWindow(window);
     glfwTerminate();
   }
   if (display != EGL_NO_DISPLAY) {
-    eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    // Another context of this process (the viewer's beside the GL backends') may be current
+    // here and may share the display: release only this one, terminate only after the last.
+    if (context != EGL_NO_CONTEXT && eglGetCurrentContext() == context)
+      eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
     if (surface != EGL_NO_SURFACE) eglDestroySurface(display, surface);
     if (context != EGL_NO_CONTEXT) eglDestroyContext(display, context);
-    eglTerminate(display);
+    if (detail::release_display(display)) eglTerminate(display);
   }
 }
 

@@ -54,6 +54,13 @@ std::unique_ptr<Context::Native> create_egl(const ContextOptions& options);
 /// display or STEREO_DEVICE asks for another GPU than the default.
 std::unique_ptr<Context::Native> create_glfw(const ContextOptions& options);
 
+/// An initialised EGL display one more Native uses (several contexts of a process may share
+/// one: eglGetPlatformDisplay gives the same handle for the same device, and eglTerminate
+/// would end them all). release_display() says whether the last user left, so the display may
+/// be terminated (gl/context.cpp).
+void retain_display(EGLDisplay display);
+bool release_display(EGLDisplay display);
+
 /// Loads the GL entry points into GLEW for the current context (gl/context.cpp); `egl` accepts
 /// the GLX build's harmless complaint about a missing X display.
 void load_entry_points(bool egl);

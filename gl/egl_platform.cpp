@@ -111,7 +111,8 @@ std::unique_ptr<Context::Native> try_display(EGLDisplay display, const std::stri
   if (eglInitialize(display, &major, &minor) != EGL_TRUE)
     throw Error(platform + ": eglInitialize failed (" + egl_error_name(eglGetError()) + ")");
   auto native = std::make_unique<Context::Native>();
-  native->display = display;
+  detail::retain_display(display);
+  native->display = display;  // from here ~Native releases it
   native->platform = platform;
   try {
     native->make_egl_context(options, major, minor);

@@ -32,31 +32,53 @@ std::string glfw_error() {
 
 }  // namespace
 
-ViewerWindow::ViewerWindow(ViewerState& state, const WindowOptions& options) : state_(state) {
-  if (glfwInit() != GLFW_TRUE)
-    throw Error("view: cannot open a window: glfwInit failed: " + glfw_error(), ErrorKind::unavailable);
-  glfwDefaultWindowHints();
-  glfwWindowHint(GLFW_VISIBLE, options.visible ? GLFW_TRUE : GLFW_FALSE);
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
-  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-  glfwWindowHint(GLFW_RESIZABLE, options.test_layout ? GLFW_FALSE : GLFW_TRUE);
-  // STEREO_VIEW_CONTEXT=egl: the window's context through EGL instead of GLX. Under Xvfb, GLX is
-  // Mesa's whatever the GPU; EGL may reach the GPU's driver, which the CUDA-GL interop needs.
+ViewerWindow::ViewerWindow(ViewerState& state, const WindowOptions& options)
+    : state_(state), width_(options.width), height_(options.height) {
+  // STEREO_VIEW_CONTEXT: glx (default) or egl, the window's context through that API (under
+  // Xvfb, GLX is Mesa's whatever the GPU; EGL may reach the GPU's driver, which the CUDA-GL
+  // interop needs); headless, no window: an EGL context of the viewer's own (the GPU's device
+  // platform where there is one, as the GL backends find theirs: STEREO_GL_PLATFORM) drawing
+  // into an offscreen framebuffer of the window's size, for machines without a display.
   const char* api = std::getenv("STEREO_VIEW_CONTEXT");
   const std::string context_api = api != nullptr ? api : "";
-  require(context_api.empty() || context_api == "glx" || context_api == "egl",
-          "view: STEREO_VIEW_CONTEXT must be glx or egl, got '" + context_api + "'", ErrorKind::invalid_argument);
-  glfwWindowHint(GLFW_CONTEXT_CREATION_API, context_api == "egl" ? GLFW_EGL_CONTEXT_API : GLFW_NATIVE_CONTEXT_API);
-  WindowContext::release_egl();
-  window_ = glfwCreateWindow(options.width, options.height, ("stereo view: " + state.input().description()).c_str(),
-                             nullptr, nullptr);
-  if (window_ == nullptr)
-    throw Error("view: cannot open a window (OpenGL 4.5 core): " + glfw_error(), ErrorKind::unavailable);
-  context_ = std::make_unique<WindowContext>(window_);
-  make_current();
-  glfwSwapInterval(0);  // a sequence plays at the matcher's rate, not the display's
+  require(context_api.empty() || context_api == "glx" || context_api == "egl" || context_api == "headless",
+          "view: STEREO_VIEW_CONTEXT must be glx, egl or headless, got '" + context_api + "'",
+          ErrorKind::invalid_argument);
+  if (context_api == "headless") {
+    WindowContext::release_egl();
+    std::shared_ptr<gl::Context> offscreen;
+    try {
+      offscreen = gl::Context::create(gl::ContextOptions::from_environment());
+    } catch (const Error& e) {
+      throw Error(std::string("view: cannot make a headless OpenGL 4.5 context: ") + e.what(), ErrorKind::unavailable);
+    }
+    context_ = std::make_unique<WindowContext>(std::move(offscreen));
+    make_current();
+    offscreen_colour_ = gl::Texture::create(GL_TEXTURE_2D, GL_RGBA8, width_, height_, GL_NEAREST, "view: window");
+    offscreen_fbo_ = gl::Framebuffer::create("view: window");
+    offscreen_fbo_.attach_colour(0, offscreen_colour_);
+    offscreen_fbo_.set_draw_buffers(1);
+    offscreen_fbo_.check_complete();
+  } else {
+    if (glfwInit() != GLFW_TRUE)
+      throw Error("view: cannot open a window: glfwInit failed: " + glfw_error(), ErrorKind::unavailable);
+    glfwDefaultWindowHints();
+    glfwWindowHint(GLFW_VISIBLE, options.visible ? GLFW_TRUE : GLFW_FALSE);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    glfwWindowHint(GLFW_RESIZABLE, options.test_layout ? GLFW_FALSE : GLFW_TRUE);
+    glfwWindowHint(GLFW_CONTEXT_CREATION_API, context_api == "egl" ? GLFW_EGL_CONTEXT_API : GLFW_NATIVE_CONTEXT_API);
+    WindowContext::release_egl();
+    window_ = glfwCreateWindow(options.width, options.height,
+                               ("stereo view: " + state.input().description()).c_str(), nullptr, nullptr);
+    if (window_ == nullptr)
+      throw Error("view: cannot open a window (OpenGL 4.5 core): " + glfw_error(), ErrorKind::unavailable);
+    context_ = std::make_unique<WindowContext>(window_);
+    make_current();
+    glfwSwapInterval(0);  // a sequence plays at the matcher's rate, not the display's
+  }
   glewExperimental = GL_TRUE;
   // glewInit's result is not checked: GLEW built for GLX complains on some platforms while
   // every entry point of 4.5 core is loaded (gl/context.cpp does the same).
@@ -67,7 +89,7 @@ ViewerWindow::ViewerWindow(ViewerState& state, const WindowOptions& options) : s
   ImGui::CreateContext();
   ImGui::GetIO().IniFilename = nullptr;  // the layout is the program's; nothing written beside the user's files
   ImGui::StyleColorsDark();
-  ImGui_ImplGlfw_InitForOpenGL(window_, true);
+  if (window_ != nullptr) ImGui_ImplGlfw_InitForOpenGL(window_, true);
   ImGui_ImplOpenGL3_Init("#version 450");
   imgui_ready_ = true;
   textures_ = std::make_unique<PanelTextures>(*context_);
@@ -103,12 +125,14 @@ ViewerWindow::ViewerWindow(ViewerState& state, const WindowOptions& options) : s
 
 ViewerWindow::~ViewerWindow() {
   state_.set_device_target(nullptr);
-  if (window_ != nullptr) make_current();
+  if (context_) make_current();
+  offscreen_fbo_ = {};
+  offscreen_colour_ = {};
   interop_.reset();
   textures_.reset();
   if (imgui_ready_) {
     ImGui_ImplOpenGL3_Shutdown();
-    ImGui_ImplGlfw_Shutdown();
+    if (window_ != nullptr) ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();
   }
   if (window_ != nullptr) glfwDestroyWindow(window_);
@@ -133,12 +157,18 @@ bool ViewerWindow::rerun() {
   return ok;
 }
 
+void ViewerWindow::framebuffer_size(int& w, int& h) const {
+  w = width_;
+  h = height_;
+  if (window_ != nullptr) glfwGetFramebufferSize(window_, &w, &h);
+}
+
 ImageU8 ViewerWindow::read_pixels() const {
   int w = 0, h = 0;
-  glfwGetFramebufferSize(window_, &w, &h);
+  framebuffer_size(w, h);
   ImageU8 bottom_up(w, h, 3);
-  GL_CHECK(glBindFramebuffer(GL_READ_FRAMEBUFFER, 0));
-  GL_CHECK(glReadBuffer(GL_BACK));
+  GL_CHECK(glBindFramebuffer(GL_READ_FRAMEBUFFER, offscreen_fbo_ ? offscreen_fbo_.id() : 0));
+  GL_CHECK(glReadBuffer(offscreen_fbo_ ? GL_COLOR_ATTACHMENT0 : GL_BACK));
   GL_CHECK(glPixelStorei(GL_PACK_ALIGNMENT, 1));
   GL_CHECK(glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, bottom_up.data.data()));
   ImageU8 out(w, h, 3);  // GL's row 0 is the bottom one
@@ -151,12 +181,14 @@ ImageU8 ViewerWindow::read_pixels() const {
 
 bool ViewerWindow::frame(ImageU8* capture) {
   // Frames right after a change are drawn at once: its result shows without waiting for an event.
-  if (wait_for_events_ && !ui_.playing && quiet_frames_ >= 2)
-    glfwWaitEventsTimeout(0.25);
-  else
-    glfwPollEvents();
+  if (window_ != nullptr) {
+    if (wait_for_events_ && !ui_.playing && quiet_frames_ >= 2)
+      glfwWaitEventsTimeout(0.25);
+    else
+      glfwPollEvents();
+    if (glfwWindowShouldClose(window_)) return false;
+  }
   ++quiet_frames_;
-  if (glfwWindowShouldClose(window_)) return false;
   if (ui_.playing && state_.input().is_sequence()) {
     if (!apply(Change::frame(long((state_.input().frame() + 1) % state_.input().frame_count()))) ||
         (!ui_.loop && state_.input().frame() + 1 == state_.input().frame_count()))
@@ -164,7 +196,12 @@ bool ViewerWindow::frame(ImageU8* capture) {
   }
   textures_->update(state_, interop_texture_, ui_.show_views);
   ImGui_ImplOpenGL3_NewFrame();
-  ImGui_ImplGlfw_NewFrame();
+  if (window_ != nullptr) {
+    ImGui_ImplGlfw_NewFrame();
+  } else {  // headless: no platform backend, the offscreen framebuffer's size and a fixed step
+    ImGui::GetIO().DisplaySize = ImVec2(float(width_), float(height_));
+    ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
+  }
   ImGui::NewFrame();
   const ImGuiIO& io = ImGui::GetIO();
   if (!io.WantTextInput) {
@@ -172,13 +209,13 @@ bool ViewerWindow::frame(ImageU8* capture) {
     if (ImGui::IsKeyPressed(GLFW_KEY_SPACE, false)) ui_.playing = !ui_.playing;
     if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT, false) && state_.input().is_sequence())
       ui_.pending.push_back(Change::frame(long((state_.input().frame() + 1) % state_.input().frame_count())));
-    if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) glfwSetWindowShouldClose(window_, GLFW_TRUE);
+    if (window_ != nullptr && ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) glfwSetWindowShouldClose(window_, GLFW_TRUE);
   }
   draw_panels(state_, *textures_, ui_);
   ImGui::Render();
   int w = 0, h = 0;
-  glfwGetFramebufferSize(window_, &w, &h);
-  GL_CHECK(glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0));
+  framebuffer_size(w, h);
+  GL_CHECK(glBindFramebuffer(GL_DRAW_FRAMEBUFFER, offscreen_fbo_ ? offscreen_fbo_.id() : 0));
   GL_CHECK(glViewport(0, 0, w, h));
   GL_CHECK(glClearColor(0.1f, 0.1f, 0.11f, 1.0f));
   GL_CHECK(glClear(GL_COLOR_BUFFER_BIT));
@@ -195,7 +232,10 @@ bool ViewerWindow::frame(ImageU8* capture) {
       ui_.status = e.what();  // the window goes on; the line says why there is no file
     }
   }
-  glfwSwapBuffers(window_);
+  if (window_ != nullptr)
+    glfwSwapBuffers(window_);
+  else
+    GL_CHECK(glFinish());  // headless: the frame is complete, as a swap would make it
   // The widgets' changes, now that the frame no longer uses the textures they may replace.
   std::vector<Change> pending;
   pending.swap(ui_.pending);

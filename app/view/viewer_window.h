@@ -1,6 +1,7 @@
 #pragma once
 /// \file app/view/viewer_window.h
-/// The window of `stereo view`: GLFW with an OpenGL 4.5 core context, Dear ImGui on it, the
+/// The window of `stereo view`: GLFW with an OpenGL 4.5 core context (or, headless, an EGL
+/// context drawing offscreen: STEREO_VIEW_CONTEXT=headless), Dear ImGui on it, the
 /// panels of app/view/panels.h, screenshots, and the CUDA-GL interop where the build has CUDA
 /// and the window's GL runs on a CUDA device. A GL matcher runs in its own context
 /// (gl::shared_context, on this thread; docs/viewer.md says why): the window releases its
@@ -64,10 +65,15 @@ class ViewerWindow {
 
  private:
   void make_current() const;
+  /// The drawable's size in pixels: the window's framebuffer, or the offscreen one (headless).
+  void framebuffer_size(int& w, int& h) const;
 
   ViewerState& state_;
-  GLFWwindow* window_ = nullptr;
+  GLFWwindow* window_ = nullptr;  // null when headless
   std::unique_ptr<WindowContext> context_;
+  int width_ = 0, height_ = 0;        // the size asked for (headless: the offscreen framebuffer's)
+  gl::Texture offscreen_colour_;      // headless: what the frames draw into
+  gl::Framebuffer offscreen_fbo_;
   UiState ui_;
   bool wait_for_events_ = false;
   int quiet_frames_ = 0;  // frames drawn since the last change

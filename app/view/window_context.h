@@ -12,22 +12,35 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
+#include <memory>
+#include <utility>
+
+#include "gl/context.h"
+
 namespace stereo::view {
 
+/// The window's context: a GLFW window's, or, headless (STEREO_VIEW_CONTEXT=headless), an EGL
+/// context of the viewer's own (gl::Context, the device platform on a GPU) that draws into an
+/// offscreen framebuffer of the window's size.
 class WindowContext {
  public:
   explicit WindowContext(GLFWwindow* window) : window_(window) {}
+  explicit WindowContext(std::shared_ptr<gl::Context> offscreen) : offscreen_(std::move(offscreen)) {}
   /// Makes the window's context current, after releasing an EGL context current here.
   void acquire() const {
     release_egl();
-    glfwMakeContextCurrent(window_);
+    if (offscreen_)
+      offscreen_->make_current();
+    else
+      glfwMakeContextCurrent(window_);
   }
   /// Leaves no context current on this thread.
   void release() const {
-    glfwMakeContextCurrent(nullptr);
+    if (window_ != nullptr) glfwMakeContextCurrent(nullptr);
     release_egl();
   }
   [[nodiscard]] GLFWwindow* window() const { return window_; }
+  [[nodiscard]] bool headless() const { return offscreen_ != nullptr; }
 
   /// Releases an EGL context current on this thread (a GL matcher's), if any: before
   /// glfwCreateWindow too, which makes the new context current for a moment.
@@ -37,7 +50,8 @@ class WindowContext {
   }
 
  private:
-  GLFWwindow* window_;
+  GLFWwindow* window_ = nullptr;
+  std::shared_ptr<gl::Context> offscreen_;
 };
 
 }  // namespace stereo::view

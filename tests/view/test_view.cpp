@@ -1,5 +1,5 @@
-// The window under a display (Xvfb and Mesa's llvmpipe in CI; GLX on the NVIDIA driver on the
-// GPU machine): the disparity panel, read back from the window, is the PNG `stereo run --color`
+// The window under a display (Xvfb and Mesa's llvmpipe in CI), or headless (an EGL context
+// drawing offscreen: on the GPU machine, which has no display, the NVIDIA driver's): the disparity panel, read back from the window, is the PNG `stereo run --color`
 // writes for the same pair and parameters, before and after a change made through the path the
 // widgets use; bad changes keep it. CUDA backends are checked through the CUDA-GL interop
 // where the window's GL is on a CUDA device, and skip, saying so, elsewhere.
@@ -24,11 +24,14 @@
 namespace stereo::view {
 namespace {
 
-// A display is what these tests need; without one they skip (scripts/test.sh runs them under xvfb-run).
+// A display is what these tests need (scripts/test.sh runs them under xvfb-run), or the
+// headless window (STEREO_VIEW_CONTEXT=headless: an EGL context drawing offscreen, as on the
+// GPU machine); without either they skip.
 #define REQUIRE_DISPLAY()                                                                  \
   do {                                                                                     \
-    if (std::getenv("DISPLAY") == nullptr && std::getenv("WAYLAND_DISPLAY") == nullptr)    \
-      GTEST_SKIP() << "no display (run under xvfb-run, as scripts/test.sh does)";          \
+    if (!test::window_possible())                                                         \
+      GTEST_SKIP() << "no display (run under xvfb-run, as scripts/test.sh does, or with "   \
+                      "STEREO_VIEW_CONTEXT=headless)";                                     \
   } while (false)
 
 WindowOptions test_window() {

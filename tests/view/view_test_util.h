@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -16,6 +17,13 @@
 #include "tests/cli_util.h"
 
 namespace stereo::view::test {
+
+/// A window can be made here: a display, or the headless context (STEREO_VIEW_CONTEXT=headless).
+inline bool window_possible() {
+  const char* context = std::getenv("STEREO_VIEW_CONTEXT");
+  if (context != nullptr && std::string(context) == "headless") return true;
+  return std::getenv("DISPLAY") != nullptr || std::getenv("WAYLAND_DISPLAY") != nullptr;
+}
 
 inline std::filesystem::path tsukuba() { return data_root() / "middlebury-v2" / "tsukuba"; }
 
