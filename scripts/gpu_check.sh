@@ -24,6 +24,9 @@ else
   echo "gpu_check: no gpu-kit/setup.sh here: the compilers and tools on the PATH"
 fi
 export STEREO_DATA="${STEREO_DATA:-$PWD/shared-data}"
+# No display (the GPU machine has none): the viewer's window tests draw offscreen in an EGL
+# context on the GPU instead (docs/viewer.md), which is where the CUDA-GL interop is checked.
+if [ -z "${DISPLAY:-}" ]; then export STEREO_VIEW_CONTEXT="${STEREO_VIEW_CONTEXT:-headless}"; fi
 # The kit's libraries for the linker too (the install_consumer test links the installed library
 # with `pkg-config --static --libs stereo`, whose -lGLEW -lglfw -lEGL -lOpenGL name them).
 [ -d "${DEPS:-/opt/stereo-deps}/usr/lib/x86_64-linux-gnu" ] &&
