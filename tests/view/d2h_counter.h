@@ -7,9 +7,10 @@
 
 namespace stereo::view::test {
 
-/// Starts counting afresh the copies to host memory of at least `min_bytes`.
-void reset_d2h(std::size_t min_bytes);
-/// Such copies since reset_d2h().
-std::size_t d2h_copies();
+/// Starts counting afresh the bytes copied to host memory.
+void reset_d2h();
+/// The bytes copied to host memory since reset_d2h(), summed over every copy: a map read back
+/// in bands (salap/cuda's lanes) counts as much as one read back whole.
+std::size_t d2h_bytes();
 
 }  // namespace stereo::view::test

@@ -140,18 +140,19 @@ void expect_interop_panel(const std::string& method) {
   panel(window);
   EXPECT_EQ(differences(panel(window), want), "") << method << "/cuda through the interop";
 #if STEREO_VIEW_CUDA_INTEROP
-  // No copy of the map (a u8 index map or larger) to host memory on this path; the same run on
-  // the host path makes one, so the counter is seen to count.
+  // Less than a map's worth (a u8 index map, the smallest form) of bytes reaches host memory on
+  // this path; the same run on the host path moves at least that much, so the counter is seen
+  // to count (summed over copies: salap/cuda reads a map back in bands).
   const std::size_t map_bytes = std::size_t(state.result()->width) * std::size_t(state.result()->height);
-  test::reset_d2h(map_bytes);
+  test::reset_d2h();
   ASSERT_TRUE(window.rerun()) << state.error();
   EXPECT_TRUE(state.result()->on_device);
-  EXPECT_EQ(test::d2h_copies(), 0u) << method << "/cuda copied a map-sized buffer to the host on the interop path";
+  EXPECT_LT(test::d2h_bytes(), map_bytes) << method << "/cuda copied a map's worth of bytes to the host on the interop path";
   state.set_device_target(nullptr);
-  test::reset_d2h(map_bytes);
+  test::reset_d2h();
   ASSERT_TRUE(window.rerun()) << state.error();
   EXPECT_FALSE(state.result()->on_device);
-  EXPECT_GE(test::d2h_copies(), 1u) << "the counter saw no read-back on the host path";
+  EXPECT_GE(test::d2h_bytes(), map_bytes) << "the counter saw no read-back on the host path";
 #endif
 }
 
