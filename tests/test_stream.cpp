@@ -184,6 +184,21 @@ TEST_F(Stream, JsonSummaryCountsTheFrames) {
   EXPECT_FALSE(fs::exists(dir_ / "out"));  // no --out: nothing written
 }
 
+TEST_F(Stream, SeveralReadersLeaveTheMapsAsRunWritesThem) {
+  // Pairs read on several threads at once, ahead of the matcher and for --preload: the same
+  // maps, in the same order; the summary says how many read.
+  for (const std::string extra : {" --readers 3", " --readers 3 --preload"}) {
+    fs::remove_all(dir_ / "out");
+    const Outcome o = stereo(stream_args("cpu") + extra + " --json");
+    ASSERT_EQ(o.code, 0) << o.err;
+    EXPECT_EQ(nlohmann::json::parse(o.out)["readers"], 3) << extra;
+    for (int i = 0; i < FRAMES; ++i) EXPECT_EQ(stream_map(i, ".pfm"), run_map("cpu", i)) << "frame " << i << extra;
+  }
+  const Outcome bad = stereo(stream_args("cpu") + " --readers 0");
+  EXPECT_EQ(bad.code, 2);  // a malformed command line: the usage code
+  EXPECT_NE(bad.err.find("--readers"), std::string::npos) << bad.err;
+}
+
 TEST_F(Stream, MissingRightImageNamesTheFrame) {
   fs::remove(dir_ / "image_3" / frame_name(2));
   expect_stops_at_frame_2("right image");
