@@ -1,14 +1,16 @@
-// The viewer's input: a pair, a dataset's scenes, or a sequence read one frame ahead.
+// The viewer's input: a pair, a dataset's scenes, or a sequence read several frames ahead.
 
 #include "app/view/view_input.h"
 
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <set>
 #include <utility>
 
 #include "app/image_io.h"
 #include "core/error.h"
+#include "core/thread_pool.h"
 
 namespace stereo::view {
 namespace fs = std::filesystem;
@@ -53,8 +55,9 @@ Scene load_frame(const fs::path& left, const fs::path& right, const std::string&
 }  // namespace
 
 ViewInput::~ViewInput() {
-  // A read still in flight finishes before the input's folders go away.
-  if (ahead_.valid()) ahead_.wait();
+  // Reads still in flight finish before the input's folders go away.
+  for (auto& [index, read] : ahead_)
+    if (read.valid()) read.wait();
 }
 
 ViewInput ViewInput::pair(const fs::path& left, const fs::path& right, int levels, int min_disparity,
@@ -91,7 +94,7 @@ ViewInput ViewInput::sequence(const fs::path& left_dir, const fs::path& right_di
   in.levels_ = levels > 0 ? levels : DEFAULT_LEVELS;
   in.min_disparity_ = min_disparity;
   in.scene_ = in.read_frame(0);
-  in.read_ahead(1);
+  in.read_ahead(1);  // the frames after the first
   in.description_ = left_dir.filename().string() + " / " + right_dir.filename().string();
   return in;
 }
@@ -115,16 +118,26 @@ Scene ViewInput::read_frame(std::size_t index) const {
   return load_frame(left_dir_ / names_[index], right_dir_ / names_[index], names_[index], index, levels_, min_disparity_);
 }
 
+std::size_t ViewInput::ahead_count() { return std::clamp<std::size_t>(ThreadPool::hardware_threads(), 1, 8); }
+
 void ViewInput::read_ahead(std::size_t index) {
-  if (ahead_.valid()) ahead_.wait();
-  ahead_ = {};
-  ahead_index_.reset();
   if (names_.empty() || index >= names_.size()) return;
-  ahead_index_ = index;
-  ahead_ = std::async(std::launch::async, [left = left_dir_ / names_[index], right = right_dir_ / names_[index],
-                                           name = names_[index], index, levels = levels_, min = min_disparity_] {
-    return load_frame(left, right, name, index, levels, min);
-  });
+  std::set<std::size_t> wanted;
+  for (std::size_t k = 0; k < std::min(ahead_count(), names_.size()); ++k) wanted.insert((index + k) % names_.size());
+  for (auto it = ahead_.begin(); it != ahead_.end();) {  // frames no longer ahead: finish and drop
+    if (wanted.count(it->first) != 0) {
+      ++it;
+      continue;
+    }
+    if (it->second.valid()) it->second.wait();
+    it = ahead_.erase(it);
+  }
+  for (const std::size_t i : wanted)
+    if (ahead_.count(i) == 0)
+      ahead_.emplace(i, std::async(std::launch::async, [left = left_dir_ / names_[i], right = right_dir_ / names_[i],
+                                                          name = names_[i], i, levels = levels_, min = min_disparity_] {
+                       return load_frame(left, right, name, i, levels, min);
+                     }));
 }
 
 void ViewInput::go_to(std::size_t index) {
@@ -136,9 +149,10 @@ void ViewInput::go_to(std::size_t index) {
     return;
   }
   Scene next;
-  if (ahead_index_ == index && ahead_.valid()) {
-    ahead_index_.reset();
-    next = ahead_.get();  // rethrows the read's error; the current frame stays
+  if (const auto it = ahead_.find(index); it != ahead_.end() && it->second.valid()) {
+    std::future<Scene> read = std::move(it->second);
+    ahead_.erase(it);
+    next = read.get();  // rethrows the read's error; the current frame stays
   } else {
     next = read_frame(index);
   }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <future>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,8 +43,8 @@ class ViewInput {
   [[nodiscard]] bool is_sequence() const { return frame_count() > 1; }
   [[nodiscard]] std::size_t frame_count() const { return names_.empty() ? scenes_.size() : names_.size(); }
   [[nodiscard]] std::size_t frame() const { return frame_; }
-  /// Reads frame `index` of a sequence (the read-ahead one without waiting when it is the one
-  /// read ahead), and starts reading the one after it. Throws stereo::Error naming the frame
+  /// Reads frame `index` of a sequence (without waiting when it was read ahead), and starts
+  /// reading the frames after it, several at once (AHEAD, as `stream --readers` does). Throws stereo::Error naming the frame
   /// and the file; the current frame is then unchanged.
   void go_to(std::size_t index);
   /// What the input is, for the window's title and status line.
@@ -52,7 +53,11 @@ class ViewInput {
  private:
   ViewInput() = default;
   Scene read_frame(std::size_t index) const;
+  /// Keeps frames index, index+1, ... (wrapping; at most AHEAD) read or being read.
   void read_ahead(std::size_t index);
+  /// Frames read at once ahead of the one shown: a 1080p pair takes tens of ms to decode,
+  /// more than the fast matchers' frame.
+  static std::size_t ahead_count();
 
   Scene scene_;
   std::vector<Scene> scenes_;  // a dataset's scenes, or the one pair
@@ -61,8 +66,7 @@ class ViewInput {
   int levels_ = 0, min_disparity_ = 0;
   std::vector<std::string> names_;
   std::size_t frame_ = 0;
-  std::optional<std::size_t> ahead_index_;
-  std::future<Scene> ahead_;
+  std::map<std::size_t, std::future<Scene>> ahead_;  // by frame index
 };
 
 }  // namespace stereo::view
