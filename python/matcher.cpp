@@ -93,12 +93,14 @@ class PyMatcher {
   }
 
   py::object compute(const py::handle& left_object, const py::handle& right_object, const std::string& out) {
+    const auto entered = std::chrono::steady_clock::now();
     const std::string component = check_out(out);
     // Both held (with what keeps their memory) until this call returns, released with the GIL.
     const InputImage left = read_input(left_object, component, "left");
     const InputImage right = read_input(right_object, component, "right");
     std::unique_ptr<DeviceArray> device_map;
     StereoResult result;
+    std::chrono::steady_clock::time_point call_start, call_end;
     CallRecord record{{left.source, left, false}, {right.source, right, false}};
     {
       const py::gil_scoped_release unlocked;
@@ -113,18 +115,20 @@ class PyMatcher {
       guard_host_memory(left, [&] {
         if (out == "cuda") device_map = std::make_unique<DeviceArray>(left.height, left.width, ordinal());
         // The C++ call alone, timed for the overhead benchmark (stereo._testing.last_call_ms).
-        const auto start = std::chrono::steady_clock::now();
+        call_start = std::chrono::steady_clock::now();
         if (device_map)
           result.timing = matcher_->compute_into(l.view, r.view, range_, device_map->view());
         else
           result = matcher_->compute(l.view, r.view, range_);
-        last_call_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        call_end = std::chrono::steady_clock::now();
       });
       const std::lock_guard<std::mutex> timing_lock(timing_mutex_);
       last_timing_ = result.timing;
     }
     py::object map = device_map ? py::cast(std::move(device_map)) : py::object(to_numpy(std::move(result.disparity)));
     last_input_ = std::move(record);
+    const auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    last_phases_ = {ms(entered, call_start), ms(call_start, call_end), ms(call_end, std::chrono::steady_clock::now())};
     return map;
   }
 
@@ -174,8 +178,13 @@ class PyMatcher {
     return d;
   }
   [[nodiscard]] const std::string& method() const { return method_; }
-  /// Wall ms of the last compute()'s Matcher call alone (no binding work around it).
-  [[nodiscard]] double last_call_ms() const { return last_call_ms_; }
+  /// The last compute() in ms, timed in C++: its binding work before the Matcher call (reading
+  /// the arrays, the views, the GIL release, an out="cuda" allocation), the Matcher call alone,
+  /// and the binding work after it (the GIL taken back, the map wrapped).
+  struct Phases {
+    double before = 0.0, call = 0.0, after = 0.0;
+  };
+  [[nodiscard]] const Phases& last_phases() const { return last_phases_; }
   [[nodiscard]] const std::string& backend() const { return backend_; }
   [[nodiscard]] int levels() const { return range_.count; }
   void set_levels(int levels) {
@@ -237,7 +246,7 @@ class PyMatcher {
   mutable std::mutex timing_mutex_;   // held only to copy last_timing_ in or out
   std::optional<Timing> last_timing_;
   std::optional<CallRecord> last_input_;
-  double last_call_ms_ = 0.0;
+  Phases last_phases_;
 };
 
 /// The class docstring: the constructor, then every method's parameters from the registry.
@@ -333,9 +342,22 @@ void bind_testing(py::module_& testing) {
               "The image copies the CUDA frames have issued in this process, {host_to_device, device_to_device} "
               "(cu::testing::image_copies), or None without the CUDA backends");
   testing.def(
-      "last_call_ms", [](const PyMatcher& matcher) { return matcher.last_call_ms(); }, py::arg("matcher"),
+      "last_call_ms", [](const PyMatcher& matcher) { return matcher.last_phases().call; }, py::arg("matcher"),
       "Wall ms of the Matcher call inside the last matcher.compute() (Matcher::compute or compute_into), "
       "timed in C++: the call's wall time less this is what the binding adds");
+  testing.def(
+      "last_call_phases",
+      [](const PyMatcher& matcher) {
+        py::dict d;
+        d["before"] = matcher.last_phases().before;
+        d["call"] = matcher.last_phases().call;
+        d["after"] = matcher.last_phases().after;
+        return d;
+      },
+      py::arg("matcher"),
+      "The last matcher.compute() in ms, timed in C++: {before, call, after} = the binding's work before "
+      "the Matcher call, the call, the binding's work after it (the rest of the wall time is Python's "
+      "and pybind11's dispatch)");
   testing.def(
       "time_cpp",
       [](PyMatcher& matcher, const py::handle& left, const py::handle& right, int runs, const std::string& out) {

@@ -96,19 +96,26 @@ def main():
             result = matcher.compute(l, r, out=out)
             same = np.array_equal((result if out == "numpy" else result.numpy()).view(np.uint32), expected.view(np.uint32))
             copied = dict(matcher.last_input)
-            cpp, py, inner = [], [], []
+            cpp, py, inner, phases = [], [], [], []
             for _ in range(args.calls):
                 cpp += stereo._testing.time_cpp(matcher, l, r, 1, out=out)
                 start = time.perf_counter()
                 matcher.compute(l, r, out=out)
                 py.append((time.perf_counter() - start) * 1e3)
-                inner.append(stereo._testing.last_call_ms(matcher))
+                phases.append(stereo._testing.last_call_phases(matcher))
+                inner.append(phases[-1]["call"])
             c, p = statistics.median(cpp), statistics.median(py)
             paired_us = 1e3 * statistics.median(b - a for a, b in zip(cpp, py))
             binding_us = 1e3 * statistics.median(b - a for a, b in zip(inner, py))
             rows.append({"layout": name, "out": out, "cpp_ms": c, "python_ms": p, "overhead_us": paired_us,
                          "overhead_pct": 100.0 * paired_us / 1e3 / c,
-                         "binding_us": binding_us, "binding_pct": 100.0 * binding_us / 1e3 / c, "producer_us": producer_us(l, r, args.backend),
+                         "binding_us": binding_us, "binding_pct": 100.0 * binding_us / 1e3 / c,
+                         # where the binding's time goes: its C++ before and after the call, and
+                         # the rest (Python's call and pybind11's dispatch), medians in us
+                         "before_us": 1e3 * statistics.median(ph["before"] for ph in phases),
+                         "after_us": 1e3 * statistics.median(ph["after"] for ph in phases),
+                         "outside_us": 1e3 * statistics.median(
+                             w - ph["before"] - ph["call"] - ph["after"] for w, ph in zip(py, phases)), "producer_us": producer_us(l, r, args.backend),
                          "same_map": same, "copied": copied["left"]["copied"] or copied["right"]["copied"],
                          "host_copy_bytes": copied["host_copy_bytes"],
                          "device_copy_bytes": copied["device_copy_bytes"]})
@@ -126,6 +133,7 @@ def main():
         print(f"{r['layout']:24} {r['out']:6} {r['cpp_ms']:9.3f} {r['python_ms']:10.3f} "
               f"{r['overhead_us']:6.1f} us {r['overhead_pct']:5.2f}% {r['binding_us']:6.1f} us {r['binding_pct']:5.2f}% "
               f"{producer:>12}  "
+              f"(binding: {r['before_us']:.1f} before, {r['after_us']:.1f} after, {r['outside_us']:.1f} outside; copies) "
               f"{r['host_copy_bytes']}, {r['device_copy_bytes']}"
               f"{'' if r['same_map'] else '  MAP DIFFERS'}")
     return 0 if all(r["same_map"] for r in rows) else 1
