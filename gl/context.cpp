@@ -131,21 +131,31 @@ ContextOptions ContextOptions::from_environment() {
 }
 
 namespace {
-std::mutex g_display_mutex;
-std::map<EGLDisplay, int> g_display_users;
+// The users of each display. Never destroyed, as g_context below: a context released during
+// the process's exit must still find them.
+struct DisplayUsers {
+  std::mutex mutex;
+  std::map<EGLDisplay, int> count;
+};
+DisplayUsers& display_users() {
+  static auto* users = new DisplayUsers;
+  return *users;
+}
 }  // namespace
 
 void detail::retain_display(EGLDisplay display) {
-  const std::lock_guard<std::mutex> lock(g_display_mutex);
-  ++g_display_users[display];
+  DisplayUsers& u = display_users();
+  const std::lock_guard<std::mutex> lock(u.mutex);
+  ++u.count[display];
 }
 
 bool detail::release_display(EGLDisplay display) {
-  const std::lock_guard<std::mutex> lock(g_display_mutex);
-  const auto it = g_display_users.find(display);
-  if (it == g_display_users.end()) return true;
+  DisplayUsers& u = display_users();
+  const std::lock_guard<std::mutex> lock(u.mutex);
+  const auto it = u.count.find(display);
+  if (it == u.count.end()) return true;
   if (--it->second > 0) return false;
-  g_display_users.erase(it);
+  u.count.erase(it);
   return true;
 }
 
