@@ -37,18 +37,24 @@ void copy_rows(const ImageF& map, const DisparityView& out) {
 }
 
 void validate_output(const DisparityView& out, int width, int height, const std::string& component) {
-  require(out.data != nullptr, component + ": the disparity view has no memory (null data)");
-  require(out.width == width && out.height == height,
-          component + ": the disparity view is " + std::to_string(out.width) + "x" + std::to_string(out.height) +
-              " but the images are " + std::to_string(width) + "x" + std::to_string(height));
-  require(out.pitch >= out.row_bytes(), component + ": the disparity view's pitch " + std::to_string(out.pitch) +
-                                            " bytes is below its row of " + std::to_string(out.row_bytes()) +
-                                            " bytes (width x 4)");
-  require(out.pitch % sizeof(float) == 0 && reinterpret_cast<std::uintptr_t>(out.data) % alignof(float) == 0,
-          component + ": the disparity view's data and pitch (" + std::to_string(out.pitch) +
-              " bytes) must be 4-byte aligned");
-  require(out.memory == Memory::host || out.device >= 0,
-          component + ": a disparity view in CUDA memory names no device (device " + std::to_string(out.device) + ")");
+  // Messages made only on failure: every compute_into() call checks its output.
+  require(out.data != nullptr, [&] { return component + ": the disparity view has no memory (null data)"; });
+  require(out.width == width && out.height == height, [&] {
+    return component + ": the disparity view is " + std::to_string(out.width) + "x" + std::to_string(out.height) +
+           " but the images are " + std::to_string(width) + "x" + std::to_string(height);
+  });
+  require(out.pitch >= out.row_bytes(), [&] {
+    return component + ": the disparity view's pitch " + std::to_string(out.pitch) + " bytes is below its row of " +
+           std::to_string(out.row_bytes()) + " bytes (width x 4)";
+  });
+  require(out.pitch % sizeof(float) == 0 && reinterpret_cast<std::uintptr_t>(out.data) % alignof(float) == 0, [&] {
+    return component + ": the disparity view's data and pitch (" + std::to_string(out.pitch) +
+           " bytes) must be 4-byte aligned";
+  });
+  require(out.memory == Memory::host || out.device >= 0, [&] {
+    return component + ": a disparity view in CUDA memory names no device (device " + std::to_string(out.device) +
+           ")";
+  });
 }
 
 }  // namespace stereo

@@ -157,12 +157,14 @@ void Matcher::match_sequence(DisparityRange range, const FrameSource& next, cons
       height = pair.left.height;
       channels = pair.left.channels;
     } else {
-      require(pair.left.width == width && pair.left.height == height,
-              frame + ": size " + std::to_string(pair.left.width) + "x" + std::to_string(pair.left.height) +
-                  " differs from the sequence's " + std::to_string(width) + "x" + std::to_string(height));
-      require(pair.left.channels == channels && pair.right.channels == channels,
-              frame + ": " + std::to_string(pair.left.channels) + " channels where the sequence has " +
-                  std::to_string(channels));
+      require(pair.left.width == width && pair.left.height == height, [&] {
+        return frame + ": size " + std::to_string(pair.left.width) + "x" + std::to_string(pair.left.height) +
+               " differs from the sequence's " + std::to_string(width) + "x" + std::to_string(height);
+      });
+      require(pair.left.channels == channels && pair.right.channels == channels, [&] {
+        return frame + ": " + std::to_string(pair.left.channels) + " channels where the sequence has " +
+               std::to_string(channels);
+      });
     }
     ++index;
     return true;

@@ -116,17 +116,17 @@ int cuda_device_of(const void* pointer, const std::string& what) {
   cudaPointerAttributes a{};
   check(cudaPointerGetAttributes(&a, pointer), what + ": cudaPointerGetAttributes");
   require(a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged,
-          what + " has a __cuda_array_interface__ whose pointer is not CUDA device memory",
+          [&] { return what + " has a __cuda_array_interface__ whose pointer is not CUDA device memory"; },
           ErrorKind::invalid_argument);
   return a.device;
 }
 
 std::unique_ptr<DeviceMemory> gather_on_device(const Pixels& in, const std::string& what) {
-  require(in.pixel_stride > 0 && in.channel_stride > 0,
-          what + " is a CUDA array with " + in.layout() +
-              ": negative or zero steps are not read on the device; give a copy (tensor.contiguous(), "
-              "cupy.ascontiguousarray)",
-          ErrorKind::invalid_argument);
+  require(in.pixel_stride > 0 && in.channel_stride > 0, [&] {
+    return what + " is a CUDA array with " + in.layout() +
+           ": negative or zero steps are not read on the device; give a copy (tensor.contiguous(), "
+           "cupy.ascontiguousarray)";
+  }, ErrorKind::invalid_argument);
   auto dense = std::make_unique<DeviceMemory>(in.bytes(), in.device, "a dense copy of a CUDA input");
   if (in.bytes() == 0) return dense;
   const DeviceScope scope(in.device);

@@ -209,9 +209,11 @@ class PyMatcher {
   /// The component, after checking `out` against the backend.
   std::string check_out(const std::string& out) const {
     std::string component = matcher_->component();
-    require(out == "numpy" || out == "cuda", component + ": out must be 'numpy' or 'cuda', got '" + out + "'", INPUT);
+    require(out == "numpy" || out == "cuda",
+            [&] { return component + ": out must be 'numpy' or 'cuda', got '" + out + "'"; }, INPUT);
     require(out == "numpy" || backend_ == "cuda",
-            component + ": out='cuda' keeps the map in CUDA memory, which needs a cuda backend", INPUT);
+            [&] { return component + ": out='cuda' keeps the map in CUDA memory, which needs a cuda backend"; },
+            INPUT);
     return component;
   }
 
