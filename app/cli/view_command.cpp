@@ -68,24 +68,45 @@ void cmd_view(const ViewArgs& a) {
   view::ViewerWindow& window = *window_owner;
   window.ui().playing = a.play;
   if (!window.interop_note().empty() && choice.backend == "cuda") std::cerr << "view: " << window.interop_note() << "\n";
-  const auto start = std::chrono::steady_clock::now();
-  std::size_t runs = 0;
-  std::uint64_t serial = state.result() ? state.result()->serial : 0;
-  for (int n = 1; a.frames == 0 || n <= a.frames; ++n) {
-    const bool last = a.frames > 0 && n == a.frames;
+  if (a.play && a.frames > 0 && state.input().is_sequence()) {
+    // --play --frames N: N frames of the sequence matched (through the pipelined player where
+    // the backend allows, app/view/sequence_player.h), the window drawing meanwhile at its own
+    // pace; then one more frame, the one a screenshot shows.
+    window.play_frames(std::size_t(a.frames));
+    std::size_t drawn = 0;
+    while (window.ui().playing && window.frame()) ++drawn;
+    const std::size_t played = window.frames_played();
+    const double s = window.play_seconds();
     ImageU8 pixels;
-    if (!window.frame(last && !a.screenshot.empty() ? &pixels : nullptr)) break;
-    if (state.result() && state.result()->serial != serial) {
-      serial = state.result()->serial;
-      ++runs;
+    window.frame(!a.screenshot.empty() ? &pixels : nullptr);
+    if (!a.screenshot.empty()) write_png(a.screenshot, pixels);
+    if (played > 0 && s > 0)
+      std::cout << "view: " << played << " frames matched in " << fmt(s, 3) << " s: " << fmt(double(played) / s, 1)
+                << " frames/s (" << a.method << "/" << a.backend << ", "
+                << (window.played_pipelined() ? "pipelined as `stream` runs it, maps through the host"
+                                              : "frame by frame in the window's thread" +
+                                                    std::string(window.interop_active() ? ", maps through the CUDA-GL interop" : ""))
+                << "); the window drew " << drawn << " frames meanwhile\n";
+  } else {
+    const auto start = std::chrono::steady_clock::now();
+    std::size_t runs = 0;
+    std::uint64_t serial = state.result() ? state.result()->serial : 0;
+    for (int n = 1; a.frames == 0 || n <= a.frames; ++n) {
+      const bool last = a.frames > 0 && n == a.frames;
+      ImageU8 pixels;
+      if (!window.frame(last && !a.screenshot.empty() ? &pixels : nullptr)) break;
+      if (state.result() && state.result()->serial != serial) {
+        serial = state.result()->serial;
+        ++runs;
+      }
+      if (last && !a.screenshot.empty()) write_png(a.screenshot, pixels);
     }
-    if (last && !a.screenshot.empty()) write_png(a.screenshot, pixels);
-  }
-  if (a.play && runs > 0) {
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cout << "view: " << runs << " frames matched and drawn in " << fmt(s, 3) << " s: " << fmt(double(runs) / s, 1)
-              << " frames/s (" << a.method << "/" << a.backend
-              << (window.interop_active() ? ", map through the CUDA-GL interop" : "") << ")\n";
+    if (a.play && runs > 0) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::cout << "view: " << runs << " frames matched and drawn in " << fmt(s, 3) << " s: "
+                << fmt(double(runs) / s, 1) << " frames/s (" << a.method << "/" << a.backend
+                << (window.interop_active() ? ", map through the CUDA-GL interop" : "") << ")\n";
+    }
   }
   if (!a.screenshot.empty()) std::cout << "screenshot: " << a.screenshot << "\n";
   if (!a.dump_passes.empty()) {
@@ -120,7 +141,9 @@ void add_view_command(CLI::App& app) {
   v->add_flag("--play", args->play, "play the sequence from the start (prints the rate at the end)");
   v->add_flag("--no-views", args->no_views, "hide the left and right images (nothing of them is uploaded per frame)");
   v->add_flag("--no-interop", args->no_interop, "CUDA backends hand their map over through the host");
-  v->add_option("--frames", args->frames, "draw N frames, then exit (0: until the window is closed)");
+  v->add_option("--frames", args->frames,
+                "draw N frames, then exit (0: until the window is closed); with --play on a sequence: play N frames "
+                "of it, then exit");
   v->add_option("--screenshot", args->screenshot, "write the window as PNG after the last of --frames N");
   v->add_option("--dump-passes", args->dump_passes,
                 "write every pass of the run into DIR as `stereo passes` does (PNG + PFM + passes.json): alone, "

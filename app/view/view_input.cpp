@@ -115,6 +115,8 @@ ViewInput ViewInput::open(const std::string& a, const std::string& b, int levels
 }
 
 Scene ViewInput::read_frame(std::size_t index) const {
+  require(index < names_.size(), "view: frame " + std::to_string(index) + " of " + std::to_string(names_.size()),
+          ErrorKind::invalid_argument);
   return load_frame(left_dir_ / names_[index], right_dir_ / names_[index], names_[index], index, levels_, min_disparity_);
 }
 
@@ -138,6 +140,13 @@ void ViewInput::read_ahead(std::size_t index) {
                                                           name = names_[i], i, levels = levels_, min = min_disparity_] {
                        return load_frame(left, right, name, i, levels, min);
                      }));
+}
+
+void ViewInput::show(std::size_t index, Scene scene) {
+  require(index < frame_count(), "view: frame " + std::to_string(index) + " of " + std::to_string(frame_count()),
+          ErrorKind::invalid_argument);
+  if (!scene.left.empty()) scene_ = std::move(scene);
+  frame_ = index;
 }
 
 void ViewInput::go_to(std::size_t index) {

@@ -41,23 +41,31 @@ class ViewInput {
   /// The pair shown now, with what ground truth it has.
   [[nodiscard]] const Scene& current() const { return scene_; }
   [[nodiscard]] bool is_sequence() const { return frame_count() > 1; }
+  /// A sequence of image files (LEFT_DIR RIGHT_DIR), whose frames read_frame() reads.
+  [[nodiscard]] bool is_file_sequence() const { return !names_.empty(); }
   [[nodiscard]] std::size_t frame_count() const { return names_.empty() ? scenes_.size() : names_.size(); }
   [[nodiscard]] std::size_t frame() const { return frame_; }
   /// Reads frame `index` of a sequence (without waiting when it was read ahead), and starts
   /// reading the frames after it, several at once (AHEAD, as `stream --readers` does). Throws stereo::Error naming the frame
   /// and the file; the current frame is then unchanged.
   void go_to(std::size_t index);
+  /// Reads frame `index` of a sequence from its files (no read-ahead, nothing changed here):
+  /// safe from several threads at once, as long as this input is not replaced meanwhile.
+  [[nodiscard]] Scene read_frame(std::size_t index) const;
+  /// Makes `scene`, frame `index` as read_frame() gave it, the one shown (a frame a
+  /// SequencePlayer matched), without reading anything. A scene without images (a player that
+  /// kept none) moves the index only; the pair shown stays.
+  void show(std::size_t index, Scene scene);
+  /// Frames read at once ahead of the one shown: a 1080p pair takes tens of ms to decode,
+  /// more than the fast matchers' frame.
+  static std::size_t ahead_count();
   /// What the input is, for the window's title and status line.
   [[nodiscard]] const std::string& description() const { return description_; }
 
  private:
   ViewInput() = default;
-  Scene read_frame(std::size_t index) const;
   /// Keeps frames index, index+1, ... (wrapping; at most AHEAD) read or being read.
   void read_ahead(std::size_t index);
-  /// Frames read at once ahead of the one shown: a 1080p pair takes tens of ms to decode,
-  /// more than the fast matchers' frame.
-  static std::size_t ahead_count();
 
   Scene scene_;
   std::vector<Scene> scenes_;  // a dataset's scenes, or the one pair

@@ -195,6 +195,35 @@ bool ViewerState::step(bool loop) {
   return apply(Change::frame(static_cast<long>(next)));
 }
 
+bool ViewerState::can_play_pipelined() const {
+  return input_.is_file_sequence() && matcher_ && result_ &&
+         choice_.backend != "gl" && choice_.backend != "glcompute" && !cost_volume_ && !passes_;
+}
+
+void ViewerState::show_played(std::size_t index, Scene scene, const DisparityMap& map, Timing timing) {
+  ViewResult r;
+  const bool new_views = !scene.left.empty();
+  input_.show(index, std::move(scene));
+  const Scene& shown = input_.current();
+  r.frame = index;
+  r.range = range();
+  r.width = map.width;
+  r.height = map.height;
+  r.timing = std::move(timing);
+  r.disparity = map.to_float();
+  if (new_views && shown.has_ground_truth()) {
+    const ImageF scored = scored_map(*r.disparity, shown, ScoreProtocol::submitted);
+    r.metrics = evaluate(scored, shown, shown.default_threshold);
+    r.error_map = error_map(scored, shown, shown.default_threshold);
+  }
+  r.device = matcher_->device();
+  r.params = result_ ? result_->params : matcher_->params();
+  r.serial = ++serial_;
+  r.views_serial = new_views ? ++views_serial_ : views_serial_;
+  result_ = std::move(r);
+  error_.clear();
+}
+
 bool ViewerState::run(Attempt a) {
   try {
     const ViewInput& in = a.input ? *a.input : input_;

@@ -114,6 +114,17 @@ class ViewerState {
   /// The next frame of a sequence (wrapping when `loop`); false at the end or on an error.
   bool step(bool loop);
 
+  /// Whether a sequence may play through a SequencePlayer on the matcher of the last run: a
+  /// sequence, a last good run, not a GL backend (its context is the window thread's), no cost
+  /// volume and no passes kept (both come from compute() alone).
+  [[nodiscard]] bool can_play_pipelined() const;
+  /// Shows frame `index` as a SequencePlayer matched it on this state's matcher over range():
+  /// the pair (when the player kept its images) and the result, as a run of it sets them.
+  void show_played(std::size_t index, Scene scene, const DisparityMap& map, Timing timing);
+  /// A played sequence stopped on `line` (a frame that failed): error() says it; the last good
+  /// result stays.
+  void report(std::string line) { error_ = std::move(line); }
+
   /// Used for CUDA backends from then on (nullptr: the host path). Not owned.
   void set_device_target(DeviceMapTarget* target) { device_target_ = target; }
 

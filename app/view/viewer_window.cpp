@@ -14,6 +14,7 @@
 #include "app/measure.h"
 #include "methods/builtin.h"
 #include "core/error.h"
+#include "app/view/sequence_player.h"
 #include "app/view/window_context.h"
 #include "gl/check.h"
 #if STEREO_VIEW_CUDA_INTEROP
@@ -124,6 +125,7 @@ ViewerWindow::ViewerWindow(ViewerState& state, const WindowOptions& options)
 }
 
 ViewerWindow::~ViewerWindow() {
+  player_.reset();  // its thread uses the state's matcher
   state_.set_device_target(nullptr);
   if (context_) make_current();
   offscreen_fbo_ = {};
@@ -144,6 +146,7 @@ void ViewerWindow::make_current() const { context_->acquire(); }
 bool ViewerWindow::interop_active() const { return interop_ != nullptr; }
 
 bool ViewerWindow::apply(const Change& c) {
+  stop_player();  // the player's matcher is the state's: no change while it runs
   context_->release();  // a GL matcher makes its own context current (window_context.h)
   const bool ok = state_.apply(c);
   make_current();
@@ -151,10 +154,69 @@ bool ViewerWindow::apply(const Change& c) {
 }
 
 bool ViewerWindow::rerun() {
+  stop_player();
   context_->release();
   const bool ok = state_.rerun();
   make_current();
   return ok;
+}
+
+void ViewerWindow::play_frames(std::size_t frames) { play_limit_ = frames; }
+
+void ViewerWindow::stop_player() {
+  if (!player_) return;
+  player_->stop();
+  // The frames it matched before the stop: the newest is shown, the count kept.
+  if (auto f = player_->take()) state_.show_played(f->index, std::move(f->scene), f->map, std::move(f->timing));
+  played_ = played_before_player_ + player_->matched();
+  play_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - play_start_).count();
+  if (!player_->error().empty()) state_.report(player_->error());
+  player_.reset();
+}
+
+void ViewerWindow::advance_play() {
+  const ViewInput& in = state_.input();
+  if (!play_started_) {
+    play_started_ = true;
+    play_start_ = std::chrono::steady_clock::now();
+    played_ = 0;
+  }
+  const std::size_t limit_left = play_limit_ > 0 ? play_limit_ - std::min(play_limit_, played_) : 0;
+  if (play_limit_ > 0 && limit_left == 0) {
+    stop_player();
+    ui_.playing = false;
+    return;
+  }
+  // The rest of this lap (to the end, or once round with loop on), at most what is left.
+  const std::size_t n = in.frame_count();
+  std::size_t lap = ui_.loop ? n : n - 1 - in.frame();
+  if (play_limit_ > 0) lap = std::min(lap, limit_left);
+  if (!player_ && lap > 0 && state_.can_play_pipelined() && state_.matcher() != nullptr) {
+    played_before_player_ = played_;
+    played_pipelined_ = true;
+    player_ = std::make_unique<SequencePlayer>(*state_.matcher(), state_.range(), in, (in.frame() + 1) % n, lap,
+                                               ViewInput::ahead_count(), ui_.show_views);
+  }
+  if (player_) {
+    if (auto f = player_->take()) state_.show_played(f->index, std::move(f->scene), f->map, std::move(f->timing));
+    played_ = played_before_player_ + player_->matched();
+    play_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - play_start_).count();
+    if (!player_->finished()) return;
+    const bool failed = !player_->error().empty();
+    stop_player();
+    // The lap is done: another with loop on (a new player next frame), else the end.
+    if (failed || !ui_.loop || (play_limit_ > 0 && played_ >= play_limit_)) ui_.playing = false;
+    return;
+  }
+  // Frame by frame on this thread (GL backends, the cost volume, kept passes).
+  if (lap == 0 ||
+      !apply(Change::frame(long((in.frame() + 1) % n)))) {
+    ui_.playing = false;  // an error or the end stops the play; the error line says which
+    return;
+  }
+  ++played_;
+  play_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - play_start_).count();
+  if (play_limit_ > 0 && played_ >= play_limit_) ui_.playing = false;
 }
 
 void ViewerWindow::framebuffer_size(int& w, int& h) const {
@@ -190,9 +252,10 @@ bool ViewerWindow::frame(ImageU8* capture) {
   }
   ++quiet_frames_;
   if (ui_.playing && state_.input().is_sequence()) {
-    if (!apply(Change::frame(long((state_.input().frame() + 1) % state_.input().frame_count()))) ||
-        (!ui_.loop && state_.input().frame() + 1 == state_.input().frame_count()))
-      ui_.playing = false;  // an error or the end stops the play; the error line says which
+    advance_play();
+  } else {
+    stop_player();
+    play_started_ = false;  // the next play counts afresh
   }
   textures_->update(state_, interop_texture_, ui_.show_views);
   ImGui_ImplOpenGL3_NewFrame();

@@ -7,6 +7,7 @@
 /// (gl::shared_context, on this thread; docs/viewer.md says why): the window releases its
 /// context around every run and takes it back after (app/view/window_context.h).
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -21,6 +22,7 @@ struct GLFWwindow;
 namespace stereo::view {
 
 class WindowContext;
+class SequencePlayer;
 
 struct WindowOptions {
   int width = 1600;
@@ -60,11 +62,23 @@ class ViewerWindow {
   /// True while the CUDA backends write through the interop; why not otherwise.
   [[nodiscard]] bool interop_active() const;
   [[nodiscard]] const std::string& interop_note() const { return interop_note_; }
+  /// Plays at most `frames` more frames of the sequence, then stops playing (0: to the end, or
+  /// for ever with loop on). For scripted runs (`--play --frames N`).
+  void play_frames(std::size_t frames);
+  /// Frames of the sequence matched since the play started, and the seconds from its start to
+  /// the last of them; whether they came through the pipelined player (app/view/sequence_player.h).
+  [[nodiscard]] std::size_t frames_played() const { return played_; }
+  [[nodiscard]] double play_seconds() const { return play_seconds_; }
+  [[nodiscard]] bool played_pipelined() const { return played_pipelined_; }
   /// Screenshots the F12 key writes: stereo_view_N.png in the working folder.
   [[nodiscard]] int screenshots_written() const { return screenshots_; }
 
  private:
   void make_current() const;
+  /// One frame's worth of a playing sequence: the player's newest map, or (GL backends, and
+  /// where the player cannot run) the next frame matched here.
+  void advance_play();
+  void stop_player();
   /// The drawable's size in pixels: the window's framebuffer, or the offscreen one (headless).
   void framebuffer_size(int& w, int& h) const;
 
@@ -82,6 +96,11 @@ class ViewerWindow {
   const gl::Texture* interop_texture_ = nullptr;  // the interop's r32f map
   std::string interop_note_;
   int screenshots_ = 0;
+  std::unique_ptr<SequencePlayer> player_;
+  bool play_started_ = false, played_pipelined_ = false;
+  std::size_t played_ = 0, play_limit_ = 0, played_before_player_ = 0;
+  double play_seconds_ = 0.0;
+  std::chrono::steady_clock::time_point play_start_;
   bool imgui_ready_ = false;
 };
 

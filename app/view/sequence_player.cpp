@@ -1,0 +1,93 @@
+// A sequence matched on a thread of its own through the matcher's pipelined match_sequence
+// (app/view/sequence_player.h).
+
+#include "app/view/sequence_player.h"
+
+#include <exception>
+#include <utility>
+
+#include "app/parallel/device_pool.h"
+#include "app/view/view_input.h"
+
+namespace stereo::view {
+
+SequencePlayer::SequencePlayer(Matcher& matcher, DisparityRange range, const ViewInput& input, std::size_t first,
+                               std::size_t count, std::size_t readers, bool keep_views)
+    : start_(std::chrono::steady_clock::now()), last_(start_) {
+  thread_ = std::thread([this, &matcher, range, &input, first, count, readers, keep_views] {
+    run(matcher, range, input, first, count, readers, keep_views);
+  });
+}
+
+SequencePlayer::~SequencePlayer() { stop(); }
+
+void SequencePlayer::stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+void SequencePlayer::run(Matcher& matcher, DisparityRange range, const ViewInput& input, std::size_t first,
+                         std::size_t count, std::size_t readers, bool keep_views) {
+  const std::size_t n = input.frame_count();
+  try {
+    // Position k of the play is frame (first + k) mod n; read on any reader thread.
+    const parallel::IndexedRead read = [&](std::size_t k) {
+      if (stop_) throw Stopped{};
+      Scene scene = input.read_frame((first + k) % n);
+      FramePair pair;
+      if (keep_views) {  // the window shows them: a copy for the matcher
+        pair.left = scene.left;
+        pair.right = scene.right;
+      } else {
+        pair.left = std::move(scene.left);
+        pair.right = std::move(scene.right);
+        scene.left = ImageU8();
+        scene.right = ImageU8();
+      }
+      const std::lock_guard<std::mutex> lock(mutex_);
+      read_.emplace(k, std::move(scene));
+      return pair;
+    };
+    const parallel::RecordSink deliver = [&](FrameResult&& r, const parallel::FrameRecord&) {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      Frame f;
+      f.index = (first + r.index) % n;
+      if (const auto it = read_.find(r.index); it != read_.end()) {
+        f.scene = std::move(it->second);
+        read_.erase(it);
+      }
+      f.map = std::move(r.disparity);
+      f.timing = std::move(r.timing);
+      newest_ = std::move(f);
+      last_ = std::chrono::steady_clock::now();
+      ++matched_;
+    };
+    parallel::spread_sequence({&matcher}, range, count, read, readers, deliver);
+  } catch (const Stopped&) {
+  } catch (const std::exception& e) {
+    if (!stop_) {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      error_ = e.what();
+    }
+  }
+  finished_ = true;
+}
+
+std::optional<SequencePlayer::Frame> SequencePlayer::take() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  std::optional<Frame> f = std::move(newest_);
+  newest_.reset();
+  return f;
+}
+
+std::string SequencePlayer::error() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return error_;
+}
+
+double SequencePlayer::seconds() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return std::chrono::duration<double>(last_ - start_).count();
+}
+
+}  // namespace stereo::view
