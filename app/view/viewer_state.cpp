@@ -216,8 +216,9 @@ void ViewerState::show_played(std::size_t index, Scene scene, const DisparityMap
     r.metrics = evaluate(scored, shown, shown.default_threshold);
     r.error_map = error_map(scored, shown, shown.default_threshold);
   }
-  r.device = matcher_->device();
-  r.params = result_ ? result_->params : matcher_->params();
+  // From the last run, not the matcher: the player's thread may be using it right now.
+  r.device = result_ ? result_->device : std::string();
+  r.params = result_ ? result_->params : nlohmann::json();
   r.serial = ++serial_;
   r.views_serial = new_views ? ++views_serial_ : views_serial_;
   result_ = std::move(r);
