@@ -9,7 +9,7 @@ namespace stereo {
 
 // The cpu backend needs FFTW (fftw3f); a build without it has the CUDA backend alone, and a
 // build with neither has no symstereo at all (CMake says why at configure time).
-void register_symstereo(Registry& r) {
+void register_symstereo([[maybe_unused]] Registry& r) {  // unused in a build with neither
 #if defined(STEREO_WITH_FFTW) || defined(STEREO_WITH_CUDA)
   r.add_method(symstereo_method_info());
 #endif
