@@ -29,6 +29,11 @@ else
     libopenmpi-dev openmpi-bin
     # `stereo view`: Dear ImGui (1.86 on Debian 12, its glfw and opengl3 backends compiled in)
     libimgui-dev
+    # the Python module and its tests (for Debian's /usr/bin/python3): pybind11, NumPy, pytest;
+    # PyTorch CPU for the DLPack tests, matplotlib for examples/python/compare.py. The test
+    # scripts (tests/test_scripts.sh, tests/test_mpi.sh) read JSON with python3 too.
+    python3 python3-dev python3-numpy python3-pybind11 pybind11-dev python3-pytest python3-torch
+    python3-matplotlib
   )
 fi
 packages+=("$@")  # extra packages a caller needs (scripts/fuzz.sh: clang and libFuzzer)

@@ -104,11 +104,13 @@ bool available(const std::string& method, const std::string& backend, std::strin
 }
 
 TEST(ViewerWindow, DisparityPanelIsRunColorSalapCpu) {
+  REQUIRE_TSUKUBA();
   REQUIRE_DISPLAY();
   expect_panel_is_run_color("salap", "cpu");
 }
 
 TEST(ViewerWindow, DisparityPanelIsRunColorSalapGl) {
+  REQUIRE_TSUKUBA();
   REQUIRE_DISPLAY();
   std::string why;
   if (!available("salap", "gl", why)) GTEST_SKIP() << "salap/gl: " << why;
@@ -116,6 +118,7 @@ TEST(ViewerWindow, DisparityPanelIsRunColorSalapGl) {
 }
 
 TEST(ViewerWindow, DisparityPanelIsRunColorCudaLessMethod) {
+  REQUIRE_TSUKUBA();
   REQUIRE_DISPLAY();
   const auto [method, backend] = test::cuda_less_method();
   if (method.empty()) GTEST_SKIP() << "every method in this build has a CUDA backend";
@@ -157,16 +160,19 @@ void expect_interop_panel(const std::string& method) {
 }
 
 TEST(ViewerWindow, InteropPanelIsRunColorSalapCuda) {
+  REQUIRE_TSUKUBA();
   REQUIRE_DISPLAY();
   expect_interop_panel("salap");
 }
 
 TEST(ViewerWindow, InteropPanelIsRunColorAdcensusCuda) {
+  REQUIRE_TSUKUBA();
   REQUIRE_DISPLAY();
   expect_interop_panel("adcensus");
 }
 
 TEST(ViewerWindow, BadChangesShowTheLineAndKeepThePanel) {
+  REQUIRE_TSUKUBA();
   REQUIRE_DISPLAY();
   const auto dir = stereo::test::fresh_test_dir("stereo_view_bad_");
   const ImageU8 want = test::run_color(dir, "salap", "cpu");
@@ -190,6 +196,7 @@ TEST(ViewerWindow, BadChangesShowTheLineAndKeepThePanel) {
 }
 
 TEST(ViewerWindow, ScreenshotOfTheCommandLine) {
+  REQUIRE_TSUKUBA();
   REQUIRE_DISPLAY();
   const auto dir = stereo::test::fresh_test_dir("stereo_view_cli_");
   const auto png = dir / "shot.png";
@@ -208,6 +215,7 @@ TEST(ViewerWindow, ScreenshotOfTheCommandLine) {
 // --dump-passes alone opens no window (no display: DISPLAY unset for the child) and writes the
 // files `stereo passes` writes for the same pair and choice.
 TEST(ViewerCommand, DumpPassesWithoutAWindowEqualsStereoPasses) {
+  REQUIRE_TSUKUBA();
   const auto dir = stereo::test::fresh_test_dir("stereo_view_dump_");
   const std::string pair = (test::tsukuba() / "left.png").string() + " " + (test::tsukuba() / "right.png").string();
   const std::string choice = " -m salap -b cpu -d 16 --set windows=4";

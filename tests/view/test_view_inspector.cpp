@@ -70,6 +70,7 @@ TEST(ViewerInspector, TitlesNameTheSliceChannelAndDisparity) {
 }
 
 TEST(ViewerInspector, PanelShowsTheChosenSliceAndChannelScaledToItsRange) {
+  REQUIRE_TSUKUBA();
   if (!test::window_possible())
     GTEST_SKIP() << "no display (run under xvfb-run, as scripts/test.sh does, or with STEREO_VIEW_CONTEXT=headless)";
   ViewerState state(ViewInput::scene(test::tsukuba()), Choice{"salap", "cpu", 0, 0, {}},

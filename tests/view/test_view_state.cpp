@@ -14,6 +14,7 @@ ViewerState tsukuba_state(const std::string& method = "salap", const std::string
 }
 
 TEST(ViewerState, FirstRunIsTheScenesRangeAndHasEvalsFigures) {
+  REQUIRE_TSUKUBA();
   ViewerState s = tsukuba_state();
   ASSERT_TRUE(s.start()) << s.error();
   const ViewResult* r = s.result();
@@ -28,6 +29,7 @@ TEST(ViewerState, FirstRunIsTheScenesRangeAndHasEvalsFigures) {
 }
 
 TEST(ViewerState, ParameterChangeRerunsWithTheNewValue) {
+  REQUIRE_TSUKUBA();
   ViewerState s = tsukuba_state();
   ASSERT_TRUE(s.start()) << s.error();
   const ImageF before = *s.result()->disparity;
@@ -44,6 +46,7 @@ TEST(ViewerState, ParameterChangeRerunsWithTheNewValue) {
 }
 
 TEST(ViewerState, BadChangesKeepTheLastGoodResultAndSayWhyInOneLine) {
+  REQUIRE_TSUKUBA();
   ViewerState s = tsukuba_state();
   ASSERT_TRUE(s.start()) << s.error();
   const std::uint64_t serial = s.result()->serial;
@@ -71,6 +74,7 @@ TEST(ViewerState, BadChangesKeepTheLastGoodResultAndSayWhyInOneLine) {
 }
 
 TEST(ViewerState, SwitchingBackendKeepsTheMethodsParametersAndDropsTheOldBackendsOptions) {
+  REQUIRE_TSUKUBA();
   ViewerState s = tsukuba_state();
   ASSERT_TRUE(s.start()) << s.error();
   ASSERT_TRUE(s.apply(Change::param("threads", "1"))) << s.error();   // a salap/cpu option
@@ -88,6 +92,7 @@ TEST(ViewerState, SwitchingBackendKeepsTheMethodsParametersAndDropsTheOldBackend
 }
 
 TEST(ViewerState, BackendWithoutADeviceIsRefusedWhereItIsUnavailable) {
+  REQUIRE_TSUKUBA();
   bool cuda_registered = false;
   for (const std::string& b : builtin_registry().backends("salap")) cuda_registered |= b == "cuda";
   if (!cuda_registered) GTEST_SKIP() << "this build has no CUDA backends";
@@ -101,6 +106,7 @@ TEST(ViewerState, BackendWithoutADeviceIsRefusedWhereItIsUnavailable) {
 }
 
 TEST(ViewerState, CostCurveComesFromTheCostVolume) {
+  REQUIRE_TSUKUBA();
   // A backend without a cost volume refuses, in one line, and keeps its map.
   ViewerState s = tsukuba_state();
   ASSERT_TRUE(s.start()) << s.error();
@@ -122,6 +128,7 @@ TEST(ViewerState, CostCurveComesFromTheCostVolume) {
 }
 
 TEST(ViewerState, SequenceStepsLoopsAndReportsABadFrame) {
+  REQUIRE_TSUKUBA();
   const auto dir = stereo::test::fresh_test_dir("stereo_view_seq_");
   std::filesystem::create_directories(dir / "l");
   std::filesystem::create_directories(dir / "r");

@@ -27,6 +27,15 @@ inline bool window_possible() {
 
 inline std::filesystem::path tsukuba() { return data_root() / "middlebury-v2" / "tsukuba"; }
 
+/// The tests on Tsukuba skip, saying where they looked, without the shared data (a fresh clone:
+/// data/README.md says how to fetch it; STEREO_DATA points elsewhere).
+#define REQUIRE_TSUKUBA()                                                                         \
+  do {                                                                                            \
+    if (!std::filesystem::exists(::stereo::view::test::tsukuba()))                                \
+      GTEST_SKIP() << "no Middlebury v2 Tsukuba at " << ::stereo::view::test::tsukuba().string()   \
+                   << " (the shared data; set STEREO_DATA)";                                       \
+  } while (false)
+
 /// `stereo run` on the Tsukuba pair over its 16 levels with --color, and the PNG it wrote.
 inline ImageU8 run_color(const std::filesystem::path& dir, const std::string& method, const std::string& backend,
                          const std::string& sets = "") {
