@@ -123,6 +123,14 @@ void check_jpeg_huffman_tables(const std::filesystem::path& path, const std::vec
   }
 }
 
+// A PNG chunk's 4-byte type as text, any byte outside printable ASCII shown as '?'.
+std::string chunk_type(const unsigned char* type) {
+  std::string t(4, '?');
+  for (std::size_t i = 0; i < 4; ++i)
+    if (type[i] >= 0x20 && type[i] < 0x7f) t[i] = static_cast<char>(type[i]);
+  return t;
+}
+
 // What a decoder would allocate for this file, checked against the file's length and the
 // pixel limit first; binary PNM stores its raster as is, the others compress (below).
 void check_header(const std::filesystem::path& path, const std::vector<unsigned char>& bytes) {
@@ -140,6 +148,23 @@ void check_header(const std::filesystem::path& path, const std::vector<unsigned 
              std::uint64_t(bytes[at + 3]);
     };
     check_pixel_count(path, be32(16), be32(20));
+    // Every chunk's declared length must fit in what is left of the file: stb grows its IDAT
+    // buffer to a chunk's declared length before reading it, so a 1 KB file whose chunk claims
+    // 1 GB would have it allocate that much (a fuzz finding). A file that merely ends early
+    // (no IEND) is left to the decoder.
+    for (std::size_t at = 8; at + 8 <= bytes.size();) {
+      const std::uint64_t length = be32(at);
+      const std::uint64_t left = bytes.size() - at - 8;  // after the length and type fields
+      if (length + 4 > left) {
+        if (length > left)
+          throw Error("corrupt PNG " + path.string() + ": chunk '" + chunk_type(bytes.data() + at + 4) + "' declares " +
+                      std::to_string(length) + " bytes, only " + std::to_string(left) +
+                      " remain in the file (truncated?)");
+        break;  // its CRC cut off: the decoder says what it makes of that
+      }
+      if (std::memcmp(bytes.data() + at + 4, "IEND", 4) == 0) break;
+      at += 12 + static_cast<std::size_t>(length);
+    }
   }
   const bool pnm = bytes.size() >= 2 && bytes[0] == 'P' && (bytes[1] == '5' || bytes[1] == '6');
   if (pnm) check_pnm_length(path, bytes, bytes[1] == '5' ? 1 : 3);

@@ -5,7 +5,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
+#include <vector>
 
 #include "app/dataset.h"
 #include "app/image_io.h"
@@ -96,6 +98,35 @@ TEST(ImageIo, CorruptAndMissingFilesThrowWithThePath) {
     std::ofstream(dir / "junk.png", std::ios::binary) << "this is not a png";
   }
   EXPECT_THROW(read_image(dir / "junk.png"), Error);
+}
+
+// A chunk that declares more bytes than the file holds is refused before the decoder sees it:
+// stb would grow its buffer to the declared length first (a 1 KB file asking for 1 GB, found by
+// fuzz_kitti).
+TEST(ImageIo, PngChunkLongerThanTheFileIsRefusedByName) {
+  const fs::path dir = temp_dir();
+  ImageU8 img(8, 4, 3);
+  for (std::size_t i = 0; i < img.data.size(); ++i) img.data[i] = static_cast<std::uint8_t>(i * 7);
+  write_png(dir / "ok.png", img);
+  std::ifstream in(dir / "ok.png", std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(read_image(dir / "ok.png").data, img.data);  // the file as written reads back
+  // The chunk after IHDR (8 + 25 bytes in) gets a length of 1 GiB.
+  std::size_t at = 33;
+  const unsigned char huge[4] = {0x40, 0x00, 0x00, 0x00};
+  std::memcpy(bytes.data() + at, huge, 4);
+  {
+    std::ofstream out(dir / "long_chunk.png", std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  try {
+    read_image(dir / "long_chunk.png");
+    FAIL() << "a chunk longer than the file was accepted";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("long_chunk.png"), std::string::npos) << what;
+    EXPECT_NE(what.find("declares 1073741824 bytes"), std::string::npos) << what;
+  }
 }
 
 TEST(ImageIo, Png16RoundTripIsExact) {
