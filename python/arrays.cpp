@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -184,17 +186,42 @@ InputImage read_input(py::handle object, const std::string& component, const cha
 ImageU8 to_image(const Pixels& in) {
   ImageU8 image(in.width, in.height, in.channels);
   const std::size_t row_bytes = std::size_t(in.width) * std::size_t(in.channels);
-  for (int y = 0; y < in.height; ++y) {
-    const std::uint8_t* src = in.data + std::ptrdiff_t(y) * in.row_stride;
-    std::uint8_t* dst = image.row(y);
-    if (in.row_pitched()) {
-      if (row_bytes > 0) std::memcpy(dst, src, row_bytes);
-      continue;
-    }
-    for (int x = 0; x < in.width; ++x)
-      for (int c = 0; c < in.channels; ++c)
-        *dst++ = src[std::ptrdiff_t(x) * in.pixel_stride + std::ptrdiff_t(c) * in.channel_stride];
+  if (in.row_pitched()) {
+    for (int y = 0; y < in.height; ++y)
+      if (row_bytes > 0) std::memcpy(image.row(y), in.data + std::ptrdiff_t(y) * in.row_stride, row_bytes);
+    return image;
   }
+  // Any other strides (Fortran order, a channel-first tensor's transpose, negative steps). Where
+  // a row's step is the short one (Fortran order: the next pixel is a whole column away), in
+  // tiles of 32 x 32 pixels walked down their columns, so the source is read along its short
+  // step and the tile's destination rows stay in cache; else row by row. The channel count is
+  // a constant of the loop (grey or RGB). Pixel by pixel along rows, a Fortran-order 1080p image
+  // took 13-15 ms.
+  const auto gather = [&](auto channels_constant) {
+    constexpr int C = decltype(channels_constant)::value;
+    const std::ptrdiff_t cs = in.channel_stride, ps = in.pixel_stride, rs = in.row_stride;
+    const auto pixel = [&](int x, int y) {
+      const std::uint8_t* src = in.data + std::ptrdiff_t(y) * rs + std::ptrdiff_t(x) * ps;
+      std::uint8_t* dst = image.row(y) + std::ptrdiff_t(x) * C;
+      for (int c = 0; c < C; ++c) dst[c] = src[c * cs];
+    };
+    if (std::abs(ps) <= std::abs(rs)) {
+      for (int y = 0; y < in.height; ++y)
+        for (int x = 0; x < in.width; ++x) pixel(x, y);
+      return;
+    }
+    constexpr int TILE = 32;
+    for (int y0 = 0; y0 < in.height; y0 += TILE)
+      for (int x0 = 0; x0 < in.width; x0 += TILE)
+        for (int x = x0; x < std::min(in.width, x0 + TILE); ++x)
+          for (int y = y0; y < std::min(in.height, y0 + TILE); ++y) pixel(x, y);
+  };
+  if (in.channels == 3)
+    gather(std::integral_constant<int, 3>{});
+  else if (in.channels == 1)
+    gather(std::integral_constant<int, 1>{});
+  else
+    throw Error("an image with " + std::to_string(in.channels) + " channels (1 or 3 are read)", INPUT);
   return image;
 }
 
