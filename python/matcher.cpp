@@ -114,7 +114,7 @@ class PyMatcher {
       record.device_copy_bytes = l.device_copy_bytes + r.device_copy_bytes;
       guard_host_memory(left, [&] {
         if (out == "cuda") device_map = std::make_unique<DeviceArray>(left.height, left.width, ordinal());
-        // The C++ call alone, timed for the overhead benchmark (stereo._testing.last_call_ms).
+        // The C++ call alone, timed for the overhead benchmark (stereo._testing.last_call_phases).
         call_start = std::chrono::steady_clock::now();
         if (device_map)
           result.timing = matcher_->compute_into(l.view, r.view, range_, device_map->view());
@@ -343,10 +343,6 @@ void bind_testing(py::module_& testing) {
   testing.def("image_copies", &frame_image_copies,
               "The image copies the CUDA frames have issued in this process, {host_to_device, device_to_device} "
               "(cu::testing::image_copies), or None without the CUDA backends");
-  testing.def(
-      "last_call_ms", [](const PyMatcher& matcher) { return matcher.last_phases().call; }, py::arg("matcher"),
-      "Wall ms of the Matcher call inside the last matcher.compute() (Matcher::compute or compute_into), "
-      "timed in C++: the call's wall time less this is what the binding adds");
   testing.def(
       "last_call_phases",
       [](const PyMatcher& matcher) {

@@ -16,7 +16,7 @@ _Table = dict[str, dict[str, Any]]  # key -> {"default": value, "doc": text}
 
 cuda_built: bool
 # stereo._testing (not the API): input_copies() -> int, image_copies() -> Optional[dict[str, int]],
-# time_cpp(matcher, left, right, runs, out="numpy") -> list[float], last_call_ms(matcher) -> float,
+# time_cpp(matcher, left, right, runs, out="numpy") -> list[float],
 # last_call_phases(matcher) -> dict[str, float].
 _testing: Any
 

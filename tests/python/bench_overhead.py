@@ -11,7 +11,7 @@ NumPy array (no copy) or a DeviceArray (its cudaMalloc), and any copy the bindin
 (layouts no view expresses; the "copied" column). C++ and Python calls alternate one by one,
 so drift (clocks, other load, the GPU's idle gaps) falls on both alike; the overhead is the
 median of the paired differences. "binding" is the same Python call's wall time less the
-Matcher call inside it (timed in C++ by the binding, stereo._testing.last_call_ms): what the
+Matcher call inside it (timed in C++ by the binding, stereo._testing.last_call_phases): what the
 binding adds to the very same call, free of the drift between two calls. For DLPack inputs the producer's own __dlpack__ calls (the
 caller's library, e.g. PyTorch's stream handshake) are timed apart as "producer us".
 
