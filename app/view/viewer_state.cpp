@@ -195,6 +195,17 @@ bool ViewerState::step(bool loop) {
   return apply(Change::frame(static_cast<long>(next)));
 }
 
+namespace {
+// The figures `eval` prints by default, where the scene has ground truth and the map is on the
+// host: the map as the format's benchmark received it, its bad pixels and error map.
+void add_figures(ViewResult& r, const Scene& scene) {
+  if (!r.disparity || !scene.has_ground_truth()) return;
+  const ImageF scored = scored_map(*r.disparity, scene, ScoreProtocol::submitted);
+  r.metrics = evaluate(scored, scene, scene.default_threshold);
+  r.error_map = error_map(scored, scene, scene.default_threshold);
+}
+}  // namespace
+
 bool ViewerState::can_play_pipelined() const {
   return input_.is_file_sequence() && matcher_ && result_ &&
          choice_.backend != "gl" && choice_.backend != "glcompute" && !cost_volume_ && !passes_;
@@ -211,11 +222,7 @@ void ViewerState::show_played(std::size_t index, Scene scene, const DisparityMap
   r.height = map.height;
   r.timing = std::move(timing);
   r.disparity = map.to_float();
-  if (new_views && shown.has_ground_truth()) {
-    const ImageF scored = scored_map(*r.disparity, shown, ScoreProtocol::submitted);
-    r.metrics = evaluate(scored, shown, shown.default_threshold);
-    r.error_map = error_map(scored, shown, shown.default_threshold);
-  }
+  if (new_views) add_figures(r, shown);
   // From the last run, not the matcher: the player's thread may be using it right now.
   r.device = result_ ? result_->device : std::string();
   r.params = result_ ? result_->params : nlohmann::json();
@@ -265,12 +272,7 @@ bool ViewerState::run(Attempt a) {
       r.disparity = std::move(sr.disparity);
       r.dsi = std::move(sr.dsi);
     }
-    if (r.disparity && scene.has_ground_truth()) {
-      // The figures `eval` prints by default: the map as the format's benchmark received it.
-      const ImageF scored = scored_map(*r.disparity, scene, ScoreProtocol::submitted);
-      r.metrics = evaluate(scored, scene, scene.default_threshold);
-      r.error_map = error_map(scored, scene, scene.default_threshold);
-    }
+    add_figures(r, scene);
     r.device = m.device();
     r.params = m.params();
     r.serial = ++serial_;
