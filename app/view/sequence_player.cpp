@@ -14,8 +14,11 @@ namespace stereo::view {
 SequencePlayer::SequencePlayer(Matcher& matcher, DisparityRange range, const ViewInput& input, std::size_t first,
                                std::size_t count, std::size_t readers, bool keep_views)
     : start_(std::chrono::steady_clock::now()), last_(start_) {
-  thread_ = std::thread([this, &matcher, range, &input, first, count, readers, keep_views] {
-    run(matcher, range, input, first, count, readers, keep_views);
+  // The sequence's size is the frame shown now; a frame of another size stops the play with
+  // the line that names it (ViewInput::check_size), before the matcher sees it.
+  const int width = input.current().left.width, height = input.current().left.height;
+  thread_ = std::thread([this, &matcher, range, &input, first, count, readers, keep_views, width, height] {
+    run(matcher, range, input, first, count, readers, keep_views, width, height);
   });
 }
 
@@ -27,13 +30,15 @@ void SequencePlayer::stop() {
 }
 
 void SequencePlayer::run(Matcher& matcher, DisparityRange range, const ViewInput& input, std::size_t first,
-                         std::size_t count, std::size_t readers, bool keep_views) {
+                         std::size_t count, std::size_t readers, bool keep_views, int width, int height) {
   const std::size_t n = input.frame_count();
   try {
     // Position k of the play is frame (first + k) mod n; read on any reader thread.
     const parallel::IndexedRead read = [&](std::size_t k) {
       if (stop_) throw Stopped{};
-      Scene scene = input.read_frame((first + k) % n);
+      const std::size_t i = (first + k) % n;
+      Scene scene = input.read_frame(i);
+      input.check_size(i, scene, width, height);
       FramePair pair;
       if (keep_views) {  // the window shows them: a copy for the matcher
         pair.left = scene.left;

@@ -61,7 +61,7 @@ class SequencePlayer {
  private:
   struct Stopped {};  // thrown by the pair source once stop() was asked
   void run(Matcher& matcher, DisparityRange range, const ViewInput& input, std::size_t first, std::size_t count,
-           std::size_t readers, bool keep_views);
+           std::size_t readers, bool keep_views, int width, int height);
 
   std::atomic<bool> stop_{false}, finished_{false};
   std::atomic<std::size_t> matched_{0};

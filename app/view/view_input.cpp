@@ -142,6 +142,14 @@ void ViewInput::read_ahead(std::size_t index) {
                      }));
 }
 
+void ViewInput::check_size(std::size_t index, const Scene& frame, int width, int height) const {
+  require(frame.left.width == width && frame.left.height == height, [&] {
+    return "view: frame " + std::to_string(index) + " (" + names_[index] + ") is " + std::to_string(frame.left.width) +
+           "x" + std::to_string(frame.left.height) + ", the sequence " + std::to_string(width) + "x" +
+           std::to_string(height);
+  });
+}
+
 void ViewInput::show(std::size_t index, Scene scene) {
   require(index < frame_count(), "view: frame " + std::to_string(index) + " of " + std::to_string(frame_count()),
           ErrorKind::invalid_argument);
@@ -165,11 +173,7 @@ void ViewInput::go_to(std::size_t index) {
   } else {
     next = read_frame(index);
   }
-  const Scene& first = scene_;
-  require(next.left.width == first.left.width && next.left.height == first.left.height,
-          "view: frame " + std::to_string(index) + " (" + names_[index] + ") is " + std::to_string(next.left.width) +
-              "x" + std::to_string(next.left.height) + ", the sequence " + std::to_string(first.left.width) + "x" +
-              std::to_string(first.left.height));
+  check_size(index, next, scene_.left.width, scene_.left.height);
   scene_ = std::move(next);
   frame_ = index;
   read_ahead(index + 1 < names_.size() ? index + 1 : 0);

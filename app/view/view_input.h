@@ -52,6 +52,9 @@ class ViewInput {
   /// Reads frame `index` of a sequence from its files (no read-ahead, nothing changed here):
   /// safe from several threads at once, as long as this input is not replaced meanwhile.
   [[nodiscard]] Scene read_frame(std::size_t index) const;
+  /// Throws the one line naming frame `index` and its file when `frame` (read from it) is not
+  /// `width` x `height`, the sequence's size.
+  void check_size(std::size_t index, const Scene& frame, int width, int height) const;
   /// Makes `scene`, frame `index` as read_frame() gave it, the one shown (a frame a
   /// SequencePlayer matched), without reading anything. A scene without images (a player that
   /// kept none) moves the index only; the pair shown stays.
