@@ -108,7 +108,7 @@ Setup prepare(const StreamArgs& a, const parallel::Ranks& ranks) {
 
 /// Pairs read at once: --readers, else the machine's hardware threads (at most 16).
 std::size_t readers_of(const StreamArgs& a) {
-  return a.readers > 0 ? a.readers : std::clamp<std::size_t>(ThreadPool::hardware_threads(), 1, 16);
+  return a.readers > 0 ? a.readers : parallel::default_readers();
 }
 
 /// Matches this rank's frames, writes their maps, and returns what it measured.

@@ -22,6 +22,7 @@
 #include "app/parallel/ranks.h"
 #include "core/error.h"
 #include "core/gpu_select.h"
+#include "core/thread_pool.h"
 
 namespace stereo::parallel {
 
@@ -41,6 +42,8 @@ int cuda_device_count() {
   return 0;
 #endif
 }
+
+std::size_t default_readers() { return std::clamp<std::size_t>(ThreadPool::hardware_threads(), 1, 16); }
 
 std::vector<int> parse_devices(const std::string& text, const std::string& backend, const std::string& command) {
   const std::string what = command + ": --devices " + text;

@@ -71,6 +71,11 @@ struct FrameRecord {
   Clock::time_point returned;   ///< when its matcher handed the map back (before reordering)
 };
 
+/// Pairs read at once ahead of the matchers when nobody says how many (`stream --readers`,
+/// `view`'s play): the machine's hardware threads, at most 16. A noisy 1080p PNG pair takes
+/// tens of ms to decode, far more than the fast matchers' frame.
+std::size_t default_readers();
+
 /// Reads pair `index` of a sequence; may run on any thread, concurrently for different
 /// indices, at most once per index.
 using IndexedRead = std::function<FramePair(std::size_t index)>;

@@ -66,6 +66,7 @@ void SequencePlayer::run(Matcher& matcher, DisparityRange range, const ViewInput
       newest_ = std::move(f);
       last_ = std::chrono::steady_clock::now();
       ++matched_;
+      matched_cv_.notify_all();
     };
     parallel::spread_sequence({&matcher}, range, count, read, readers, deliver);
   } catch (const Stopped&) {
@@ -75,11 +76,23 @@ void SequencePlayer::run(Matcher& matcher, DisparityRange range, const ViewInput
       error_ = e.what();
     }
   }
-  finished_ = true;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    finished_ = true;
+  }
+  matched_cv_.notify_all();
 }
 
 std::optional<SequencePlayer::Frame> SequencePlayer::take() {
   const std::lock_guard<std::mutex> lock(mutex_);
+  std::optional<Frame> f = std::move(newest_);
+  newest_.reset();
+  return f;
+}
+
+std::optional<SequencePlayer::Frame> SequencePlayer::take_by(std::chrono::steady_clock::time_point deadline) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  matched_cv_.wait_until(lock, deadline, [this] { return newest_.has_value() || finished_.load(); });
   std::optional<Frame> f = std::move(newest_);
   newest_.reset();
   return f;

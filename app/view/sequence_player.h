@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <map>
 #include <mutex>
@@ -48,6 +49,9 @@ class SequencePlayer {
   };
   /// The newest frame matched since the last take(), if any (older ones are dropped).
   std::optional<Frame> take();
+  /// The same, waiting until `deadline` for one when none is there yet (returns at once when
+  /// the play has ended): the window sleeps instead of drawing the same map again.
+  std::optional<Frame> take_by(std::chrono::steady_clock::time_point deadline);
   /// Asks the thread to stop after the frames in flight, and waits for it.
   void stop();
   /// True once the thread has ended: every frame matched, stopped, or an error.
@@ -66,6 +70,7 @@ class SequencePlayer {
   std::atomic<bool> stop_{false}, finished_{false};
   std::atomic<std::size_t> matched_{0};
   mutable std::mutex mutex_;
+  std::condition_variable matched_cv_;  // a frame matched, or the play ended
   std::map<std::size_t, Scene> read_;  // frames read and not yet matched, by position in the play
   std::optional<Frame> newest_;
   std::string error_;

@@ -7,11 +7,14 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "app/image_io.h"
 #include "app/measure.h"
+#include "app/parallel/device_pool.h"
 #include "methods/builtin.h"
 #include "core/error.h"
 #include "app/view/sequence_player.h"
@@ -195,10 +198,17 @@ void ViewerWindow::advance_play() {
     played_before_player_ = played_;
     played_pipelined_ = true;
     player_ = std::make_unique<SequencePlayer>(*state_.matcher(), state_.range(), in, (in.frame() + 1) % n, lap,
-                                               ViewInput::ahead_count(), ui_.show_views);
+                                               parallel::default_readers(), ui_.show_views);
   }
   if (player_) {
-    if (auto f = player_->take()) state_.show_played(f->index, std::move(f->scene), f->map, std::move(f->timing));
+    // Drawn when a new map is there, at most MAX_PLAY_DRAW_HZ (a frame's draw uploads its
+    // panels), and at least MIN_PLAY_DRAW_HZ, so that the window answers while the matcher
+    // is slower; never a busy loop drawing the same map (it took a core from the readers).
+    using Clock = std::chrono::steady_clock;
+    std::this_thread::sleep_until(last_play_draw_ + std::chrono::microseconds(1000000 / MAX_PLAY_DRAW_HZ));
+    if (auto f = player_->take_by(last_play_draw_ + std::chrono::microseconds(1000000 / MIN_PLAY_DRAW_HZ)))
+      state_.show_played(f->index, std::move(f->scene), f->map, std::move(f->timing));
+    last_play_draw_ = Clock::now();
     played_ = played_before_player_ + player_->matched();
     play_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - play_start_).count();
     if (!player_->finished()) return;

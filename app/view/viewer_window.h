@@ -100,7 +100,8 @@ class ViewerWindow {
   bool play_started_ = false, played_pipelined_ = false;
   std::size_t played_ = 0, play_limit_ = 0, played_before_player_ = 0;
   double play_seconds_ = 0.0;
-  std::chrono::steady_clock::time_point play_start_;
+  std::chrono::steady_clock::time_point play_start_, last_play_draw_;
+  static constexpr int MAX_PLAY_DRAW_HZ = 120, MIN_PLAY_DRAW_HZ = 30;
   bool imgui_ready_ = false;
 };
 

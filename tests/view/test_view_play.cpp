@@ -111,6 +111,32 @@ TEST(SequencePlayer, StopEndsWithoutAnErrorAndABadFrameWithItsLine) {
   EXPECT_EQ(p.matched(), 2u);
 }
 
+TEST(SequencePlayer, TakeByWaitsForTheNextFrameAndNotPastTheEnd) {
+  const fs::path dir = five_frames("stereo_view_play_take_by_");
+  ViewerState s(ViewInput::sequence(dir / "l", dir / "r", 8, 0), Choice{"salap", "cpu", 0, 0, {}});
+  ASSERT_TRUE(s.start()) << s.error();
+  using Clock = std::chrono::steady_clock;
+  SequencePlayer p(*s.matcher(), s.range(), s.input(), 0, 3, 2, false);
+  // Each wait ends with a frame well before its generous deadline: the window is woken by the
+  // frame, not by the clock.
+  std::vector<std::size_t> seen;
+  while (seen.empty() || seen.back() != 2) {
+    const auto deadline = Clock::now() + std::chrono::seconds(60);
+    const auto f = p.take_by(deadline);
+    ASSERT_TRUE(f.has_value() || p.finished()) << "take_by returned before its deadline with nothing";
+    if (!f) break;
+    EXPECT_LT(Clock::now(), deadline);
+    seen.push_back(f->index);
+  }
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen.back(), 2u);
+  // The play has ended: no frame comes, and the wait returns at once, not at its deadline.
+  wait_until_finished(p);
+  const auto start = Clock::now();
+  EXPECT_FALSE(p.take_by(start + std::chrono::seconds(60)).has_value());
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));
+}
+
 TEST(ViewerWindow, PlaysFramesPipelinedAndShowsTheLastAsARunWould) {
   if (!test::window_possible())
     GTEST_SKIP() << "no display (run under xvfb-run, as scripts/test.sh does, or with STEREO_VIEW_CONTEXT=headless)";
