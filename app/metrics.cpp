@@ -112,6 +112,13 @@ ImageU8 colorize_disparity(const ImageF& disparity, float max_disparity) {
   return out;
 }
 
+std::uint8_t error_map_grey(const ImageU8& left, int x, int y) {
+  double grey = 0.0;
+  for (int c = 0; c < left.channels; ++c) grey += left.at(x, y, c);
+  grey /= left.channels;
+  return static_cast<std::uint8_t>(40.0 + grey * 0.45);
+}
+
 ImageU8 error_map(const ImageF& disparity, const Scene& scene, double threshold) {
   require(scene.has_ground_truth(), scene.name + ": no ground truth for an error map", ErrorKind::invalid_argument);
   require(disparity.same_size(scene.gt.width, scene.gt.height), scene.name + ": disparity and ground truth differ in size",
@@ -127,10 +134,7 @@ ImageU8 error_map(const ImageF& disparity, const Scene& scene, double threshold)
       const bool nonocc = scene.mask_nonocc.empty() || scene.mask_nonocc.data[i] == 255;
       std::array<std::uint8_t, 3> rgb{};
       if (!bad) {
-        double grey = 0.0;
-        for (int c = 0; c < scene.left.channels; ++c) grey += scene.left.at(x, y, c);
-        grey /= scene.left.channels;
-        const auto v = static_cast<std::uint8_t>(40.0 + grey * 0.45);
+        const std::uint8_t v = error_map_grey(scene.left, x, y);
         rgb = {v, v, v};
       } else if (nonocc) {
         rgb = {230, 20, 20};

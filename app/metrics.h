@@ -2,6 +2,7 @@
 /// \file metrics.h
 /// Evaluation of a disparity map against ground truth.
 
+#include <cstdint>
 #include <optional>
 
 #include "app/dataset.h"
@@ -34,5 +35,7 @@ ImageU8 colorize_disparity(const ImageF& disparity, float max_disparity);
 /// Error picture: grey (the left image, dimmed) where correct, red where bad over non-occluded
 /// pixels, orange where bad in occluded regions, black where there is no ground truth.
 ImageU8 error_map(const ImageF& disparity, const Scene& scene, double threshold);
+/// The grey of a correct pixel at (x, y) of error_map: the left image's mean, dimmed.
+std::uint8_t error_map_grey(const ImageU8& left, int x, int y);
 
 }  // namespace stereo

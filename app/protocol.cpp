@@ -21,13 +21,6 @@ ScoreProtocol parse_protocol(const std::string& name) {
   throw Error("unknown scoring protocol '" + name + "' (submitted: as the benchmark received maps; float: as computed)");
 }
 
-namespace {
-
-// KITTI's devkit reads a disparity as png / 256 and a value of 0 as no disparity.
-constexpr float KITTI_SCALE = 256.0f;
-
-}  // namespace
-
 SubmissionRule submission_rule(const Scene& scene) {
   switch (scene.kind) {
     case SceneKind::middlebury_v2: {

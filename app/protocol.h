@@ -27,6 +27,9 @@ struct SubmissionRule {
 };
 SubmissionRule submission_rule(const Scene& scene);
 
+/// KITTI's devkit reads a disparity as png / 256 and a value of 0 as no disparity.
+inline constexpr float KITTI_SCALE = 256.0f;
+
 /// `disparity` as `scene`'s benchmark would have received it: Middlebury v2 rounds d x s to the
 /// nearest of 0..255 (s = the scene's ground-truth scale; a pixel without a disparity, or below 0,
 /// is submitted as 0); KITTI rounds d x 256 to 0..65535, where 0 is no disparity (as

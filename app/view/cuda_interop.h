@@ -4,12 +4,14 @@
 /// (cudaGraphicsGLRegisterBuffer, write-discard). A CUDA backend's compute_into() writes its
 /// float map into the mapped buffer (device memory), and unmap() copies the buffer into an R32F
 /// texture on the GPU (glTextureSubImage2D from GL_PIXEL_UNPACK_BUFFER): the map never passes
-/// through host memory. Built only with CUDA (STEREO_VIEW_CUDA_INTEROP).
+/// through host memory. Where the scene has ground truth, `eval`'s figures and error picture
+/// are computed from that texture on the GPU too (app/view/gl_figures.h). Built only with CUDA (STEREO_VIEW_CUDA_INTEROP).
 
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "app/view/gl_figures.h"
 #include "app/view/viewer_state.h"
 #include "app/view/window_context.h"
 #include "gl/objects.h"
@@ -31,8 +33,16 @@ class CudaGlMap : public DeviceMapTarget {
 
   DisparityView map(int width, int height) override;
   void unmap(bool written) override;
+  /// Scores the texture on the GPU (app/view/gl_figures.h): a few counts per row come back,
+  /// not the map.
+  std::optional<Metrics> evaluate(const Scene& scene, double threshold, std::uint64_t scene_key) override;
+  [[nodiscard]] std::string why_no_figures() const override { return why_no_figures_; }
   /// The map of the last unmap(): r32f, the map's size, row 0 = image row 0.
   [[nodiscard]] const gl::Texture& texture() const { return texture_; }
+  /// The error picture of the last evaluate() that gave figures.
+  [[nodiscard]] const gl::Texture* error_texture() const override {
+    return figures_ ? &figures_->error_map() : nullptr;
+  }
 
  private:
   struct Registration;
@@ -43,6 +53,8 @@ class CudaGlMap : public DeviceMapTarget {
   int width_ = 0, height_ = 0;
   int device_ = 0;
   bool mapped_ = false;
+  std::unique_ptr<GlFigures> figures_;  // made at the first scene with ground truth
+  std::string why_no_figures_;
 };
 
 }  // namespace stereo::view

@@ -44,7 +44,8 @@ gl::Texture rgba_texture(const ImageU8& image, const std::string& label) {
 PanelTextures::PanelTextures(const WindowContext& context)
     : context_(context), ramp_(make_ramp_pass()), target_(gl::Framebuffer::create("view.ramp target")) {}
 
-void PanelTextures::update(const ViewerState& state, const gl::Texture* device_map, bool views) {
+void PanelTextures::update(const ViewerState& state, const gl::Texture* device_map, const gl::Texture* device_error,
+                           bool views) {
   const ViewResult* r = state.result();
   if (r == nullptr) return;
   const Scene& scene = state.input().current();
@@ -64,10 +65,16 @@ void PanelTextures::update(const ViewerState& state, const gl::Texture* device_m
     map_ = &host_map_;
   }
   colour(*map_, r->range);
+  error_shown_ = nullptr;
   if (r->error_map) {
     error_ = rgba_texture(*r->error_map, "view.error");
+    error_shown_ = &error_;
   } else {
     error_ = {};
+    if (r->error_on_device) {
+      require(device_error != nullptr, "view: the error picture is on the device but the window has none");
+      error_shown_ = device_error;
+    }
   }
   ImageF levels(r->range.count, 1, 1);
   for (int k = 0; k < r->range.count; ++k) levels.data[std::size_t(k)] = float(r->range.min + k);

@@ -26,9 +26,10 @@ class PanelTextures {
   explicit PanelTextures(const WindowContext& context);
 
   /// Uploads what changed since the last call. `device_map`: the R32F texture a CUDA backend
-  /// wrote through the interop (ViewResult::on_device), else nullptr. The views are uploaded
-  /// only while `views` (their panels are shown): at 1920x1080 they are 12 MB a frame.
-  void update(const ViewerState& state, const gl::Texture* device_map, bool views);
+  /// wrote through the interop (ViewResult::on_device), else nullptr; `device_error`: the error
+  /// picture made from it on the GPU (ViewResult::error_on_device), else nullptr. The views are
+  /// uploaded only while `views` (their panels are shown): at 1920x1080 they are 12 MB a frame.
+  void update(const ViewerState& state, const gl::Texture* device_map, const gl::Texture* device_error, bool views);
   /// Reads slice `slice`, channel `channel` of pass `pass` and shows it as grey, scaled from
   /// its smallest to its largest finite value (returned as [lo, hi]). The read runs with the
   /// window's context released: an inspector may read a GL matcher's targets in its own context.
@@ -37,10 +38,10 @@ class PanelTextures {
   [[nodiscard]] const gl::Texture& left() const { return left_; }
   [[nodiscard]] const gl::Texture& right() const { return right_; }
   [[nodiscard]] const gl::Texture& disparity() const { return coloured_; }
-  [[nodiscard]] const gl::Texture& error_map() const { return error_; }
+  [[nodiscard]] const gl::Texture& error_map() const { return *error_shown_; }
   [[nodiscard]] const gl::Texture& scale_bar() const { return scale_bar_; }
   [[nodiscard]] const gl::Texture& pass_slice() const { return slice_; }
-  [[nodiscard]] bool has_error_map() const { return bool(error_); }
+  [[nodiscard]] bool has_error_map() const { return error_shown_ != nullptr && bool(*error_shown_); }
   /// Disparity at (x, y) of `r`'s map (the one last uploaded), from the host map or one texel
   /// of the device map; nothing outside it.
   [[nodiscard]] std::optional<float> disparity_at(const ViewResult& r, int x, int y) const;
@@ -55,6 +56,7 @@ class PanelTextures {
   gl::Framebuffer target_;
   gl::Texture left_, right_, host_map_, coloured_, error_, scale_bar_, slice_;
   const gl::Texture* map_ = nullptr;  // the map the colours were made from
+  const gl::Texture* error_shown_ = nullptr;  // error_ or the device's picture
 };
 
 /// `image` (grey or RGB) as an RGBA8 texture of its size, nearest filtering.

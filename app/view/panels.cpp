@@ -79,14 +79,15 @@ void draw_error(const ViewResult& r, PanelTextures& tex, UiState& ui, ImVec2 pos
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + std::max(320.0f, float(r.width) * ui.zoom));
   if (r.metrics) {
     const Metrics& m = *r.metrics;
-    ImGui::TextWrapped("bad pixels (%%), |d - gt| > %.1f px, as `eval` scores them (submitted):", m.threshold);
+    ImGui::TextWrapped("bad pixels (%%), |d - gt| > %.1f px, as `eval` scores them (submitted)%s:", m.threshold,
+                       r.error_on_device ? ", scored on the GPU beside the interop map" : "");
     ImGui::Text("nonocc %s   all %s   disc %s", cli::fmt(m.bad_nonocc).c_str(), cli::fmt(m.bad_all).c_str(),
                 cli::fmt(m.bad_disc).c_str());
     ImGui::Text("average error %s px   density %s %%", cli::fmt(m.avg_error).c_str(), cli::fmt(m.density).c_str());
     if (tex.has_error_map()) draw_image(tex.error_map(), ui, ui.zoom);
     ImGui::TextWrapped("grey: correct, red: bad (non-occluded), orange: bad (occluded), black: no ground truth");
-  } else if (r.on_device) {
-    ImGui::TextWrapped("The map stayed on the GPU (CUDA-GL interop): the figures need it on the host.");
+  } else if (!r.no_figures.empty()) {
+    ImGui::TextWrapped("The map stayed on the GPU (CUDA-GL interop): %s.", r.no_figures.c_str());
   } else {
     ImGui::TextWrapped("No ground truth for this pair (--gt GT, or a scene folder).");
   }

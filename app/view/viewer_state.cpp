@@ -228,6 +228,7 @@ void ViewerState::show_played(std::size_t index, Scene scene, const DisparityMap
   r.params = result_ ? result_->params : nlohmann::json();
   r.serial = ++serial_;
   r.views_serial = new_views ? ++views_serial_ : views_serial_;
+  r.scene_key = new_views || !result_ ? ++scene_keys_ : result_->scene_key;
   result_ = std::move(r);
   error_.clear();
 }
@@ -272,11 +273,18 @@ bool ViewerState::run(Attempt a) {
       r.disparity = std::move(sr.disparity);
       r.dsi = std::move(sr.dsi);
     }
+    r.views_serial = a.input || a.new_views || !result_ ? views_serial_ + 1 : views_serial_;
+    // A key never given to another scene, even by an attempt that failed after using it.
+    r.scene_key = r.views_serial != views_serial_ || !result_ ? ++scene_keys_ : result_->scene_key;
+    if (r.on_device && scene.has_ground_truth()) {  // scored where the map is
+      r.metrics = device_target_->evaluate(scene, scene.default_threshold, r.scene_key);
+      r.error_on_device = r.metrics.has_value();
+      if (!r.metrics) r.no_figures = device_target_->why_no_figures();
+    }
     add_figures(r, scene);
     r.device = m.device();
     r.params = m.params();
     r.serial = ++serial_;
-    r.views_serial = a.input || a.new_views || !result_ ? views_serial_ + 1 : views_serial_;
     // Commit: nothing above changed the state.
     if (fresh) {
       matcher_ = std::move(fresh);

@@ -22,6 +22,10 @@
 #include "core/matcher.h"
 #include "core/params.h"
 
+namespace stereo::gl {
+class Texture;
+}  // namespace stereo::gl
+
 namespace stereo::view {
 
 /// Where a CUDA backend writes its map for the window without the host (the CUDA-GL interop of
@@ -33,6 +37,16 @@ class DeviceMapTarget {
   virtual ~DeviceMapTarget() = default;
   virtual DisparityView map(int width, int height) = 0;
   virtual void unmap(bool written) = 0;
+  /// `eval`'s figures of the map of the last unmap(true) against `scene` at `threshold`, its
+  /// error picture kept on the GPU for the window; nothing where this target cannot score it
+  /// (then why_no_figures() says why). `scene_key` changes whenever the scene does.
+  virtual std::optional<Metrics> evaluate(const Scene& scene, double threshold, std::uint64_t scene_key) {
+    (void)scene, (void)threshold, (void)scene_key;
+    return std::nullopt;
+  }
+  [[nodiscard]] virtual std::string why_no_figures() const { return "the figures need the map on the host"; }
+  /// The error picture of the last evaluate() that gave figures (a GL texture), if any.
+  [[nodiscard]] virtual const gl::Texture* error_texture() const { return nullptr; }
 };
 
 /// One user action: what a widget, a key or a test asks for.
@@ -76,6 +90,7 @@ struct ParamRow {
 struct ViewResult {
   std::uint64_t serial = 0;   ///< grows with every run, so a drawer knows to upload again
   std::uint64_t views_serial = 0;  ///< grows when the pair shown changes (a frame, another input)
+  std::uint64_t scene_key = 0;     ///< names the pair shown; never reused for another
   std::size_t frame = 0;
   DisparityRange range;
   int width = 0, height = 0;
@@ -83,8 +98,10 @@ struct ViewResult {
   /// The map on the host (every backend but a CUDA one writing through a DeviceMapTarget).
   std::optional<ImageF> disparity;
   bool on_device = false;     ///< the map is in the DeviceMapTarget, never on the host
-  std::optional<Metrics> metrics;       ///< `eval`'s figures, where there is ground truth and a host map
-  std::optional<ImageU8> error_map;
+  std::optional<Metrics> metrics;       ///< `eval`'s figures, where there is ground truth
+  std::optional<ImageU8> error_map;     ///< its picture, for a host map
+  bool error_on_device = false;         ///< the picture is the DeviceMapTarget's (on_device)
+  std::string no_figures;               ///< why a scene with ground truth has no figures
   std::optional<DisparitySpaceImage> dsi;  ///< after Change::cost_volume(true), where the backend has one
   std::string device;
   nlohmann::json params;
@@ -163,6 +180,7 @@ class ViewerState {
   std::optional<ViewResult> result_;
   std::uint64_t serial_ = 0;
   std::uint64_t views_serial_ = 0;
+  std::uint64_t scene_keys_ = 0;  // the last ViewResult::scene_key given
   std::string error_;
   bool cost_volume_ = false;
   bool passes_ = false;

@@ -267,7 +267,7 @@ bool ViewerWindow::frame(ImageU8* capture) {
     stop_player();
     play_started_ = false;  // the next play counts afresh
   }
-  textures_->update(state_, interop_texture_, ui_.show_views);
+  textures_->update(state_, interop_texture_, interop_ ? interop_->error_texture() : nullptr, ui_.show_views);
   ImGui_ImplOpenGL3_NewFrame();
   if (window_ != nullptr) {
     ImGui_ImplGlfw_NewFrame();

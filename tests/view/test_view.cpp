@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "app/image_io.h"
+#include "app/metrics.h"
+#include "app/protocol.h"
 #include "app/view/viewer_state.h"
 #include "app/view/viewer_window.h"
 #include "core/registry.h"
@@ -142,6 +145,21 @@ void expect_interop_panel(const std::string& method) {
   EXPECT_FALSE(state.result()->disparity.has_value());
   panel(window);
   EXPECT_EQ(differences(panel(window), want), "") << method << "/cuda through the interop";
+  // `eval`'s figures, scored on the GPU from the interop's texture, equal the host's scoring
+  // of `stereo run`'s map (the average error within another summation order's rounding).
+  {
+    const Scene scene = load_scene(test::tsukuba());
+    const Metrics host = evaluate(as_submitted(read_pfm(dir / "map.pfm"), scene), scene, scene.default_threshold);
+    const ViewResult& r = *state.result();
+    ASSERT_TRUE(r.metrics.has_value()) << r.no_figures;
+    EXPECT_TRUE(r.error_on_device);
+    EXPECT_EQ(r.metrics->bad_nonocc, host.bad_nonocc);
+    EXPECT_EQ(r.metrics->bad_all, host.bad_all);
+    EXPECT_EQ(r.metrics->bad_disc, host.bad_disc);
+    EXPECT_EQ(r.metrics->density, host.density);
+    ASSERT_TRUE(r.metrics->avg_error && host.avg_error);
+    EXPECT_NEAR(*r.metrics->avg_error, *host.avg_error, 1e-12 * *host.avg_error);
+  }
 #if STEREO_VIEW_CUDA_INTEROP
   // Less than a map's worth (a u8 index map, the smallest form) of bytes reaches host memory on
   // this path; the same run on the host path moves at least that much, so the counter is seen

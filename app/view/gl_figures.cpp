@@ -1,0 +1,148 @@
+// `eval`'s figures of a map on the GPU (app/view/gl_figures.h).
+
+#include "app/view/gl_figures.h"
+
+#include <GL/glew.h>
+
+#include <cmath>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "app/protocol.h"
+#include "app/view/view_shaders.h"  // generated: FIGURES_COMP, the text of app/view/shaders/figures.comp
+#include "core/error.h"
+#include "gl/check.h"
+
+namespace stereo::view {
+
+namespace {
+
+// figures.comp's flags and its counts per row, in its order.
+constexpr std::uint8_t FLAG_NONOCC = 1, FLAG_ALL = 2, FLAG_DISC = 4, FLAG_PICTURE_NONOCC = 8, FLAG_AVERAGE = 16;
+constexpr int COUNTS = 10;
+constexpr int LOCAL_X = 64;
+enum Count { NONOCC, NONOCC_BAD, ALL, ALL_BAD, DISC, DISC_BAD, D1, D1_BAD, FINITE, AVERAGED };
+
+bool in_mask(const ImageU8& mask, std::size_t i) { return !mask.empty() && mask.data[i] == 255; }
+
+std::optional<double> percent(std::uint64_t bad, std::uint64_t evaluated) {
+  if (evaluated == 0) return std::nullopt;
+  return 100.0 * double(bad) / double(evaluated);
+}
+
+bool power_of_two(float v) {
+  int exponent = 0;
+  return v > 0.0f && std::frexp(v, &exponent) == 0.5f;
+}
+
+// The submission rule of `scene` as figures.comp takes it: (rule, scale), app/protocol.cpp's.
+std::pair<int, float> rule_of(const Scene& scene) {
+  if (scene.kind == SceneKind::middlebury_v2) {
+    const auto info = middlebury_v2_info(scene.name);
+    require(info.has_value(), [&] { return "view: " + scene.name + " is no Middlebury v2 scene with a known scale"; });
+    return {1, float(info->scale)};
+  }
+  if (scene.kind == SceneKind::kitti) return {2, KITTI_SCALE};
+  return {0, 1.0f};
+}
+
+}  // namespace
+
+GlFigures::GlFigures() {
+  const gl::Shader shader = gl::Shader::compile(GL_COMPUTE_SHADER, FIGURES_COMP, "app/view/shaders/figures.comp");
+  program_ = gl::Program::link({&shader}, "view.figures");
+}
+
+std::optional<std::string> GlFigures::unsupported(const Scene& scene) {
+  if (!scene.has_ground_truth()) return "no ground truth";
+  if (scene.kind == SceneKind::middlebury_v2) {
+    const auto info = middlebury_v2_info(scene.name);
+    if (!info) return scene.name + " has no known Middlebury v2 scale";
+    if (!power_of_two(float(info->scale)))
+      return "the submission scale x" + std::to_string(info->scale) + " is not a power of two";
+  }
+  return std::nullopt;
+}
+
+void GlFigures::upload_scene(const Scene& scene) {
+  const int w = scene.gt.width, h = scene.gt.height;
+  gt_ = gl::Texture::create(GL_TEXTURE_2D, GL_R32F, w, h, GL_NEAREST, "view.figures ground truth");
+  gt_.upload(GL_RED, GL_FLOAT, scene.gt.data.data());
+  // What evaluate() and error_map() decide from the masks, once per pixel (app/metrics.cpp).
+  const bool average_over_nonocc = !scene.mask_nonocc.empty();
+  std::vector<std::uint8_t> flags(std::size_t(w) * std::size_t(h)), grey(flags.size());
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const std::size_t i = std::size_t(y) * std::size_t(w) + std::size_t(x);
+      std::uint8_t f = 0;
+      if (in_mask(scene.mask_nonocc, i)) f |= FLAG_NONOCC;
+      if (in_mask(scene.mask_all, i)) f |= FLAG_ALL;
+      if (in_mask(scene.mask_disc, i)) f |= FLAG_DISC;
+      if (scene.mask_nonocc.empty() || scene.mask_nonocc.data[i] == 255) f |= FLAG_PICTURE_NONOCC;
+      if (average_over_nonocc ? in_mask(scene.mask_nonocc, i) : in_mask(scene.mask_all, i)) f |= FLAG_AVERAGE;
+      flags[i] = f;
+      grey[i] = error_map_grey(scene.left, x, y);
+    }
+  flags_ = gl::Texture::create(GL_TEXTURE_2D, GL_R8UI, w, h, GL_NEAREST, "view.figures masks");
+  flags_.upload(GL_RED_INTEGER, GL_UNSIGNED_BYTE, flags.data());
+  grey_ = gl::Texture::create(GL_TEXTURE_2D, GL_R8UI, w, h, GL_NEAREST, "view.figures grey");
+  grey_.upload(GL_RED_INTEGER, GL_UNSIGNED_BYTE, grey.data());
+  error_ = gl::Texture::create(GL_TEXTURE_2D, GL_RGBA8, w, h, GL_NEAREST, "view.error (device)");
+  counts_ = gl::Buffer::create(std::size_t(h) * COUNTS * sizeof(std::uint32_t), nullptr, 0, "view.figures counts");
+  sums_ = gl::Buffer::create(std::size_t(h) * sizeof(double), nullptr, 0, "view.figures sums");
+  std::tie(rule_, step_) = rule_of(scene);
+}
+
+Metrics GlFigures::evaluate(const gl::Texture& map, const Scene& scene, double threshold, std::uint64_t scene_key) {
+  if (const auto why = unsupported(scene)) throw Error("view: no figures on the GPU: " + *why);
+  require(map.width() == scene.gt.width && map.height() == scene.gt.height, [&] {
+    return "view: the map is " + std::to_string(map.width()) + "x" + std::to_string(map.height()) +
+           ", the ground truth " + std::to_string(scene.gt.width) + "x" + std::to_string(scene.gt.height);
+  });
+  require(threshold >= 0.0, [&] { return "view: threshold must be >= 0, got " + std::to_string(threshold); });
+  if (scene_key_ != scene_key || !gt_) {
+    upload_scene(scene);
+    scene_key_ = scene_key;
+  }
+  const int w = map.width(), h = map.height();
+  map.bind(0);
+  gt_.bind(1);
+  flags_.bind(2);
+  grey_.bind(3);
+  GL_CHECK(glBindImageTexture(0, error_.id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8));
+  GL_CHECK(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, counts_.id()));
+  GL_CHECK(glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, sums_.id()));
+  program_.set("u_size", glm::ivec2(w, h));
+  program_.set("u_rule", rule_);
+  program_.set("u_step", step_);
+  program_.set("u_inv_step", 1.0f / step_);  // exact: a power of two (unsupported() checked)
+  program_.set("u_kitti", scene.kind == SceneKind::kitti ? 1 : 0);
+  GL_CHECK(glProgramUniform1d(program_.id(), program_.location("u_threshold"), threshold));
+  GL_CHECK(glUseProgram(program_.id()));
+  GL_CHECK(glDispatchCompute(GLuint((h + LOCAL_X - 1) / LOCAL_X), 1, 1));
+  // The buffers are read next, the picture is sampled by the panel's draw.
+  GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT));
+  GL_CHECK(glUseProgram(0));
+  std::vector<std::uint32_t> counts(std::size_t(h) * COUNTS);
+  std::vector<double> sums(static_cast<std::size_t>(h));
+  GL_CHECK(glGetNamedBufferSubData(counts_.id(), 0, GLsizeiptr(counts.size() * sizeof counts[0]), counts.data()));
+  GL_CHECK(glGetNamedBufferSubData(sums_.id(), 0, GLsizeiptr(sums.size() * sizeof sums[0]), sums.data()));
+  std::uint64_t total[COUNTS] = {};
+  double error_sum = 0.0;
+  for (int y = 0; y < h; ++y) {
+    for (int k = 0; k < COUNTS; ++k) total[k] += counts[std::size_t(y) * COUNTS + std::size_t(k)];
+    error_sum += sums[std::size_t(y)];
+  }
+  Metrics m;  // as evaluate() fills it
+  m.threshold = threshold;
+  m.bad_nonocc = percent(total[NONOCC_BAD], total[NONOCC]);
+  m.bad_all = percent(total[ALL_BAD], total[ALL]);
+  m.bad_disc = percent(total[DISC_BAD], total[DISC]);
+  if (scene.kind == SceneKind::kitti) m.d1_all = percent(total[D1_BAD], total[D1]);
+  if (total[AVERAGED] > 0) m.avg_error = error_sum / double(total[AVERAGED]);
+  m.density = 100.0 * double(total[FINITE]) / (double(w) * double(h));
+  return m;
+}
+
+}  // namespace stereo::view
