@@ -87,6 +87,9 @@ void cmd_view(const ViewArgs& a) {
                                               : "frame by frame in the window's thread" +
                                                     std::string(window.interop_active() ? ", maps through the CUDA-GL interop" : ""))
                 << "); the window drew " << drawn << " frames meanwhile\n";
+    if (window.played_pipelined() && window.steady_fps() > 0)
+      std::cout << "view: steady state (first map back -> last map back): " << fmt(window.steady_fps(), 2)
+                << " frames/s, as `stream` reports it\n";
   } else {
     const auto start = std::chrono::steady_clock::now();
     std::size_t runs = 0;

@@ -23,6 +23,9 @@ namespace {
 ImTextureID id_of(const gl::Texture& t) { return reinterpret_cast<ImTextureID>(static_cast<std::uintptr_t>(t.id())); }
 
 constexpr float PANEL_GAP = 8.0f;
+constexpr float CONTROLS_WIDTH = 380.0f;    // the controls column
+constexpr float SIDE_WIDTH = 400.0f;        // the cursor and pass inspector column, at its narrowest
+constexpr float IMAGE_ROWS_EXTRA = 220.0f;  // titles, scale bar, figures and legend around two image rows
 
 // An image panel's picture at the zoom, on whole pixels (so that 1:1 is texel for pixel); the
 // cursor readout follows the mouse over it where `cursor` (pictures of the pair's size). Returns
@@ -209,6 +212,15 @@ std::string slice_title(const PassLayout& pass, int slice, int channel) {
   return title;
 }
 
+float fitting_zoom(int image_w, int image_h, int window_w, int window_h) {
+  // Two image columns beside the controls and the side column (cursor, passes); two image rows
+  // with the panels' titles, the scale bar and the error figures between them.
+  const float free_w = float(window_w) - CONTROLS_WIDTH - SIDE_WIDTH - 6.0f * PANEL_GAP;
+  const float free_h = float(window_h) - IMAGE_ROWS_EXTRA;
+  const float fit = std::min(free_w / (2.0f * float(std::max(image_w, 1))), free_h / (2.0f * float(std::max(image_h, 1))));
+  return std::clamp(std::floor(fit * 8.0f) / 8.0f, 0.125f, 1.0f);
+}
+
 void draw_panels(const ViewerState& state, PanelTextures& textures, UiState& ui) {
   ui.cursor.reset();
   const ViewResult* r = state.result();
@@ -216,7 +228,7 @@ void draw_panels(const ViewerState& state, PanelTextures& textures, UiState& ui)
   const float h = r ? float(r->height) * (ui.test_layout ? 1.0f : ui.zoom) : 240.0f;
   // Columns: the controls, then the images; the test layout keeps x < width for the map alone.
   const float x0 = ui.test_layout ? w + PANEL_GAP : 0.0f;
-  const float x1 = ui.test_layout ? x0 : 380.0f;
+  const float x1 = ui.test_layout ? x0 : CONTROLS_WIDTH;
   draw_controls(state, ui, ImVec2(x0, 0.0f));
   if (r == nullptr) return;
   draw_disparity(*r, textures, ui, ImVec2(x1, 0.0f));

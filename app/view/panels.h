@@ -26,6 +26,7 @@ struct UiState {
   bool show_views = true;    ///< the left and right images (uploaded only while shown)
   bool show_inspector = false;
   float zoom = 1.0f;         ///< image panels' scale (nearest neighbour); 1 in the test layout
+  bool zoom_fitted = false;  ///< the first result's zoom was fitted to the window (fitting_zoom)
   bool playing = false;
   bool loop = true;
   bool screenshot_requested = false;
@@ -47,6 +48,12 @@ struct UiState {
 /// The pass inspector's title of a view: PassLayout::label(slice), then the channel and the
 /// disparity it holds where a texel holds several ("cost, disparities 4..7, channel 2 (disparity 6)").
 std::string slice_title(const PassLayout& pass, int slice, int channel);
+
+/// The largest zoom (at most 1, in steps of 1/8, at least 1/8) at which the layout of
+/// draw_panels (the controls; the map over the error map; the left over the right image; the
+/// cursor and the pass inspector) fits a window of `window_w` x `window_h` pixels with images
+/// of `image_w` x `image_h`.
+float fitting_zoom(int image_w, int image_h, int window_w, int window_h);
 
 /// Draws every panel for this frame (between ImGui::NewFrame and ImGui::Render).
 void draw_panels(const ViewerState& state, PanelTextures& textures, UiState& ui);

@@ -65,6 +65,7 @@ void SequencePlayer::run(Matcher& matcher, DisparityRange range, const ViewInput
       f.timing = std::move(r.timing);
       newest_ = std::move(f);
       last_ = std::chrono::steady_clock::now();
+      if (matched_ == 0) first_ = last_;
       ++matched_;
       matched_cv_.notify_all();
     };
@@ -88,6 +89,11 @@ std::optional<SequencePlayer::Frame> SequencePlayer::take() {
   std::optional<Frame> f = std::move(newest_);
   newest_.reset();
   return f;
+}
+
+double SequencePlayer::steady_seconds() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return matched_ < 2 ? 0.0 : std::chrono::duration<double>(last_ - first_).count();
 }
 
 std::optional<SequencePlayer::Frame> SequencePlayer::take_by(std::chrono::steady_clock::time_point deadline) {

@@ -61,6 +61,9 @@ class SequencePlayer {
   /// Frames matched so far, and the seconds from the start to the last of them.
   [[nodiscard]] std::size_t matched() const { return matched_.load(); }
   [[nodiscard]] double seconds() const;
+  /// Seconds from the first map to the last (0 before the second): the steady rate's span,
+  /// over matched() - 1 frames, as `stream` reports its steady state.
+  [[nodiscard]] double steady_seconds() const;
 
  private:
   struct Stopped {};  // thrown by the pair source once stop() was asked
@@ -74,7 +77,7 @@ class SequencePlayer {
   std::map<std::size_t, Scene> read_;  // frames read and not yet matched, by position in the play
   std::optional<Frame> newest_;
   std::string error_;
-  std::chrono::steady_clock::time_point start_, last_;
+  std::chrono::steady_clock::time_point start_, first_, last_;
   std::thread thread_;
 };
 

@@ -7,6 +7,7 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -173,6 +174,10 @@ void ViewerWindow::stop_player() {
   if (auto f = player_->take()) state_.show_played(f->index, std::move(f->scene), f->map, std::move(f->timing));
   played_ = played_before_player_ + player_->matched();
   play_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - play_start_).count();
+  if (player_->matched() >= 2) {
+    steady_frames_ += player_->matched() - 1;
+    steady_seconds_ += player_->steady_seconds();
+  }
   if (!player_->error().empty()) state_.report(player_->error());
   player_.reset();
 }
@@ -183,6 +188,8 @@ void ViewerWindow::advance_play() {
     play_started_ = true;
     play_start_ = std::chrono::steady_clock::now();
     played_ = 0;
+    steady_frames_ = 0;
+    steady_seconds_ = 0.0;
   }
   const std::size_t limit_left = play_limit_ > 0 ? play_limit_ - std::min(play_limit_, played_) : 0;
   if (play_limit_ > 0 && limit_left == 0) {
@@ -273,7 +280,11 @@ bool ViewerWindow::frame(ImageU8* capture) {
     ImGui_ImplGlfw_NewFrame();
   } else {  // headless: no platform backend, the offscreen framebuffer's size and a fixed step
     ImGui::GetIO().DisplaySize = ImVec2(float(width_), float(height_));
-    ImGui::GetIO().DeltaTime = 1.0f / 60.0f;
+    // The real step, so that the Timing panel's window rate is the one drawn.
+    const auto now = std::chrono::steady_clock::now();
+    const float step = headless_last_frame_ ? std::chrono::duration<float>(now - *headless_last_frame_).count() : 0.0f;
+    ImGui::GetIO().DeltaTime = std::max(step, 1e-5f);
+    headless_last_frame_ = now;
   }
   ImGui::NewFrame();
   const ImGuiIO& io = ImGui::GetIO();
@@ -283,6 +294,14 @@ bool ViewerWindow::frame(ImageU8* capture) {
     if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT, false) && state_.input().is_sequence())
       ui_.pending.push_back(Change::frame(long((state_.input().frame() + 1) % state_.input().frame_count())));
     if (window_ != nullptr && ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) glfwSetWindowShouldClose(window_, GLFW_TRUE);
+  }
+  if (!ui_.zoom_fitted && !ui_.test_layout && state_.result() != nullptr) {
+    // The first result's size decides the zoom at which the panels fit the window; afterwards
+    // the slider's value is the user's.
+    int fw = 0, fh = 0;
+    framebuffer_size(fw, fh);
+    ui_.zoom = fitting_zoom(state_.result()->width, state_.result()->height, fw, fh);
+    ui_.zoom_fitted = true;
   }
   draw_panels(state_, *textures_, ui_);
   ImGui::Render();

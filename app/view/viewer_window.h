@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "app/view/panels.h"
@@ -70,6 +71,9 @@ class ViewerWindow {
   [[nodiscard]] std::size_t frames_played() const { return played_; }
   [[nodiscard]] double play_seconds() const { return play_seconds_; }
   [[nodiscard]] bool played_pipelined() const { return played_pipelined_; }
+  /// The pipelined play's steady rate: frames after each lap's first map over the seconds from
+  /// that map to the lap's last (0 when there was none), as `stream` reports its steady state.
+  [[nodiscard]] double steady_fps() const { return steady_seconds_ > 0.0 ? double(steady_frames_) / steady_seconds_ : 0.0; }
   /// Screenshots the F12 key writes: stereo_view_N.png in the working folder.
   [[nodiscard]] int screenshots_written() const { return screenshots_; }
 
@@ -100,7 +104,10 @@ class ViewerWindow {
   bool play_started_ = false, played_pipelined_ = false;
   std::size_t played_ = 0, play_limit_ = 0, played_before_player_ = 0;
   double play_seconds_ = 0.0;
+  std::size_t steady_frames_ = 0;
+  double steady_seconds_ = 0.0;
   std::chrono::steady_clock::time_point play_start_, last_play_draw_;
+  std::optional<std::chrono::steady_clock::time_point> headless_last_frame_;
   static constexpr int MAX_PLAY_DRAW_HZ = 120, MIN_PLAY_DRAW_HZ = 30;
   bool imgui_ready_ = false;
 };
