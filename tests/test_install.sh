@@ -46,12 +46,28 @@ c++ -std=c++20 -O1 "${sanitize[@]}" "$src/examples/cpp/main.cpp" -o "$tmp/exampl
     $(PKG_CONFIG_PATH="$pcdir" pkg-config --static --cflags --libs stereo) >"$tmp/pc.log" 2>&1 \
     || { cat "$tmp/pc.log"; fail "compiling examples/cpp/main.cpp with pkg-config --static --cflags --libs stereo"; }
 
+# A command of the installed tree; one killed by a signal (a bus error was seen once on the GPU
+# machine under a full parallel ctest, and not outside it) says which signal and what room the
+# temporary folder and memory had, before the test fails.
+checked() {
+  local rc=0
+  "$@" || rc=$?
+  if [ "$rc" -gt 128 ]; then
+    {
+      echo "killed by SIG$(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128))): $*"
+      df -h "$tmp" /dev/shm 2>/dev/null | sed 's/^/  /'
+      grep -E "MemAvailable|Shmem:" /proc/meminfo 2>/dev/null | sed 's/^/  /'
+    } >&2
+  fi
+  return "$rc"
+}
+
 backends=$("$prefix/bin/stereo" list | awk '$1 == "salap" && $3 == "yes" {print $2}')
 [ -n "$backends" ] || fail "stereo list shows no available salap backend"
 for b in $backends; do
-  "$prefix/bin/stereo" run "$left" "$right" -m salap -b "$b" -d 12 --out "$tmp/run_$b.pfm" >/dev/null
-  "$tmp/example/stereo_example" "$left" "$right" 12 "$tmp/cmake_$b.pfm" salap "$b"
-  "$tmp/example_pc" "$left" "$right" 12 "$tmp/pc_$b.pfm" salap "$b" >/dev/null
+  checked "$prefix/bin/stereo" run "$left" "$right" -m salap -b "$b" -d 12 --out "$tmp/run_$b.pfm" >/dev/null
+  checked "$tmp/example/stereo_example" "$left" "$right" 12 "$tmp/cmake_$b.pfm" salap "$b"
+  checked "$tmp/example_pc" "$left" "$right" 12 "$tmp/pc_$b.pfm" salap "$b" >/dev/null
   cmp "$tmp/run_$b.pfm" "$tmp/cmake_$b.pfm" || fail "salap/$b: the example (find_package) wrote another map than stereo run"
   cmp "$tmp/run_$b.pfm" "$tmp/pc_$b.pfm" || fail "salap/$b: the example (pkg-config) wrote another map than stereo run"
   echo "ok: salap/$b, the installed example's map equals stereo run's"
