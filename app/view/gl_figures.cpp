@@ -21,7 +21,6 @@ namespace {
 // figures.comp's flags and its counts per row, in its order.
 constexpr std::uint8_t FLAG_NONOCC = 1, FLAG_ALL = 2, FLAG_DISC = 4, FLAG_PICTURE_NONOCC = 8, FLAG_AVERAGE = 16;
 constexpr int COUNTS = 10;
-constexpr int LOCAL_X = 64;
 enum Count { NONOCC, NONOCC_BAD, ALL, ALL_BAD, DISC, DISC_BAD, D1, D1_BAD, FINITE, AVERAGED };
 
 bool in_mask(const ImageU8& mask, std::size_t i) { return !mask.empty() && mask.data[i] == 255; }
@@ -120,7 +119,7 @@ Metrics GlFigures::evaluate(const gl::Texture& map, const Scene& scene, double t
   program_.set("u_kitti", scene.kind == SceneKind::kitti ? 1 : 0);
   GL_CHECK(glProgramUniform1d(program_.id(), program_.location("u_threshold"), threshold));
   GL_CHECK(glUseProgram(program_.id()));
-  GL_CHECK(glDispatchCompute(GLuint((h + LOCAL_X - 1) / LOCAL_X), 1, 1));
+  GL_CHECK(glDispatchCompute(GLuint(h), 1, 1));  // a work group per row
   // The buffers are read next, the picture is sampled by the panel's draw.
   GL_CHECK(glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT));
   GL_CHECK(glUseProgram(0));

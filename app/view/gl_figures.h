@@ -2,7 +2,7 @@
 /// \file app/view/gl_figures.h
 /// `eval`'s figures and error picture of a map held in a GL texture: what the window shows for a
 /// CUDA map that reaches it through the interop and never the host. One compute pass
-/// (app/view/shaders/figures.comp, a row per invocation) scores the map as the scene's benchmark
+/// (app/view/shaders/figures.comp, a work group per row) scores the map as the scene's benchmark
 /// received it, writes the error picture into an RGBA8 texture, and leaves each row's counts
 /// and error sum in two small buffers; those come back (56 bytes a row), not the map. The
 /// result equals app/metrics.cpp's evaluate() on the host map: the counts exactly, the average

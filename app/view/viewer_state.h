@@ -101,6 +101,7 @@ struct ViewResult {
   std::optional<Metrics> metrics;       ///< `eval`'s figures, where there is ground truth
   std::optional<ImageU8> error_map;     ///< its picture, for a host map
   bool error_on_device = false;         ///< the picture is the DeviceMapTarget's (on_device)
+  double figures_ms = 0.0;              ///< host clock around the GPU's scoring (error_on_device)
   std::string no_figures;               ///< why a scene with ground truth has no figures
   std::optional<DisparitySpaceImage> dsi;  ///< after Change::cost_volume(true), where the backend has one
   std::string device;

@@ -1,8 +1,10 @@
 #version 450 core
 // `eval`'s figures and error picture for a map that stays on the GPU (the CUDA-GL interop):
 // app/metrics.cpp's evaluate() and error_map() on the map as the scene's benchmark received it
-// (app/protocol.cpp as_submitted), one invocation per image row. Each row's counts and its sum
-// of |d - gt| go to two buffers; the host adds the rows (app/view/gl_figures.cpp).
+// (app/protocol.cpp as_submitted), one work group per image row: its invocations take every
+// LOCAL_X-th pixel of the row, then add their counts and sums in shared memory in a fixed tree
+// order (so a map always gives the same sum). Each row's counts and its sum of |d - gt| go to
+// two buffers; the host adds the rows in order (app/view/gl_figures.cpp).
 //
 // Exactly the host's arithmetic: the submitted value's float steps in the host's order, with
 // `precise` so that no multiply and add fuse into one FMA; the submission scales are powers of
@@ -10,7 +12,8 @@
 // double, as the host computes them. What the host decides once per scene (the masks, the
 // grey of a correct pixel) comes in as textures.
 
-layout(local_size_x = 64) in;
+#define LOCAL_X 256
+layout(local_size_x = LOCAL_X) in;
 
 layout(binding = 0) uniform sampler2D u_disparity;  // r32f, the map as computed; inf = none
 layout(binding = 1) uniform sampler2D u_gt;         // r32f, ground truth; inf = unknown
@@ -57,12 +60,15 @@ float submitted(float d) {
   return d;
 }
 
+shared uint s_counts[COUNTS][LOCAL_X];
+shared double s_sums[LOCAL_X];
+
 void main() {
-  const int y = int(gl_GlobalInvocationID.x);
-  if (y >= u_size.y) return;
+  const int y = int(gl_WorkGroupID.x);
+  const uint lane = gl_LocalInvocationID.x;
   uint c[COUNTS] = uint[COUNTS](0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
   double sum = 0.0LF;
-  for (int x = 0; x < u_size.x; ++x) {
+  for (int x = int(lane); x < u_size.x && y < u_size.y; x += LOCAL_X) {
     const ivec2 p = ivec2(x, y);
     const float d = submitted(texelFetch(u_disparity, p, 0).r);
     const float g = texelFetch(u_gt, p, 0).r;
@@ -89,6 +95,18 @@ void main() {
     else rgb = vec3(250.0, 160.0, 30.0) / 255.0;
     imageStore(u_error, p, vec4(rgb, 1.0));
   }
-  for (int k = 0; k < COUNTS; ++k) counts[y * COUNTS + k] = c[k];
-  sums[y] = sum;
+  for (int k = 0; k < COUNTS; ++k) s_counts[k][lane] = c[k];
+  s_sums[lane] = sum;
+  barrier();
+  for (uint half_width = LOCAL_X / 2; half_width > 0u; half_width /= 2u) {
+    if (lane < half_width) {
+      for (int k = 0; k < COUNTS; ++k) s_counts[k][lane] += s_counts[k][lane + half_width];
+      s_sums[lane] += s_sums[lane + half_width];
+    }
+    barrier();
+  }
+  if (lane == 0u && y < u_size.y) {
+    for (int k = 0; k < COUNTS; ++k) counts[y * COUNTS + k] = s_counts[k][0];
+    sums[y] = s_sums[0];
+  }
 }
