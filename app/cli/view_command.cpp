@@ -112,9 +112,10 @@ void cmd_view(const ViewArgs& a) {
     }
   }
   if (a.frames > 0 && state.result() && state.result()->error_on_device)
-    std::cout << "view: the last run's figures were scored on the GPU beside the interop map in "
-              << fmt(state.result()->figures_ms, 3) << " ms (host clock, " << state.result()->width << "x"
-              << state.result()->height << ")\n";
+    std::cout << "view: the last run's figures were scored on the GPU beside the interop map: the pass "
+              << fmt(state.result()->figures_ms, 3) << " ms (every run), the scene's upload "
+              << fmt(state.result()->figures_upload_ms, 3) << " ms (once per scene; host clock, "
+              << state.result()->width << "x" << state.result()->height << ")\n";
   if (!a.screenshot.empty()) std::cout << "screenshot: " << a.screenshot << "\n";
   if (!a.dump_passes.empty()) {
     window_owner.reset();  // a GL matcher's inspector reads in its own context, which the window's must not hold

@@ -37,6 +37,10 @@ class CudaGlMap : public DeviceMapTarget {
   /// not the map.
   std::optional<Metrics> evaluate(const Scene& scene, double threshold, std::uint64_t scene_key) override;
   [[nodiscard]] std::string why_no_figures() const override { return why_no_figures_; }
+  [[nodiscard]] std::pair<double, double> figures_ms() const override {
+    return figures_ ? std::pair<double, double>{figures_->last_pass_ms(), figures_->last_upload_ms()}
+                    : std::pair<double, double>{0.0, 0.0};
+  }
   /// The map of the last unmap(): r32f, the map's size, row 0 = image row 0.
   [[nodiscard]] const gl::Texture& texture() const { return texture_; }
   /// The error picture of the last evaluate() that gave figures.

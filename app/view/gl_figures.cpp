@@ -4,6 +4,7 @@
 
 #include <GL/glew.h>
 
+#include <chrono>
 #include <cmath>
 #include <tuple>
 #include <utility>
@@ -100,10 +101,16 @@ Metrics GlFigures::evaluate(const gl::Texture& map, const Scene& scene, double t
            ", the ground truth " + std::to_string(scene.gt.width) + "x" + std::to_string(scene.gt.height);
   });
   require(threshold >= 0.0, [&] { return "view: threshold must be >= 0, got " + std::to_string(threshold); });
+  using Clock = std::chrono::steady_clock;
+  const auto ms_since = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
+  upload_ms_ = 0.0;
   if (scene_key_ != scene_key || !gt_) {
+    const auto start = Clock::now();
     upload_scene(scene);
     scene_key_ = scene_key;
+    upload_ms_ = ms_since(start);
   }
+  const auto start = Clock::now();
   const int w = map.width(), h = map.height();
   map.bind(0);
   gt_.bind(1);
@@ -127,6 +134,7 @@ Metrics GlFigures::evaluate(const gl::Texture& map, const Scene& scene, double t
   std::vector<double> sums(static_cast<std::size_t>(h));
   GL_CHECK(glGetNamedBufferSubData(counts_.id(), 0, GLsizeiptr(counts.size() * sizeof counts[0]), counts.data()));
   GL_CHECK(glGetNamedBufferSubData(sums_.id(), 0, GLsizeiptr(sums.size() * sizeof sums[0]), sums.data()));
+  pass_ms_ = ms_since(start);
   std::uint64_t total[COUNTS] = {};
   double error_sum = 0.0;
   for (int y = 0; y < h; ++y) {

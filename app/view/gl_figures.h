@@ -35,6 +35,10 @@ class GlFigures {
   Metrics evaluate(const gl::Texture& map, const Scene& scene, double threshold, std::uint64_t scene_key);
   /// The error picture of the last evaluate(): RGBA8, the map's size, row 0 = image row 0.
   [[nodiscard]] const gl::Texture& error_map() const { return error_; }
+  /// Host-clock milliseconds of the last evaluate(): its pass (dispatch to the rows' sums on
+  /// the host: the cost of every frame) and its upload of the scene (0 when the key was the same).
+  [[nodiscard]] double last_pass_ms() const { return pass_ms_; }
+  [[nodiscard]] double last_upload_ms() const { return upload_ms_; }
 
  private:
   void upload_scene(const Scene& scene);
@@ -45,6 +49,7 @@ class GlFigures {
   std::optional<std::uint64_t> scene_key_;
   int rule_ = 0;
   float step_ = 1.0f;
+  double pass_ms_ = 0.0, upload_ms_ = 0.0;
 };
 
 }  // namespace stereo::view

@@ -110,6 +110,8 @@ void draw_timing(const ViewResult& r, ImVec2 pos) {
   ImGui::Text("algorithm %8.3f ms", r.timing.algorithm_ms);
   ImGui::Text("read-back %8.3f ms%s", r.timing.readback_ms, r.on_device ? " (into the GL buffer, on the GPU)" : "");
   if (r.error_on_device) ImGui::Text("figures   %8.3f ms (eval's, on the GPU, host clock)", r.figures_ms);
+  if (r.error_on_device && r.figures_upload_ms > 0.0)
+    ImGui::Text("  + scene %8.3f ms (its ground truth and masks, once)", r.figures_upload_ms);
   ImGui::Text("total     %8.3f ms", r.timing.total_ms());
   ImGui::TextWrapped("%.1f Mde/s including upload and read-back, %.1f Mde/s algorithm",
               cli::mdes(r.width, r.height, r.range.count, r.timing.total_ms()),

@@ -4,9 +4,9 @@
 #include "app/view/viewer_state.h"
 
 #include <algorithm>
-#include <chrono>
 #include <exception>
 #include <limits>
+#include <tuple>
 #include <utility>
 
 #include "app/protocol.h"
@@ -278,9 +278,8 @@ bool ViewerState::run(Attempt a) {
     // A key never given to another scene, even by an attempt that failed after using it.
     r.scene_key = r.views_serial != views_serial_ || !result_ ? ++scene_keys_ : result_->scene_key;
     if (r.on_device && scene.has_ground_truth()) {  // scored where the map is
-      const auto start = std::chrono::steady_clock::now();
       r.metrics = device_target_->evaluate(scene, scene.default_threshold, r.scene_key);
-      r.figures_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      std::tie(r.figures_ms, r.figures_upload_ms) = device_target_->figures_ms();
       r.error_on_device = r.metrics.has_value();
       if (!r.metrics) r.no_figures = device_target_->why_no_figures();
     }

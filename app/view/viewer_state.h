@@ -47,6 +47,8 @@ class DeviceMapTarget {
   [[nodiscard]] virtual std::string why_no_figures() const { return "the figures need the map on the host"; }
   /// The error picture of the last evaluate() that gave figures (a GL texture), if any.
   [[nodiscard]] virtual const gl::Texture* error_texture() const { return nullptr; }
+  /// Host-clock ms of the last evaluate(): its scoring pass, and its upload of the scene.
+  [[nodiscard]] virtual std::pair<double, double> figures_ms() const { return {0.0, 0.0}; }
 };
 
 /// One user action: what a widget, a key or a test asks for.
@@ -101,7 +103,8 @@ struct ViewResult {
   std::optional<Metrics> metrics;       ///< `eval`'s figures, where there is ground truth
   std::optional<ImageU8> error_map;     ///< its picture, for a host map
   bool error_on_device = false;         ///< the picture is the DeviceMapTarget's (on_device)
-  double figures_ms = 0.0;              ///< host clock around the GPU's scoring (error_on_device)
+  double figures_ms = 0.0;              ///< the GPU's scoring pass, host clock (error_on_device)
+  double figures_upload_ms = 0.0;       ///< its upload of the scene (0 when the scene was the last one's)
   std::string no_figures;               ///< why a scene with ground truth has no figures
   std::optional<DisparitySpaceImage> dsi;  ///< after Change::cost_volume(true), where the backend has one
   std::string device;
