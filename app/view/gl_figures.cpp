@@ -67,7 +67,16 @@ std::optional<std::string> GlFigures::unsupported(const Scene& scene) {
 
 void GlFigures::upload_scene(const Scene& scene) {
   const int w = scene.gt.width, h = scene.gt.height;
-  gt_ = gl::Texture::create(GL_TEXTURE_2D, GL_R32F, w, h, GL_NEAREST, "view.figures ground truth");
+  // Made anew only for another size: a sequence of scenes of one size reuses them.
+  const bool resize = !gt_ || gt_.width() != w || gt_.height() != h;
+  if (resize) {
+    gt_ = gl::Texture::create(GL_TEXTURE_2D, GL_R32F, w, h, GL_NEAREST, "view.figures ground truth");
+    flags_ = gl::Texture::create(GL_TEXTURE_2D, GL_R8UI, w, h, GL_NEAREST, "view.figures masks");
+    grey_ = gl::Texture::create(GL_TEXTURE_2D, GL_R8UI, w, h, GL_NEAREST, "view.figures grey");
+    error_ = gl::Texture::create(GL_TEXTURE_2D, GL_RGBA8, w, h, GL_NEAREST, "view.error (device)");
+    counts_ = gl::Buffer::create(std::size_t(h) * COUNTS * sizeof(std::uint32_t), nullptr, 0, "view.figures counts");
+    sums_ = gl::Buffer::create(std::size_t(h) * sizeof(double), nullptr, 0, "view.figures sums");
+  }
   gt_.upload(GL_RED, GL_FLOAT, scene.gt.data.data());
   // What evaluate() and error_map() decide from the masks, once per pixel (app/metrics.cpp).
   const bool average_over_nonocc = !scene.mask_nonocc.empty();
@@ -84,14 +93,10 @@ void GlFigures::upload_scene(const Scene& scene) {
       flags[i] = f;
       grey[i] = error_map_grey(scene.left, x, y);
     }
-  flags_ = gl::Texture::create(GL_TEXTURE_2D, GL_R8UI, w, h, GL_NEAREST, "view.figures masks");
   flags_.upload(GL_RED_INTEGER, GL_UNSIGNED_BYTE, flags.data());
-  grey_ = gl::Texture::create(GL_TEXTURE_2D, GL_R8UI, w, h, GL_NEAREST, "view.figures grey");
   grey_.upload(GL_RED_INTEGER, GL_UNSIGNED_BYTE, grey.data());
-  error_ = gl::Texture::create(GL_TEXTURE_2D, GL_RGBA8, w, h, GL_NEAREST, "view.error (device)");
-  counts_ = gl::Buffer::create(std::size_t(h) * COUNTS * sizeof(std::uint32_t), nullptr, 0, "view.figures counts");
-  sums_ = gl::Buffer::create(std::size_t(h) * sizeof(double), nullptr, 0, "view.figures sums");
   std::tie(rule_, step_) = rule_of(scene);
+  GL_CHECK(glFinish());  // the uploads' cost is the scene's, not the next pass's (last_upload_ms)
 }
 
 Metrics GlFigures::evaluate(const gl::Texture& map, const Scene& scene, double threshold, std::uint64_t scene_key) {
@@ -110,6 +115,9 @@ Metrics GlFigures::evaluate(const gl::Texture& map, const Scene& scene, double t
     scene_key_ = scene_key;
     upload_ms_ = ms_since(start);
   }
+  // The work queued before (the interop's buffer-to-texture copy of the map) finishes first, so
+  // that last_pass_ms() is this pass's own: dispatch, the GPU's work, the rows' sums read back.
+  GL_CHECK(glFinish());
   const auto start = Clock::now();
   const int w = map.width(), h = map.height();
   map.bind(0);
