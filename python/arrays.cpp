@@ -4,6 +4,7 @@
 #include "python/arrays.h"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -89,9 +90,18 @@ std::string dlpack_dtype_text(const DLDataType& t) {
 // calls the tensor's deleter when done.
 InputImage from_dlpack(py::handle object, const std::string& component, const char* which) {
   const std::string name = component + ": " + which;
+  // The producer's own calls are timed apart: the overhead benchmark tells them from ours.
+  using Clock = std::chrono::steady_clock;
+  double producer_ms = 0.0;
+  const auto timed = [&](auto&& call) {
+    const auto start = Clock::now();
+    auto r = call();
+    producer_ms += std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    return r;
+  };
   std::int32_t device_type = kDLCPU, device_id = 0;
   if (py::hasattr(object, "__dlpack_device__")) {
-    const py::tuple device = object.attr("__dlpack_device__")();
+    const py::tuple device = timed([&] { return py::tuple(object.attr("__dlpack_device__")()); });
     device_type = device[0].cast<std::int32_t>();
     device_id = device[1].cast<std::int32_t>();
   }
@@ -102,8 +112,9 @@ InputImage from_dlpack(py::handle object, const std::string& component, const ch
   }, INPUT);
   // stream=1: the producer orders its pending writes before CUDA's legacy default stream,
   // which the view names, so the matcher's stream waits for them there (an event, not the host).
-  const py::object capsule = cuda ? object.attr("__dlpack__")(py::arg("stream") = LEGACY_DEFAULT_STREAM)
-                                  : object.attr("__dlpack__")();
+  const py::object capsule = timed([&] {
+    return cuda ? object.attr("__dlpack__")(py::arg("stream") = LEGACY_DEFAULT_STREAM) : object.attr("__dlpack__")();
+  });
   auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
   if (managed == nullptr) throw py::error_already_set();
   if (PyCapsule_SetName(capsule.ptr(), "used_dltensor") != 0) throw py::error_already_set();
@@ -125,6 +136,7 @@ InputImage from_dlpack(py::handle object, const std::string& component, const ch
   in.stream = cuda ? LEGACY_DEFAULT_STREAM : 0;
   in.source = "dlpack";
   in.owner = py::reinterpret_borrow<py::object>(object);
+  in.producer_ms = producer_ms;
   return in;
 }
 
@@ -133,7 +145,9 @@ InputImage from_dlpack(py::handle object, const std::string& component, const ch
 // mask (refused) and an optional stream the consumer must order its reads after.
 InputImage from_cuda_array_interface(py::handle object, const std::string& component, const char* which) {
   const std::string name = component + ": " + which;
+  const auto start = std::chrono::steady_clock::now();
   const py::dict cai = object.attr("__cuda_array_interface__");
+  const double producer_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const std::string typestr = cai["typestr"].cast<std::string>();
   require(typestr.size() == 3 && typestr[1] == 'u' && typestr[2] == '1', [&] {
     return name + " must be uint8, got " +
@@ -158,6 +172,7 @@ InputImage from_cuda_array_interface(py::handle object, const std::string& compo
   // No stream (or None): the producer says no ordering is needed; 0 names the default stream.
   if (cai.contains("stream") && !cai["stream"].is_none()) in.stream = cai["stream"].cast<std::uintptr_t>();
   in.source = "cuda_array_interface";
+  in.producer_ms = producer_ms;
   in.owner = py::reinterpret_borrow<py::object>(object);
   return in;
 }

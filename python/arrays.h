@@ -60,6 +60,7 @@ struct InputImage : Pixels {
   std::string source;      ///< "numpy", "dlpack", "cuda_array_interface" or "numpy.asarray"
   py::object owner;        ///< the caller's object
   std::shared_ptr<void> dlpack;  ///< the consumed DLPack tensor, released through its deleter
+  double producer_ms = 0.0;      ///< spent in the producer's own protocol calls (__dlpack__ ...)
 
   InputImage() = default;
   InputImage(InputImage&&) = default;

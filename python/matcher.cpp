@@ -128,7 +128,8 @@ class PyMatcher {
     py::object map = device_map ? py::cast(std::move(device_map)) : py::object(to_numpy(std::move(result.disparity)));
     last_input_ = std::move(record);
     const auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-    last_phases_ = {ms(entered, call_start), ms(call_start, call_end), ms(call_end, std::chrono::steady_clock::now())};
+    last_phases_ = {ms(entered, call_start), ms(call_start, call_end), ms(call_end, std::chrono::steady_clock::now()),
+                    left.producer_ms + right.producer_ms};
     return map;
   }
 
@@ -183,6 +184,7 @@ class PyMatcher {
   /// and the binding work after it (the GIL taken back, the map wrapped).
   struct Phases {
     double before = 0.0, call = 0.0, after = 0.0;
+    double producer = 0.0;  ///< of `before`: the inputs' producers' own protocol calls
   };
   [[nodiscard]] const Phases& last_phases() const { return last_phases_; }
   [[nodiscard]] const std::string& backend() const { return backend_; }
@@ -350,12 +352,14 @@ void bind_testing(py::module_& testing) {
         d["before"] = matcher.last_phases().before;
         d["call"] = matcher.last_phases().call;
         d["after"] = matcher.last_phases().after;
+        d["producer"] = matcher.last_phases().producer;
         return d;
       },
       py::arg("matcher"),
       "The last matcher.compute() in ms, timed in C++: {before, call, after} = the binding's work before "
       "the Matcher call, the call, the binding's work after it (the rest of the wall time is Python's "
-      "and pybind11's dispatch)");
+      "and pybind11's dispatch); producer = the part of `before` spent in the inputs' own protocol calls "
+      "(__dlpack_device__, __dlpack__, __cuda_array_interface__)");
   testing.def(
       "time_cpp",
       [](PyMatcher& matcher, const py::handle& left, const py::handle& right, int runs, const std::string& out) {

@@ -14,8 +14,9 @@ median of the paired differences. "binding" is the same Python call's wall time 
 Matcher call inside it (timed in C++ by the binding, stereo._testing.last_call_phases): what the
 binding adds to the very same call, free of the drift between two calls. For DLPack inputs the
 producer's own __dlpack_device__ / __dlpack__ calls (the caller's library, e.g. PyTorch's
-Python-level methods and its stream handshake) are timed apart, right after a C++ call as in
-the Python call, as "producer us"; "own" is the binding less them.
+Python-level methods and its stream handshake) are timed by the binding inside the very call
+("producer us", last_call_phases' "producer"); "own" is each call's binding time less its
+producer's, the median over the calls.
 
     PYTHONPATH=build/python python3 tests/python/bench_overhead.py --backend cuda
     PYTHONPATH=build/python python3 tests/python/bench_overhead.py --method salap --backend cpu --size 320x240 --levels 32
@@ -54,25 +55,6 @@ def layouts(left, right, backend):
         out.append(("torch cuda row pitch", wide_l[:, :w], wide_r[:, :w]))
         torch.cuda.synchronize()
     return out
-
-
-def producer_us(matcher, left, right, out, calls=200):
-    """Median microseconds of the DLPack producer's own calls (__dlpack_device__ and __dlpack__,
-    for both images) as the binding makes them: each right after a C++ matcher call, as cold as
-    in the Python call (timed back to back they are several times faster). None for other
-    inputs."""
-    if isinstance(left, np.ndarray) or not hasattr(left, "__dlpack__"):
-        return None
-    cuda = left.__dlpack_device__()[0] in (2, 13)
-    times = []
-    for _ in range(calls):
-        stereo._testing.time_cpp(matcher, left, right, 1, out=out)
-        start = time.perf_counter()
-        for image in (left, right):
-            image.__dlpack_device__()
-            image.__dlpack__(stream=1) if cuda else image.__dlpack__()
-        times.append((time.perf_counter() - start) * 1e6)
-    return statistics.median(times)
 
 
 def main():
@@ -121,7 +103,11 @@ def main():
                          "before_us": 1e3 * statistics.median(ph["before"] for ph in phases),
                          "after_us": 1e3 * statistics.median(ph["after"] for ph in phases),
                          "outside_us": 1e3 * statistics.median(
-                             w - ph["before"] - ph["call"] - ph["after"] for w, ph in zip(py, phases)), "producer_us": producer_us(matcher, l, r, out, args.calls),
+                             w - ph["before"] - ph["call"] - ph["after"] for w, ph in zip(py, phases)), "producer_us": (1e3 * statistics.median(ph["producer"] for ph in phases)
+                                             if not isinstance(l, np.ndarray) else None),
+                         # the binding's own work: each call's binding time less its producer's
+                         "own_us": 1e3 * statistics.median(
+                             w - ph["call"] - ph["producer"] for w, ph in zip(py, phases)),
                          "same_map": same, "copied": copied["left"]["copied"] or copied["right"]["copied"],
                          "host_copy_bytes": copied["host_copy_bytes"],
                          "device_copy_bytes": copied["device_copy_bytes"]})
@@ -137,8 +123,7 @@ def main():
     for r in rows:
         producer = "" if r["producer_us"] is None else f"{r['producer_us']:.1f}"
         if r["producer_us"] is not None:
-            own = r["binding_us"] - r["producer_us"]
-            producer += f" (own {own:.1f} us {100.0 * own / 1e3 / r['cpp_ms']:.2f}%)"
+            producer += f" (own {r['own_us']:.1f} us {100.0 * r['own_us'] / 1e3 / r['cpp_ms']:.2f}%)"
         print(f"{r['layout']:24} {r['out']:6} {r['cpp_ms']:9.3f} {r['python_ms']:10.3f} "
               f"{r['overhead_us']:6.1f} us {r['overhead_pct']:5.2f}% {r['binding_us']:6.1f} us {r['binding_pct']:5.2f}% "
               f"{producer:>28}  "
