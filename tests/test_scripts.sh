@@ -57,7 +57,9 @@ chmod +x "$tmp/fake/stereo" "$tmp/path/nvidia-smi"
 gpu_check() {  # gpu_check LOG VAR=VALUE...: one run of gpu_check.sh on the fake build
   local log=$1
   shift
-  env PATH="$tmp/path:$PATH" BIN="$tmp/fake" OUT="$tmp/out" "$@" bash "$src/scripts/gpu_check.sh" >"$log" 2>&1
+  # STEREO_GPU_KIT_READY: never unpack the GPU machine's kit from a test (scripts/gpu_check.sh).
+  env PATH="$tmp/path:$PATH" BIN="$tmp/fake" OUT="$tmp/out" STEREO_GPU_KIT_READY=1 "$@" \
+    bash "$src/scripts/gpu_check.sh" >"$log" 2>&1
 }
 gpu_check "$tmp/eval_fails.txt" STEPS="eval bench" FAKE_FAIL="eval"
 expect "gpu_check exits 1 when eval fails" [ $? -eq 1 ]
