@@ -7,18 +7,36 @@
 namespace stereo {
 namespace {
 
-struct Counter {
-  std::size_t evaluated = 0;
-  std::size_t bad = 0;
-  [[nodiscard]] std::optional<double> percent() const {
-    if (evaluated == 0) return std::nullopt;
-    return 100.0 * double(bad) / double(evaluated);
-  }
-};
-
 bool in_mask(const ImageU8& mask, std::size_t i) { return !mask.empty() && mask.data[i] == 255; }
 
+std::optional<double> percent(std::uint64_t bad, std::uint64_t evaluated) {
+  if (evaluated == 0) return std::nullopt;
+  return 100.0 * double(bad) / double(evaluated);
+}
+
 }  // namespace
+
+std::uint8_t mask_flags(const Scene& scene, std::size_t i) {
+  std::uint8_t f = 0;
+  if (in_mask(scene.mask_nonocc, i)) f |= MASK_NONOCC;
+  if (in_mask(scene.mask_all, i)) f |= MASK_ALL;
+  if (in_mask(scene.mask_disc, i)) f |= MASK_DISC;
+  if (scene.mask_nonocc.empty() || scene.mask_nonocc.data[i] == 255) f |= MASK_PICTURE_NONOCC;
+  if (scene.mask_nonocc.empty() ? in_mask(scene.mask_all, i) : in_mask(scene.mask_nonocc, i)) f |= MASK_AVERAGED;
+  return f;
+}
+
+Metrics metrics_of(const MetricCounts& c, SceneKind kind, double threshold) {
+  Metrics m;
+  m.threshold = threshold;
+  m.bad_nonocc = percent(c.nonocc_bad, c.nonocc);
+  m.bad_all = percent(c.all_bad, c.all);
+  m.bad_disc = percent(c.disc_bad, c.disc);
+  if (kind == SceneKind::kitti) m.d1_all = percent(c.d1_bad, c.d1);
+  if (c.averaged > 0) m.avg_error = c.error_sum / double(c.averaged);
+  m.density = c.pixels == 0 ? 0.0 : 100.0 * double(c.finite) / double(c.pixels);
+  return m;
+}
 
 Metrics evaluate(const ImageF& disparity, const Scene& scene, double threshold) {
   constexpr ErrorKind INPUT = ErrorKind::invalid_argument;
@@ -28,48 +46,39 @@ Metrics evaluate(const ImageF& disparity, const Scene& scene, double threshold) 
               ", ground truth " + std::to_string(scene.gt.width) + "x" + std::to_string(scene.gt.height),
           INPUT);
   require(threshold >= 0.0, "evaluate: threshold must be >= 0, got " + std::to_string(threshold), INPUT);
-  Metrics m;
-  m.threshold = threshold;
-  Counter nonocc, all, disc, d1;
-  double error_sum = 0.0;
-  std::size_t error_count = 0, finite = 0;
-  const bool error_over_nonocc = !scene.mask_nonocc.empty();
+  MetricCounts c;
+  c.pixels = disparity.data.size();
+  const bool kitti = scene.kind == SceneKind::kitti;
   for (std::size_t i = 0; i < disparity.data.size(); ++i) {
     const float d = disparity.data[i];
     const float g = scene.gt.data[i];
-    if (std::isfinite(d)) ++finite;
+    if (std::isfinite(d)) ++c.finite;
     if (!std::isfinite(g)) continue;
     const double err = std::isfinite(d) ? std::abs(double(d) - double(g)) : INFINITY;
     const bool bad = err > threshold;
-    if (in_mask(scene.mask_nonocc, i)) {
-      ++nonocc.evaluated;
-      nonocc.bad += bad;
+    const std::uint8_t f = mask_flags(scene, i);
+    if (f & MASK_NONOCC) {
+      ++c.nonocc;
+      c.nonocc_bad += bad;
     }
-    if (in_mask(scene.mask_all, i)) {
-      ++all.evaluated;
-      all.bad += bad;
+    if (f & MASK_ALL) {
+      ++c.all;
+      c.all_bad += bad;
     }
-    if (in_mask(scene.mask_disc, i)) {
-      ++disc.evaluated;
-      disc.bad += bad;
+    if (f & MASK_DISC) {
+      ++c.disc;
+      c.disc_bad += bad;
     }
-    if (scene.kind == SceneKind::kitti && in_mask(scene.mask_all, i)) {
-      ++d1.evaluated;
-      d1.bad += err > 3.0 && err > 0.05 * std::abs(double(g));
+    if (kitti && (f & MASK_ALL)) {
+      ++c.d1;
+      c.d1_bad += err > 3.0 && err > 0.05 * std::abs(double(g));
     }
-    const bool counts_for_error = error_over_nonocc ? in_mask(scene.mask_nonocc, i) : in_mask(scene.mask_all, i);
-    if (counts_for_error && std::isfinite(err)) {
-      error_sum += err;
-      ++error_count;
+    if ((f & MASK_AVERAGED) && std::isfinite(err)) {
+      c.error_sum += err;
+      ++c.averaged;
     }
   }
-  m.bad_nonocc = nonocc.percent();
-  m.bad_all = all.percent();
-  m.bad_disc = disc.percent();
-  if (scene.kind == SceneKind::kitti) m.d1_all = d1.percent();
-  if (error_count > 0) m.avg_error = error_sum / double(error_count);
-  m.density = disparity.data.empty() ? 0.0 : 100.0 * double(finite) / double(disparity.data.size());
-  return m;
+  return metrics_of(c, scene.kind, threshold);
 }
 
 double agreement(const ImageF& a, const ImageF& b) {
@@ -131,7 +140,7 @@ ImageU8 error_map(const ImageF& disparity, const Scene& scene, double threshold)
       if (!std::isfinite(g)) continue;  // black: no ground truth
       const float d = disparity.data[i];
       const bool bad = !std::isfinite(d) || std::abs(double(d) - double(g)) > threshold;
-      const bool nonocc = scene.mask_nonocc.empty() || scene.mask_nonocc.data[i] == 255;
+      const bool nonocc = (mask_flags(scene, i) & MASK_PICTURE_NONOCC) != 0;
       std::array<std::uint8_t, 3> rgb{};
       if (!bad) {
         const std::uint8_t v = error_map_grey(scene.left, x, y);

@@ -24,6 +24,28 @@ struct Metrics {
 
 Metrics evaluate(const ImageF& disparity, const Scene& scene, double threshold);
 
+/// Which of `scene`'s masks hold pixel `i`, as evaluate() and error_map() read them: a mask
+/// holds a pixel where it is 255. Without a non-occluded mask the error picture counts every
+/// pixel as non-occluded and the average error is taken over the all mask.
+enum MaskFlag : std::uint8_t {
+  MASK_NONOCC = 1,
+  MASK_ALL = 2,
+  MASK_DISC = 4,
+  MASK_PICTURE_NONOCC = 8,  ///< error_map's "non-occluded": no such mask, or in it
+  MASK_AVERAGED = 16,       ///< counts for the average error
+};
+std::uint8_t mask_flags(const Scene& scene, std::size_t i);
+
+/// What evaluate() counts over a map (pixels with ground truth per mask, the bad ones among
+/// them, the finite disparities, the sum of |d - gt| over `averaged` pixels); metrics_of() makes
+/// the figures of them. A scorer elsewhere (the viewer's, on the GPU) fills the same counts.
+struct MetricCounts {
+  std::uint64_t nonocc = 0, nonocc_bad = 0, all = 0, all_bad = 0, disc = 0, disc_bad = 0, d1 = 0, d1_bad = 0;
+  std::uint64_t finite = 0, averaged = 0, pixels = 0;
+  double error_sum = 0.0;
+};
+Metrics metrics_of(const MetricCounts& counts, SceneKind kind, double threshold);
+
 /// Share (0..1) of pixels whose integer disparities agree exactly (both non-finite counts as
 /// agreement); the maps must have equal size.
 double agreement(const ImageF& a, const ImageF& b);

@@ -19,17 +19,12 @@ namespace stereo::view {
 
 namespace {
 
-// figures.comp's flags and its counts per row, in its order.
-constexpr std::uint8_t FLAG_NONOCC = 1, FLAG_ALL = 2, FLAG_DISC = 4, FLAG_PICTURE_NONOCC = 8, FLAG_AVERAGE = 16;
+// figures.comp's counts per row, in its order; its flags are app/metrics.h's MaskFlag, whose
+// values it spells out.
+static_assert(MASK_NONOCC == 1 && MASK_ALL == 2 && MASK_DISC == 4 && MASK_PICTURE_NONOCC == 8 && MASK_AVERAGED == 16,
+              "app/view/shaders/figures.comp's FLAG_* constants");
 constexpr int COUNTS = 10;
 enum Count { NONOCC, NONOCC_BAD, ALL, ALL_BAD, DISC, DISC_BAD, D1, D1_BAD, FINITE, AVERAGED };
-
-bool in_mask(const ImageU8& mask, std::size_t i) { return !mask.empty() && mask.data[i] == 255; }
-
-std::optional<double> percent(std::uint64_t bad, std::uint64_t evaluated) {
-  if (evaluated == 0) return std::nullopt;
-  return 100.0 * double(bad) / double(evaluated);
-}
 
 bool power_of_two(float v) {
   int exponent = 0;
@@ -79,18 +74,11 @@ void GlFigures::upload_scene(const Scene& scene) {
   }
   gt_.upload(GL_RED, GL_FLOAT, scene.gt.data.data());
   // What evaluate() and error_map() decide from the masks, once per pixel (app/metrics.cpp).
-  const bool average_over_nonocc = !scene.mask_nonocc.empty();
   std::vector<std::uint8_t> flags(std::size_t(w) * std::size_t(h)), grey(flags.size());
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
       const std::size_t i = std::size_t(y) * std::size_t(w) + std::size_t(x);
-      std::uint8_t f = 0;
-      if (in_mask(scene.mask_nonocc, i)) f |= FLAG_NONOCC;
-      if (in_mask(scene.mask_all, i)) f |= FLAG_ALL;
-      if (in_mask(scene.mask_disc, i)) f |= FLAG_DISC;
-      if (scene.mask_nonocc.empty() || scene.mask_nonocc.data[i] == 255) f |= FLAG_PICTURE_NONOCC;
-      if (average_over_nonocc ? in_mask(scene.mask_nonocc, i) : in_mask(scene.mask_all, i)) f |= FLAG_AVERAGE;
-      flags[i] = f;
+      flags[i] = mask_flags(scene, i);
       grey[i] = error_map_grey(scene.left, x, y);
     }
   flags_.upload(GL_RED_INTEGER, GL_UNSIGNED_BYTE, flags.data());
@@ -143,21 +131,16 @@ Metrics GlFigures::evaluate(const gl::Texture& map, const Scene& scene, double t
   GL_CHECK(glGetNamedBufferSubData(counts_.id(), 0, GLsizeiptr(counts.size() * sizeof counts[0]), counts.data()));
   GL_CHECK(glGetNamedBufferSubData(sums_.id(), 0, GLsizeiptr(sums.size() * sizeof sums[0]), sums.data()));
   pass_ms_ = ms_since(start);
-  std::uint64_t total[COUNTS] = {};
-  double error_sum = 0.0;
+  MetricCounts c;  // the rows' counts added in order, as evaluate() counts them
+  c.pixels = std::uint64_t(w) * std::uint64_t(h);
   for (int y = 0; y < h; ++y) {
-    for (int k = 0; k < COUNTS; ++k) total[k] += counts[std::size_t(y) * COUNTS + std::size_t(k)];
-    error_sum += sums[std::size_t(y)];
+    const std::uint32_t* row = counts.data() + std::size_t(y) * COUNTS;
+    c.nonocc += row[NONOCC], c.nonocc_bad += row[NONOCC_BAD], c.all += row[ALL], c.all_bad += row[ALL_BAD];
+    c.disc += row[DISC], c.disc_bad += row[DISC_BAD], c.d1 += row[D1], c.d1_bad += row[D1_BAD];
+    c.finite += row[FINITE], c.averaged += row[AVERAGED];
+    c.error_sum += sums[std::size_t(y)];
   }
-  Metrics m;  // as evaluate() fills it
-  m.threshold = threshold;
-  m.bad_nonocc = percent(total[NONOCC_BAD], total[NONOCC]);
-  m.bad_all = percent(total[ALL_BAD], total[ALL]);
-  m.bad_disc = percent(total[DISC_BAD], total[DISC]);
-  if (scene.kind == SceneKind::kitti) m.d1_all = percent(total[D1_BAD], total[D1]);
-  if (total[AVERAGED] > 0) m.avg_error = error_sum / double(total[AVERAGED]);
-  m.density = 100.0 * double(total[FINITE]) / (double(w) * double(h));
-  return m;
+  return metrics_of(c, scene.kind, threshold);
 }
 
 }  // namespace stereo::view

@@ -31,6 +31,7 @@ uniform float u_inv_step;    // 1 / u_step, exact (a power of two)
 uniform double u_threshold;  // |d - gt| > threshold is bad
 uniform int u_kitti;         // 1: count KITTI's D1 outliers
 
+// app/metrics.h's MaskFlag, as mask_flags() sets them.
 const uint FLAG_NONOCC = 1u;      // in the non-occluded mask (evaluate)
 const uint FLAG_ALL = 2u;         // in the all mask
 const uint FLAG_DISC = 4u;        // in the discontinuity mask
