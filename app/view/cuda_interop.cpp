@@ -90,18 +90,16 @@ void CudaGlMap::unmap(bool written) {
   GL_CHECK(glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0));
 }
 
-std::optional<Metrics> CudaGlMap::evaluate(const Scene& scene, double threshold, std::uint64_t scene_key) {
-  if (const auto why = GlFigures::unsupported(scene)) {
-    why_no_figures_ = "no figures on the GPU: " + *why;
-    return std::nullopt;
-  }
+DeviceMapTarget::Figures CudaGlMap::evaluate(const Scene& scene, double threshold, std::uint64_t scene_key) {
+  if (const auto why = GlFigures::unsupported(scene)) return {std::nullopt, "no figures on the GPU: " + *why, 0.0, 0.0};
   context_.acquire();
   struct Release {
     const WindowContext& c;
     ~Release() { c.release(); }
   } release{context_};
   if (!figures_) figures_ = std::make_unique<GlFigures>();
-  return figures_->evaluate(texture_, scene, threshold, scene_key);
+  Metrics m = figures_->evaluate(texture_, scene, threshold, scene_key);
+  return {std::move(m), "", figures_->last_pass_ms(), figures_->last_upload_ms()};
 }
 
 }  // namespace stereo::view

@@ -35,12 +35,7 @@ class CudaGlMap : public DeviceMapTarget {
   void unmap(bool written) override;
   /// Scores the texture on the GPU (app/view/gl_figures.h): a few counts per row come back,
   /// not the map.
-  std::optional<Metrics> evaluate(const Scene& scene, double threshold, std::uint64_t scene_key) override;
-  [[nodiscard]] std::string why_no_figures() const override { return why_no_figures_; }
-  [[nodiscard]] std::pair<double, double> figures_ms() const override {
-    return figures_ ? std::pair<double, double>{figures_->last_pass_ms(), figures_->last_upload_ms()}
-                    : std::pair<double, double>{0.0, 0.0};
-  }
+  Figures evaluate(const Scene& scene, double threshold, std::uint64_t scene_key) override;
   /// The map of the last unmap(): r32f, the map's size, row 0 = image row 0.
   [[nodiscard]] const gl::Texture& texture() const { return texture_; }
   /// The error picture of the last evaluate() that gave figures.
@@ -58,7 +53,6 @@ class CudaGlMap : public DeviceMapTarget {
   int device_ = 0;
   bool mapped_ = false;
   std::unique_ptr<GlFigures> figures_;  // made at the first scene with ground truth
-  std::string why_no_figures_;
 };
 
 }  // namespace stereo::view

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <exception>
 #include <limits>
-#include <tuple>
 #include <utility>
 
 #include "app/protocol.h"
@@ -278,10 +277,12 @@ bool ViewerState::run(Attempt a) {
     // A key never given to another scene, even by an attempt that failed after using it.
     r.scene_key = r.views_serial != views_serial_ || !result_ ? ++scene_keys_ : result_->scene_key;
     if (r.on_device && scene.has_ground_truth()) {  // scored where the map is
-      r.metrics = device_target_->evaluate(scene, scene.default_threshold, r.scene_key);
-      std::tie(r.figures_ms, r.figures_upload_ms) = device_target_->figures_ms();
+      DeviceMapTarget::Figures f = device_target_->evaluate(scene, scene.default_threshold, r.scene_key);
+      r.metrics = std::move(f.metrics);
       r.error_on_device = r.metrics.has_value();
-      if (!r.metrics) r.no_figures = device_target_->why_no_figures();
+      r.no_figures = std::move(f.why_none);
+      r.figures_ms = f.pass_ms;
+      r.figures_upload_ms = f.upload_ms;
     }
     add_figures(r, scene);
     r.device = m.device();

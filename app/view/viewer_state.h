@@ -37,18 +37,21 @@ class DeviceMapTarget {
   virtual ~DeviceMapTarget() = default;
   virtual DisparityView map(int width, int height) = 0;
   virtual void unmap(bool written) = 0;
-  /// `eval`'s figures of the map of the last unmap(true) against `scene` at `threshold`, its
-  /// error picture kept on the GPU for the window; nothing where this target cannot score it
-  /// (then why_no_figures() says why). `scene_key` changes whenever the scene does.
-  virtual std::optional<Metrics> evaluate(const Scene& scene, double threshold, std::uint64_t scene_key) {
+  /// `eval`'s figures of the map of the last unmap(true) against `scene` at `threshold`, scored
+  /// where the map is, with its error picture kept there for the window (error_texture()).
+  /// `scene_key` changes whenever the scene does.
+  struct Figures {
+    std::optional<Metrics> metrics;  ///< none where this target cannot score the scene
+    std::string why_none;            ///< why, then
+    double pass_ms = 0.0;            ///< the scoring, host clock
+    double upload_ms = 0.0;          ///< the scene's upload (0 when the key was the last one's)
+  };
+  virtual Figures evaluate(const Scene& scene, double threshold, std::uint64_t scene_key) {
     (void)scene, (void)threshold, (void)scene_key;
-    return std::nullopt;
+    return {std::nullopt, "the figures need the map on the host", 0.0, 0.0};
   }
-  [[nodiscard]] virtual std::string why_no_figures() const { return "the figures need the map on the host"; }
   /// The error picture of the last evaluate() that gave figures (a GL texture), if any.
   [[nodiscard]] virtual const gl::Texture* error_texture() const { return nullptr; }
-  /// Host-clock ms of the last evaluate(): its scoring pass, and its upload of the scene.
-  [[nodiscard]] virtual std::pair<double, double> figures_ms() const { return {0.0, 0.0}; }
 };
 
 /// One user action: what a widget, a key or a test asks for.
