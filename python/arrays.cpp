@@ -85,20 +85,23 @@ std::string dlpack_dtype_text(const DLDataType& t) {
   return s;
 }
 
+// One call of an input's producer (__dlpack__ and the like), its wall time added to `ms`: the
+// overhead benchmark tells the producer's time from the binding's (InputImage::producer_ms).
+template <class Call>
+auto producer_call(double& ms, const Call& call) {
+  const auto start = std::chrono::steady_clock::now();
+  auto result = call();
+  ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
 // The DLPack protocol: the producer makes a capsule named "dltensor"; a consumer that takes
 // the tensor renames it "used_dltensor" (so the capsule's destructor leaves it alone) and
 // calls the tensor's deleter when done.
 InputImage from_dlpack(py::handle object, const std::string& component, const char* which) {
   const std::string name = component + ": " + which;
-  // The producer's own calls are timed apart: the overhead benchmark tells them from ours.
-  using Clock = std::chrono::steady_clock;
   double producer_ms = 0.0;
-  const auto timed = [&](auto&& call) {
-    const auto start = Clock::now();
-    auto r = call();
-    producer_ms += std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    return r;
-  };
+  const auto timed = [&](auto&& call) { return producer_call(producer_ms, call); };
   std::int32_t device_type = kDLCPU, device_id = 0;
   if (py::hasattr(object, "__dlpack_device__")) {
     const py::tuple device = timed([&] { return py::tuple(object.attr("__dlpack_device__")()); });
@@ -145,9 +148,8 @@ InputImage from_dlpack(py::handle object, const std::string& component, const ch
 // mask (refused) and an optional stream the consumer must order its reads after.
 InputImage from_cuda_array_interface(py::handle object, const std::string& component, const char* which) {
   const std::string name = component + ": " + which;
-  const auto start = std::chrono::steady_clock::now();
-  const py::dict cai = object.attr("__cuda_array_interface__");
-  const double producer_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  double producer_ms = 0.0;
+  const py::dict cai = producer_call(producer_ms, [&] { return py::dict(object.attr("__cuda_array_interface__")); });
   const std::string typestr = cai["typestr"].cast<std::string>();
   require(typestr.size() == 3 && typestr[1] == 'u' && typestr[2] == '1', [&] {
     return name + " must be uint8, got " +
