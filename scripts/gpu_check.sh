@@ -17,19 +17,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 OUT="${OUT:-/tmp/stereo-gpu}"
 mkdir -p "$OUT"
-if [ -n "${STEREO_GPU_KIT_READY:-}" ]; then
-  # A caller set the kit up (this script's own ctest runs tests/test_scripts.sh, which runs this
-  # script): unpacking it again (dpkg -x into / and the deps folder) would rewrite shared
-  # libraries, libEGL and GLEW among them, under the tests running beside it, which then die of
-  # SIGBUS. The environment it exported is inherited.
-  :
-elif [ -f gpu-kit/setup.sh ]; then
-  source gpu-kit/setup.sh >/dev/null
-  set +e  # setup.sh turns on errexit; this script records failures and goes on
-  export STEREO_GPU_KIT_READY=1
-else
-  echo "gpu_check: no gpu-kit/setup.sh here: the compilers and tools on the PATH"
-fi
+source scripts/gpu_kit.sh
 export STEREO_DATA="${STEREO_DATA:-$PWD/shared-data}"
 # No display (the GPU machine has none): the viewer's window tests draw offscreen in an EGL
 # context on the GPU instead (docs/viewer.md), which is where the CUDA-GL interop is checked.

@@ -25,12 +25,7 @@ OUT="${OUT:-/tmp/stereo-soak}"
 BIN="${BIN:-build-gpu}"
 STEPS="${STEPS:-sanitize soak threads hostile}"
 mkdir -p "$OUT"
-# Unpacked once (STEREO_GPU_KIT_READY, as scripts/gpu_check.sh says why): not again under running tests.
-if [ -z "${STEREO_GPU_KIT_READY:-}" ] && [ -f gpu-kit/setup.sh ]; then
-  source gpu-kit/setup.sh >/dev/null
-  set +e
-  export STEREO_GPU_KIT_READY=1
-fi
+source scripts/gpu_kit.sh
 has() { [[ " $STEPS " == *" $1 "* ]]; }
 shopt -s nullglob  # a glob that matches nothing is no word (no CUDA tests, no failed load)
 failed=()

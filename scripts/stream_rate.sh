@@ -23,12 +23,7 @@ MIN_SHARE="${MIN_SHARE:-0.95}"
 # the sequence tests (tests/test_cuda_sequences.cpp) compare every frame with compute() anyway.
 MAP_FRAMES="${MAP_FRAMES:-$FRAMES}"
 METHODS="${METHODS:-$(bash scripts/available_backends.sh "$BIN/stereo" cuda | sed 's|/cuda$||' | tr '\n' ' ')}"
-# Unpacked once (STEREO_GPU_KIT_READY, as scripts/gpu_check.sh says why): not again under running tests.
-if [ -z "${STEREO_GPU_KIT_READY:-}" ] && [ -f gpu-kit/setup.sh ]; then
-  source gpu-kit/setup.sh >/dev/null
-  set +e
-  export STEREO_GPU_KIT_READY=1
-fi
+source scripts/gpu_kit.sh
 stereo="$BIN/stereo"
 [ -x "$stereo" ] || { echo "stream_rate: no $stereo (build first, or set BIN)"; exit 1; }
 failed=()

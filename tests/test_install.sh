@@ -46,9 +46,10 @@ c++ -std=c++20 -O1 "${sanitize[@]}" "$src/examples/cpp/main.cpp" -o "$tmp/exampl
     $(PKG_CONFIG_PATH="$pcdir" pkg-config --static --cflags --libs stereo) >"$tmp/pc.log" 2>&1 \
     || { cat "$tmp/pc.log"; fail "compiling examples/cpp/main.cpp with pkg-config --static --cflags --libs stereo"; }
 
-# A command of the installed tree; one killed by a signal (a bus error was seen once on the GPU
-# machine under a full parallel ctest, and not outside it) says which signal and what room the
-# temporary folder and memory had, before the test fails.
+# A command of the installed tree; one killed by a signal says which signal and what room the
+# temporary folder and memory had, before the test fails. (On the GPU machine its bus errors
+# named GL processes, which led to the kit being unpacked under the running suite:
+# scripts/gpu_kit.sh.)
 checked() {
   local rc=0
   "$@" || rc=$?

@@ -57,7 +57,7 @@ chmod +x "$tmp/fake/stereo" "$tmp/path/nvidia-smi"
 gpu_check() {  # gpu_check LOG VAR=VALUE...: one run of gpu_check.sh on the fake build
   local log=$1
   shift
-  # STEREO_GPU_KIT_READY: never unpack the GPU machine's kit from a test (scripts/gpu_check.sh).
+  # STEREO_GPU_KIT_READY: never unpack the GPU machine's kit from a test (scripts/gpu_kit.sh).
   env PATH="$tmp/path:$PATH" BIN="$tmp/fake" OUT="$tmp/out" STEREO_GPU_KIT_READY=1 "$@" \
     bash "$src/scripts/gpu_check.sh" >"$log" 2>&1
 }
