@@ -1,5 +1,5 @@
 #pragma once
-/// \file bitmap_font.h
+/// \file app/bitmap_font.h
 /// Text drawn into a picture without a font library: the report's map montage names its rows
 /// and its scene in the PNG itself, and the suite takes no font dependency for that (gnuplot is
 /// optional at run time, OpenCV only a peer). A 5 x 8 pixel font of printable ASCII (row 7 for

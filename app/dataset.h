@@ -1,5 +1,5 @@
 #pragma once
-/// \file dataset.h
+/// \file app/dataset.h
 /// Stereo scenes on disk: Middlebury v2 and MiddEval3 folders, KITTI 2015 (image_2/ image_3/
 /// disp_occ_0/ disp_noc_0/) and KITTI 2012 (colored_0/ colored_1/ disp_occ/ disp_noc/) training
 /// folders, plain pairs, and folders of scenes (datasets).

@@ -1,5 +1,5 @@
 #pragma once
-/// \file image_io.h
+/// \file app/image_io.h
 /// Reading and writing images and disparity maps. Decoding and PNG encoding are stb's;
 /// PFM is written here because stb has none. Every writer writes to a temporary name beside
 /// the target and renames it when complete, so a failure never leaves a half-written file.

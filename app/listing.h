@@ -1,5 +1,5 @@
 #pragma once
-/// \file listing.h
+/// \file app/listing.h
 /// What `stereo list` and `stereo params` print, as text and as JSON, from any registry (the
 /// CLI passes builtin_registry(); tests pass one of their own). Scripts read the JSON forms
 /// instead of naming methods or backends themselves.

@@ -1,4 +1,4 @@
-// The measuring and formatting that eval, bench and compare share (host/cli/measure.h).
+// The measuring and formatting that eval, bench and compare share (app/measure.h).
 
 #include "app/measure.h"
 

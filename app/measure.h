@@ -1,5 +1,5 @@
 #pragma once
-/// \file measure.h
+/// \file app/measure.h
 /// What `eval`, `bench` and `compare` share: the JSON forms of timings and of a method's
 /// paper figures, the throughput convention, the timed benchmark of one configuration, and
 /// the number formatting of the tables. One definition each, so the commands cannot drift.

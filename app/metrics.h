@@ -1,5 +1,5 @@
 #pragma once
-/// \file metrics.h
+/// \file app/metrics.h
 /// Evaluation of a disparity map against ground truth.
 
 #include <cstdint>

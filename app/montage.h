@@ -1,5 +1,5 @@
 #pragma once
-/// \file montage.h
+/// \file app/montage.h
 /// The report's map montage (maps/montage_<dataset>_<scene>.png): one picture per scene, its
 /// name in a strip at the top, then per row the row's label in a strip directly above its two
 /// tiles (the left view and the ground truth; then each method/backend's disparity and error

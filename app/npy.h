@@ -1,5 +1,5 @@
 #pragma once
-/// \file npy.h
+/// \file app/npy.h
 /// Readers for ground truth stored as NumPy arrays (.npy, and .npz archives of them).
 
 #include <cstdint>

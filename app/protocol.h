@@ -1,5 +1,5 @@
 #pragma once
-/// \file protocol.h
+/// \file app/protocol.h
 /// Scoring as the benchmarks scored: a map as the method computed it (float), or as a format's
 /// benchmark received it from its authors. The old Middlebury evaluation (v2), on which SA-LAP,
 /// AD-Census and ESAW/ESMP report their tables, took each result as an 8-bit image at the ground

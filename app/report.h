@@ -1,5 +1,5 @@
 #pragma once
-/// \file report.h
+/// \file app/report.h
 /// The comparison report: everything `stereo compare` writes besides results.json, made from
 /// results.json alone so that `stereo report DIR` can remake it on another machine (one with
 /// gnuplot, say). It names no method or backend: the rows and the papers' figures it sets them

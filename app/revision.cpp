@@ -1,4 +1,4 @@
-// host/revision.h. The header is generated at build time (cmake/source_revision.cmake).
+// app/revision.h. The header is generated at build time (cmake/source_revision.cmake).
 #include "app/revision.h"
 
 #include "stereo_revision.h"

@@ -1,5 +1,5 @@
 #pragma once
-/// \file host/revision.h
+/// \file app/revision.h
 /// The source revision the binary was built from, for every result a run writes (results.json,
 /// `--json`, the bench header), so a number can be traced to its code.
 

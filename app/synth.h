@@ -1,5 +1,5 @@
 #pragma once
-/// \file synth.h
+/// \file app/synth.h
 /// Scenes whose ground truth is known exactly, and the tools that bring public pairs with
 /// ground truth into the suite:
 ///  - a synthetic scene generator (textured planes; the right view is rendered from the

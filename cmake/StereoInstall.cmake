@@ -4,15 +4,16 @@
 # (find_package(stereo CONFIG) -> stereo::stereo, its dependencies found again for the consumer
 # by stereo-config.cmake) and a pkg-config file (stereo.pc) into the prefix.
 #
-# Layout under the prefix:
-#   include/stereo/stereo.h, io.h, data.h   what a consumer includes (<stereo/stereo.h>)
-#   include/stereo/core/*.h, methods/builtin.h, app/{image_io,dataset,metrics,protocol}.h
+# Layout under the prefix P:
+#   P/include/stereo/stereo.h, io.h, data.h
+#                                            what a consumer includes (<stereo/stereo.h>)
+#   P/include/stereo/core/*.h, methods/builtin.h, app/{image_io,dataset,metrics,protocol}.h
 #                                            what those include ("core/matcher.h"); no CLI,
 #                                            backend (cuda/, gl/, reference/) or report header
-#   lib/libstereo_*.a                        core, data, methods and the backends built
-#   lib/cmake/stereo/                        stereo-config.cmake, -version, -targets
-#   lib/pkgconfig/stereo.pc
-#   bin/stereo
+#   P/lib/libstereo_*.a                      core, data, methods and the backends built
+#   P/lib/cmake/stereo/                      stereo-config.cmake, -version, -targets
+#   P/lib/pkgconfig/stereo.pc
+#   P/bin/stereo
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 

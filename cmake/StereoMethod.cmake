@@ -14,7 +14,7 @@
 #     [DEFINES <def>...])     definitions for register.cpp beyond the build's STEREO_WITH_*
 #
 # The folder's info.cpp (the paper's description) and register.cpp (register_<folder>, which adds
-# it and each backend this build has) go to stereo_methods; methods/builtin.cpp, generated once
+# it and each backend this build has) go to stereo_methods; build/generated/methods/builtin.cpp, generated once
 # every folder is added, calls register_<folder> for each. Explicit calls rather than static
 # self-registration: an object file of a static library that nothing references is never linked,
 # so a self-registering backend would silently vanish. The test sources are collected here and
@@ -82,7 +82,7 @@ function(stereo_add_method folder)
   set_property(GLOBAL APPEND PROPERTY STEREO_METHOD_MANIFEST "${row}")
 endfunction()
 
-# Writes methods/builtin.cpp (one register_<folder> call per stereo_add_method) and the manifest
+# Writes build/generated/methods/builtin.cpp (one register_<folder> call per stereo_add_method) and the manifest
 # the layout test reads. Called by methods/CMakeLists.txt after its add_subdirectory lines.
 function(stereo_finish_methods)
   get_property(folders GLOBAL PROPERTY STEREO_METHOD_FOLDERS)

@@ -1,5 +1,5 @@
 # The project's one warning set. Every target the project builds calls stereo_warnings(target),
-# so a warning means the same thing in host/, reference/, gl/, cuda/ and tests/.
+# so a warning means the same thing in core/, app/, reference/, gl/, cuda/, methods/ and tests/.
 #
 #   C++ (g++/clang++): -Wall -Wextra -Wshadow -Wconversion -Wsign-conversion
 #   CUDA (.cu files):  the same set for the host compiler through -Xcompiler; nvcc's own

@@ -1,7 +1,7 @@
 # Build-time script (cmake -DSRC=<source dir> -DOUT=<header> -P source_revision.cmake): writes
 # the source tree's git revision into OUT as STEREO_SOURCE_REVISION ("unknown" outside a git
 # checkout or without git), and rewrites OUT only when it changed, so a build after a commit
-# recompiles host/revision.cpp alone. "-dirty" marks uncommitted changes to tracked files.
+# recompiles app/revision.cpp alone. "-dirty" marks uncommitted changes to tracked files.
 execute_process(COMMAND git -C "${SRC}" describe --always --dirty --abbrev=12
                 OUTPUT_VARIABLE revision OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE status)
 if(NOT status STREQUAL "0" OR revision STREQUAL "")

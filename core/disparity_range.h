@@ -1,5 +1,5 @@
 #pragma once
-/// \file disparity_range.h
+/// \file core/disparity_range.h
 /// The disparities a matcher searches.
 
 namespace stereo {

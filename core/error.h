@@ -1,5 +1,5 @@
 #pragma once
-/// \file error.h
+/// \file core/error.h
 /// The one exception type of the suite. Messages name the component and the offending
 /// values ("salap: disparity levels 300 exceed image width 256"); the CLI prints them as one
 /// line on stderr and exits non-zero. A kind says what went wrong where the thrower knows it,

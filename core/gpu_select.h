@@ -1,5 +1,5 @@
 #pragma once
-/// \file gpu_select.h
+/// \file core/gpu_select.h
 /// Which GPU this process runs on. One place for every backend: the CLI's global `--device N`
 /// sets the STEREO_DEVICE environment variable before any matcher exists, and the CUDA
 /// matchers (cudaSetDevice) and the GL context (the EGL device of the same physical GPU)

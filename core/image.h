@@ -1,5 +1,5 @@
 #pragma once
-/// \file image.h
+/// \file core/image.h
 /// Plain row-major host images with interleaved channels.
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 #pragma once
-/// \file image_view.h
+/// \file core/image_view.h
 /// Images in the caller's memory, borrowed rather than copied: a numpy array, an OpenCV
 /// cv::Mat, a row of a larger frame buffer, a CUDA allocation. A view names where the first
 /// pixel is, the size, the channel count and the row pitch in bytes; it owns nothing, so the

@@ -1,5 +1,5 @@
 #pragma once
-/// \file matcher.h
+/// \file core/matcher.h
 /// The interface every (method, backend) implements: a pair of images and a disparity range in,
 /// a disparity map and its timing out. The registry that names them is core/registry.h.
 

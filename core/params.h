@@ -1,5 +1,5 @@
 #pragma once
-/// \file params.h
+/// \file core/params.h
 /// Binding of a method's `Params` struct to `--set key=value` overrides and to JSON.
 ///
 /// A Params struct lists its fields once, in `template <class B> void describe(B& b)`, with

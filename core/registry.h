@@ -1,5 +1,5 @@
 #pragma once
-/// \file registry.h
+/// \file core/registry.h
 /// What the driver knows of each method (its paper's citation, accuracy table, speed settings and
 /// parameters) and the registry that maps a method and a backend to a factory. The registry of
 /// every method this build has is the methods layer's (methods/builtin.h); core names none.
@@ -55,7 +55,7 @@ struct ParamPreset {
   std::string note;     ///< one line: where the values come from, and that they are not the paper's
 };
 
-/// Everything the driver knows of a method, registered once with it (host/methods/<name>.h):
+/// Everything the driver knows of a method, registered once with it (methods/<name>/info.cpp):
 /// `list`, `eval` and `bench` read the paper's figures and settings from here and name no
 /// method themselves.
 struct MethodInfo {
@@ -110,7 +110,7 @@ class Registry {
   /// Throws stereo::Error naming the known methods when there is none of that name.
   [[nodiscard]] const MethodInfo& method(const std::string& name) const;
   [[nodiscard]] const std::vector<MethodInfo>& methods() const { return methods_; }
-  /// Throws stereo::Error naming the known methods/backends when there is no such entry.
+  /// Throws stereo::Error naming the known methods and backends when there is no such entry.
   [[nodiscard]] const BackendEntry& find(const std::string& method, const std::string& backend) const;
   [[nodiscard]] const std::vector<BackendEntry>& entries() const { return entries_; }
   /// Backends of `method`, in registration order.

@@ -1,5 +1,5 @@
 #pragma once
-/// \file thread_pool.h
+/// \file core/thread_pool.h
 /// A small fixed pool of CPU threads for the CPU references: `parallel_for(count, fn)` runs
 /// fn(0) .. fn(count-1), each exactly once, spread over the pool, and returns when all are
 /// done. Indices are handed out one at a time from a shared counter, so the order in which

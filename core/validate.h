@@ -1,5 +1,5 @@
 #pragma once
-/// \file validate.h
+/// \file core/validate.h
 /// The input contract of every matcher, checked by Matcher::compute() and for every streamed
 /// frame before a method sees the pair.
 

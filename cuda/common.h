@@ -20,7 +20,7 @@
 #include "core/image.h"
 
 namespace stereo {
-class ThreadPool;  // host/thread_pool.h
+class ThreadPool;  // core/thread_pool.h
 }  // namespace stereo
 
 namespace stereo::cu {
@@ -237,7 +237,7 @@ std::string device_name();
 int sm_count();
 
 /// The device a CUDA matcher runs on: the ordinal requested_gpu() gives (--device N or
-/// STEREO_DEVICE, host/gpu_select.h), else the calling thread's current device (0 unless
+/// STEREO_DEVICE, core/gpu_select.h), else the calling thread's current device (0 unless
 /// someone set another). Makes it current and returns it. Throws "<component>: --device 3
 /// (STEREO_DEVICE=3) but this machine has 1 CUDA device" for an ordinal past the last.
 /// Every CUDA matcher calls this once in its constructor and keeps the ordinal.
@@ -270,7 +270,7 @@ std::size_t shared_memory_optin_limit(int ordinal);
 /// runtime), "smem_optin_limit" (bytes)}. For Matcher::device_info() of every CUDA matcher.
 nlohmann::json device_info_json(int ordinal);
 
-/// The 16 bytes of a cudaUUID_t as nvidia-smi prints them (host/gpu_select.h format_gpu_uuid).
+/// The 16 bytes of a cudaUUID_t as nvidia-smi prints them (core/gpu_select.h format_gpu_uuid).
 std::string format_uuid(const cudaUUID_t& uuid);
 
 }  // namespace stereo::cu

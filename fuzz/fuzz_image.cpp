@@ -1,4 +1,4 @@
-// One target per image loader of host/image_io.h, chosen at compile time (FUZZ_LOADER):
+// One target per image loader of app/image_io.h, chosen at compile time (FUZZ_LOADER):
 // read_image (PNG, PGM/PPM, JPEG: the same entry point, told apart by their seed corpora),
 // read_png16 and read_disparity_png16 (16-bit PNG), read_pfm. Every image a loader returns
 // must be as large as its size says.

@@ -78,7 +78,7 @@ inline std::string pack(const std::vector<std::pair<std::size_t, std::string>>& 
   return out;
 }
 
-/// File names of each scene layout, in selector order (host/dataset.cpp reads these).
+/// File names of each scene layout, in selector order (app/dataset.cpp reads these).
 inline const std::vector<std::string>& layout_files(int layout) {
   static const std::vector<std::string> v2 = {"left.png", "right.png", "gt.png", "nonocc.png", "all.png", "disc.png"};
   static const std::vector<std::string> v3 = {"im0.png", "im1.png", "disp0GT.pfm", "mask0nocc.png", "calib.txt"};

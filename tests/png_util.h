@@ -1,6 +1,6 @@
 #pragma once
 // Writing PNGs of any colour type for the loaders' tests (libpng's simplified API), beside
-// host/image_io.h's writer, which only writes what the suite itself produces.
+// app/image_io.h's writer, which only writes what the suite itself produces.
 
 #include <gtest/gtest.h>
 #include <png.h>

@@ -1,4 +1,4 @@
-// The CUDA foundation every method inherits (cuda/common.h, host/gpu_select.h), checked
+// The CUDA foundation every method inherits (cuda/common.h, core/gpu_select.h), checked
 // through SA-LAP: the shared-memory fallback gives the same maps, an out-of-memory failure
 // leaves a matcher that still computes the right map, the GPU is picked by --device /
 // STEREO_DEVICE with a clear error past the last one, and device_info names the GPU by UUID.

@@ -1,4 +1,4 @@
-// Streaming: the Matcher sequence interface (host/matcher.h) and `stereo stream`.
+// Streaming: the Matcher sequence interface (core/matcher.h) and `stereo stream`.
 //  - DisparityMap's index forms widen to exactly the float map;
 //  - match_sequence delivers in order, names the frame of a size change, and delivers the
 //    frames before a failing one;

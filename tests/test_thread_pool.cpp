@@ -1,4 +1,4 @@
-// host/thread_pool.h: every index runs exactly once, an exception thrown in a worker reaches
+// core/thread_pool.h: every index runs exactly once, an exception thrown in a worker reaches
 // the caller (and the pool stays usable), and the one-shot form behaves the same.
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 #pragma once
-/// \file bench_command.h
+/// \file app/cli/bench_command.h
 /// `stereo bench`: a method timed on its paper's own speed settings (MethodInfo::speed) or on
 /// one --size, with the paper's figures beside ours.
 

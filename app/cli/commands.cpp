@@ -1,5 +1,5 @@
 // The core commands. They name no method: titles, citations, the papers' accuracy tables and
-// speed settings all come from the registry's MethodInfo (host/methods/<name>.cpp).
+// speed settings all come from the registry's MethodInfo (methods/<name>/info.cpp).
 
 #include "app/cli/commands.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-/// \file commands.h
+/// \file app/cli/commands.h
 /// The CLI contract: `stereo list | run | eval | bench` (README "Commands").
 
 #include <CLI/CLI.hpp>

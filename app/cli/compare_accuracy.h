@@ -1,5 +1,5 @@
 #pragma once
-/// \file compare_accuracy.h
+/// \file app/cli/compare_accuracy.h
 /// The accuracy cells of `stereo compare`: the datasets' scenes, each scene's left view and
 /// ground truth written once for the montages, and one row per lane and scene with its metrics
 /// (as computed and as the format's benchmark received the map: app/protocol.h), the paper's

@@ -1,5 +1,5 @@
 #pragma once
-/// \file compare_lane.h
+/// \file app/cli/compare_lane.h
 /// A lane of `stereo compare`: one method x backend with the matcher that serves every cell of
 /// it, made once per run from the registry; and the fields every row of results.json carries
 /// from its lane (app/report/results_schema.h).

@@ -1,5 +1,5 @@
 #pragma once
-/// \file compare_speed.h
+/// \file app/cli/compare_speed.h
 /// The speed cells of `stereo compare`: which settings a lane is timed at (the size x levels
 /// grid, then each of the paper's own settings the grid does not already stand for) and one row
 /// per lane and setting with the median and spread of its timed runs after a warm-up

@@ -1,5 +1,5 @@
 #pragma once
-/// \file data_commands.h
+/// \file app/cli/data_commands.h
 /// The data subcommands of the `stereo` driver:
 ///  - `synth`: write a synthetic scene with exact ground truth (MiddEval3 layout);
 ///  - `import-pair`: bring a public pair with ground truth into that layout;

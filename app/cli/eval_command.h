@@ -1,5 +1,5 @@
 #pragma once
-/// \file eval_command.h
+/// \file app/cli/eval_command.h
 /// `stereo eval`: a method over a dataset, scored against ground truth (app/protocol.h).
 
 #include <CLI/CLI.hpp>

@@ -1,5 +1,5 @@
 #pragma once
-/// \file eval_table.h
+/// \file app/cli/eval_table.h
 /// `stereo eval`'s table: the averages added up row by row and the lines printed, all from the
 /// rows' JSON (app/cli/eval_command.cpp's scene_row), so rows made by another device or MPI
 /// rank print and add up exactly as one process's do.

@@ -1,5 +1,5 @@
 #pragma once
-/// \file method_choice.h
+/// \file app/cli/method_choice.h
 /// The method, backend and --set overrides that run, eval and bench take, declared once.
 
 #include <CLI/CLI.hpp>

@@ -1,5 +1,5 @@
 #pragma once
-/// \file passes_command.h
+/// \file app/cli/passes_command.h
 /// `stereo passes LEFT RIGHT -m METHOD -b BACKEND -d LEVELS --out DIR`: one run with the pass
 /// inspector on (Matcher::keep_passes), every pass or stage dumped into DIR (app/passes.h).
 

@@ -1,5 +1,5 @@
 #pragma once
-/// \file stream_command.h
+/// \file app/cli/stream_command.h
 /// `stereo stream LEFT_DIR RIGHT_DIR -m METHOD -b BACKEND -d LEVELS --out DIR`: a method
 /// over an image sequence through Matcher::match_sequence (README "Streaming").
 

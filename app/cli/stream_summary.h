@@ -1,5 +1,5 @@
 #pragma once
-/// \file stream_summary.h
+/// \file app/cli/stream_summary.h
 /// What `stereo stream` measures of each frame, per rank, and the one summary made of every
 /// rank's share (fps, steady state, latency percentiles, per-frame times, per device). A run
 /// of one process is a world of one share; under MPI rank 0 gathers every share as JSON and

@@ -1,9 +1,9 @@
 #pragma once
-/// \file device_pool.h
+/// \file app/parallel/device_pool.h
 /// Several GPUs in one process (`--devices 0,1`): one matcher per device, each driven by its
 /// own host thread, work handed out from one queue as each device frees up, and the results
 /// handed back in input order on the calling thread. What the CLI's `stream` and `eval`
-/// spread; MPI ranks (app/parallel/mpi.h) each run one of these on their share.
+/// spread; MPI ranks (app/parallel/ranks.h) each run one of these on their share.
 ///
 /// Threads: the CUDA current device is per host thread and every CUDA matcher makes its own
 /// device current at each call, so a matcher made on the calling thread may run on a worker.

@@ -1,5 +1,5 @@
 #pragma once
-/// \file ranks.h
+/// \file app/parallel/ranks.h
 /// Several hosts through MPI, an existing engine (Open MPI, MPICH, Slurm's srun): when
 /// `stereo stream` or `stereo eval` is started by mpirun or srun, every rank takes its share
 /// of the frames or scenes and rank 0 gathers the summary with MPI collectives. Started

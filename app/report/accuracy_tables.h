@@ -1,5 +1,5 @@
 #pragma once
-/// \file report/accuracy_tables.h
+/// \file app/report/accuracy_tables.h
 /// report.md's accuracy section: per method, each scene's bad pixels beside the paper's
 /// figures, and the averages per dataset and backend with ours against the paper's over the
 /// scenes where both give a figure.

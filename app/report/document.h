@@ -1,5 +1,5 @@
 #pragma once
-/// \file report/document.h
+/// \file app/report/document.h
 /// How the report's parts read a results document (app/report/results_schema.h says what it
 /// holds): a field as a number or as text whatever its JSON type, a row's lane, size, device
 /// and setting as the report names them, the rows and lanes in the document's order, a metric's

@@ -1,5 +1,5 @@
 #pragma once
-/// \file report/markdown_table.h
+/// \file app/report/markdown_table.h
 /// The lines of report.md's tables: a row of cells and a header row with its rule, cells with
 /// their pipes escaped.
 

@@ -1,5 +1,5 @@
 #pragma once
-/// \file report/montages.h
+/// \file app/report/montages.h
 /// The map montages of report.md: one picture per scene, composed (app/montage.h) from the maps
 /// its accuracy rows name.
 

@@ -1,5 +1,5 @@
 #pragma once
-/// \file report/plots.h
+/// \file app/report/plots.h
 /// The report's plots: gnuplot data and scripts (plots/*.dat, plots/*.gp) for Mde/s against
 /// levels per grid size and for the Pareto view (error against ns per disparity estimate),
 /// rendered to PNG where gnuplot is on the PATH.

@@ -1,5 +1,5 @@
 #pragma once
-/// \file report/repeat_section.h
+/// \file app/report/repeat_section.h
 /// report.md's Repeatability section: this run against its "repeat_of" run
 /// (app/report/repeatability.h), with the noise rule stated, the cells that differ named, and
 /// every speed cell's two medians in a GPU and a host-CPU table.

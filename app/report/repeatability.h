@@ -1,5 +1,5 @@
 #pragma once
-/// \file report/repeatability.h
+/// \file app/report/repeatability.h
 /// Two runs of one `stereo compare` command, cell by cell: the noise the report states for
 /// speed (one rule, defined here once), what results.json keeps of the other run ("repeat_of",
 /// app/report/results_schema.h), the comparison itself and its one line for the terminal.

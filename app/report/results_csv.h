@@ -1,5 +1,5 @@
 #pragma once
-/// \file report/results_csv.h
+/// \file app/report/results_csv.h
 /// results.csv: the rows of results.json with fixed columns, one line each, for spreadsheets
 /// and scripts.
 

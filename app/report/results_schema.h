@@ -1,11 +1,11 @@
 #pragma once
-/// \file report/results_schema.h
+/// \file app/report/results_schema.h
 /// results.json, the document `stereo compare` writes and every part of the report is made
 /// from: its schema, the check that a document follows it, and reading one from a folder.
 ///
 /// results.json (schema "stereo-compare/1") is an object with
 ///  - "schema", "created" (UTC, ISO 8601), "command" (the command line), "revision" (the source
-///    revision of the binary, host/revision.h; absent in files from before it), "host" {"cpu", "threads"},
+///    revision of the binary, app/revision.h; absent in files from before it), "host" {"cpu", "threads"},
 ///    "settings" {"repeats", "sizes" ["WxH"], "levels" [int], "datasets" [path],
 ///    "speed_input" (what the timed images are)};
 ///  - "methods": each method's registry description (cli::method_json: citation, the paper's

@@ -1,5 +1,5 @@
 #pragma once
-/// \file report/speed_tables.h
+/// \file app/report/speed_tables.h
 /// report.md's speed sections: per method the timed cells with their spread and the ratio to
 /// the paper; shaders against CUDA on one GPU; every paper setting against the paper's Mde/s.
 

@@ -1,8 +1,8 @@
 #version 450 core
-// Fetch-ceiling pass, compute form (the fragment form is fetch_ceiling.vert/.frag): nine
-// bilinear RGBA8 fetches per invocation along x, summed with constant weights and stored
+// Fetch-ceiling pass, compute form (the fragment form: fetch_ceiling.vert, fetch_ceiling.frag):
+// nine bilinear RGBA8 fetches per invocation along x, summed with constant weights and stored
 // into an rgba8 image; no other work. Its texel rate is the roof the bench measures the
-// glcompute SA-LAP passes against (gl/salap_glcompute.cpp fetch_stats()).
+// glcompute SA-LAP passes against (methods/salap/gl/salap_glcompute.cpp fetch_stats()).
 //
 // Alignment: invocation (x, y) owns texel (x, y) and samples at (x + 0.5 + 2m - 8 + 0.45,
 // y + 0.5), m = 0..8: the fragment pass's offsets, each between two texel centres, so every

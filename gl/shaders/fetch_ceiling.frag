@@ -1,7 +1,7 @@
 #version 450 core
 // Fetch-ceiling pass: nine bilinear RGBA8 fetches per fragment from varyings, summed with
 // constant weights into an RGBA8 target; no other work. Its texel rate is the roof the
-// bench measures the SA-LAP passes against (gl/salap_gl.cpp fetch_stats()).
+// bench measures the SA-LAP passes against (methods/salap/gl/salap_gl.cpp fetch_stats()).
 
 uniform sampler2DRect u_source;
 

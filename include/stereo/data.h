@@ -1,5 +1,5 @@
 #pragma once
-/// \file stereo/data.h
+/// \file include/stereo/data.h
 /// The datasets and the evaluation of the `stereo` program, as a library (the suite's data
 /// layer, app/dataset.h, app/metrics.h, app/protocol.h):
 ///  - load_scene(folder): a Middlebury v2 or MiddEval3 folder, a KITTI training folder or a

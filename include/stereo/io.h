@@ -1,5 +1,5 @@
 #pragma once
-/// \file stereo/io.h
+/// \file include/stereo/io.h
 /// Image and disparity-map files (app/image_io.h, the suite's data layer): what a program
 /// around a matcher reads and writes.
 ///  - read_image(path): PNG, PPM/PGM, JPEG, BMP, TGA as an ImageU8 of 1 (grey) or 3 (RGB)

@@ -1,5 +1,5 @@
 #pragma once
-/// \file stereo/stereo.h
+/// \file include/stereo/stereo.h
 /// The stereo suite as a C++ library: every method x backend this build has, behind one
 /// interface. Include this header, link `stereo::stereo` (CMake: `find_package(stereo CONFIG)`)
 /// or `pkg-config --static --libs stereo`.

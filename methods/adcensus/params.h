@@ -1,5 +1,5 @@
 #pragma once
-/// \file host/methods/adcensus.h
+/// \file methods/adcensus/params.h
 /// AD-Census: X. Mei, X. Sun, M. Zhou, S. Jiao, H. Wang, X. Zhang, "On building an accurate
 /// stereo matching system on graphics hardware", ICCV Workshops 2011. Parameters of every
 /// backend; the defaults are the paper's Table 1 unless a comment says why not.
@@ -10,7 +10,7 @@
 
 namespace stereo {
 
-struct MethodInfo;  // host/matcher.h; forward-declared so the CUDA stages need not see it
+struct MethodInfo;  // core/registry.h; forward-declared so the CUDA stages need not see it
 
 struct AdCensusParams {
   float lambda_ad = 10.0f;      // rho fall-off of C_AD, Table 1
@@ -72,7 +72,7 @@ struct AdCensusParams {
 };
 
 /// AD-Census's entry for the registry: the citation, the paper's Table 2 accuracy, its speed
-/// settings and the AdCensusParams table (host/methods/adcensus.cpp).
+/// settings and the AdCensusParams table (methods/adcensus/info.cpp).
 MethodInfo adcensus_method_info();
 
 }  // namespace stereo

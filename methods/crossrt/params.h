@@ -1,5 +1,5 @@
 #pragma once
-/// \file host/methods/crossrt.h
+/// \file methods/crossrt/params.h
 /// Real-time high-resolution cross-based stereo: Q. Chang, T. Maruyama, "Real-Time
 /// High-Quality Stereo Matching System on a GPU", IEEE ASAP 2018. Grey images scaled down by K = 2, AD + mini-census cost,
 /// cross aggregation along x then y, WTA for both views, ground control points by cross-check,
@@ -12,7 +12,7 @@
 
 namespace stereo {
 
-struct MethodInfo;  // host/matcher.h; forward-declared so the CUDA stages need not see it
+struct MethodInfo;  // core/registry.h; forward-declared so the CUDA stages need not see it
 
 struct CrossRtParams {
   // Eq. 4 on intensities normalised to [0, 1] (|L - R| / 255): on 0..255 a fall-off of 0.3
@@ -55,7 +55,7 @@ struct CrossRtParams {
   void validate(const std::string& component) const {
     require(lambda_ad > 0.0f && lambda_mc > 0.0f, component + ": lambda_ad and lambda_mc must be > 0");
     require(t >= 0, component + ": t must be >= 0, got " + std::to_string(t));
-    // The integer sums are sized for these limits (cuda/crossrt/NOTES.md): a row sum of
+    // The integer sums are sized for these limits (methods/crossrt/cuda/NOTES.md): a row sum of
     // 2 * 127 + 1 costs and a column sum of 2 * 127 + 1 rows fit in 32 bits with room.
     require(wx >= 0 && wx <= 127, component + ": wx must be in 0..127, got " + std::to_string(wx));
     require(wy >= 0 && wy <= 127, component + ": wy must be in 0..127, got " + std::to_string(wy));
@@ -66,7 +66,7 @@ struct CrossRtParams {
 };
 
 /// The method's entry for the registry: citation, the paper's accuracy and Table II speed
-/// figures, the CrossRtParams table (host/methods/crossrt.cpp).
+/// figures, the CrossRtParams table (methods/crossrt/info.cpp).
 MethodInfo crossrt_method_info();
 
 }  // namespace stereo

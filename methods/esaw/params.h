@@ -1,5 +1,5 @@
 #pragma once
-/// \file host/methods/esaw.h
+/// \file methods/esaw/params.h
 /// ESAW and ESMP: W. Yu, T. Chen, F. Franchetti, J. C. Hoe, "High performance
 /// stereo vision designed for massively data parallel platforms", IEEE TCSVT 2010. ESAW
 /// aggregates the truncated grey-level cost over three samples {p - s, p, p + s} per pass with
@@ -15,7 +15,7 @@
 ///    distance between CIELab colours as 8-bit images hold them (L* x 255/100, a* + 128,
 ///    b* + 128, rounded), on every backend; `lab` (L* in 0..100, floats; cpu only) and `max_rgb`
 ///    (the largest RGB channel difference, the suite's first reading) are selectable;
-///    cuda/esaw/NOTES.md "Accuracy readings" has the measurements (grey-level differences lose
+///    methods/esaw/cuda/NOTES.md "Accuracy readings" has the measurements (grey-level differences lose
 ///    about 3 points);
 ///  - the weight of a side sample q = p +- s is exp(-Delta_c/gamma_c) exp(-s/gamma_p), the
 ///    centre's is 1 (Delta_c = Delta_g = 0), normalised over the samples inside the image; a
@@ -34,7 +34,7 @@
 
 namespace stereo {
 
-struct MethodInfo;  // host/matcher.h
+struct MethodInfo;  // core/registry.h
 
 /// Whether a component name ("esaw/cuda", "esmp/cpu", ...) names the CUDA backend: some
 /// readings exist on the cpu backend only, and validate() refuses them there.
@@ -145,7 +145,7 @@ struct EsmpParams {
   std::string esmp_variant = "literal";
   std::string storage = "fp16";  // as EsawParams::storage
   std::string border = "drop";   // as EsawParams::border
-  // Delta_c, the colour distance of the adaptive weight (cuda/esaw/NOTES.md "Accuracy
+  // Delta_c, the colour distance of the adaptive weight (methods/esaw/cuda/NOTES.md "Accuracy
   // readings"): Sec. III-A says "w is the normalized weight computed as in [17]", and [17]
   // (Yoon and Kweon) measures Delta_c as the Euclidean distance in CIELab. lab8: that distance
   // between CIELab colours as 8-bit images hold them (L* x 255/100, a* + 128, b* + 128, rounded;

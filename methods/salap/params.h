@@ -1,5 +1,5 @@
 #pragma once
-/// \file host/methods/salap.h
+/// \file methods/salap/params.h
 /// SA-LAP: variable centre-biased windowing over a truncated separable Laplacian kernel.
 /// J. Lu, G. Lafruit, F. Catthoor, "Fast variable center-biased windowing for high-speed
 /// stereo on programmable graphics hardware", ICIP 2007. Shared by every backend.
@@ -16,7 +16,7 @@
 
 namespace stereo {
 
-struct MethodInfo;  // host/matcher.h; forward-declared so the CUDA stages need not see it
+struct MethodInfo;  // core/registry.h; forward-declared so the CUDA stages need not see it
 
 struct SalapParams {
   float gamma = 5.0f;              // SA-LAP fall-off gamma_p, Lu et al. Sec. 4
@@ -55,7 +55,7 @@ struct SalapParams {
 };
 
 /// SA-LAP's entry for the registry: the citation, the paper's Table 1 accuracy and Table 2
-/// speed settings, and the SalapParams table (host/methods/salap.cpp).
+/// speed settings, and the SalapParams table (methods/salap/info.cpp).
 MethodInfo salap_method_info();
 
 }  // namespace stereo

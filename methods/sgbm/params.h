@@ -1,5 +1,5 @@
 #pragma once
-/// \file host/methods/sgbm.h
+/// \file methods/sgbm/params.h
 /// OpenCV's semi-global block matcher (cv::StereoSGBM), the peer users would otherwise pick:
 /// H. Hirschmüller, "Stereo processing by semiglobal matching and mutual information", IEEE
 /// TPAMI 30(2), 2008, as OpenCV implements it (Birchfield-Tomasi cost over a block instead of
@@ -54,7 +54,7 @@ struct SgbmParams {
   }
 };
 
-/// SGBM's entry for the registry (host/methods/sgbm.cpp).
+/// SGBM's entry for the registry (methods/sgbm/info.cpp).
 MethodInfo sgbm_method_info();
 
 }  // namespace stereo

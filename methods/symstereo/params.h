@@ -1,5 +1,5 @@
 #pragma once
-/// \file host/methods/symstereo.h
+/// \file methods/symstereo/params.h
 /// SymStereo, logN variant: V. Mota, G. Falcao, M. Antunes, J. Barreto, U. Nunes, "Using the
 /// GPU for fast symmetry-based dense stereo matching in high resolution images", ICASSP 2014
 /// (Sec. 2-3, Algorithm 1). The matching cost measures the symmetry of the signal formed by a
@@ -13,7 +13,7 @@
 
 namespace stereo {
 
-struct MethodInfo;  // host/matcher.h
+struct MethodInfo;  // core/registry.h
 
 struct SymStereoParams {
   int wavelets = 30;             // N, Fig. 3 (a), (b): N = 30
@@ -53,7 +53,7 @@ struct SymStereoParams {
 };
 
 /// SymStereo's entry for the registry: the citation, the paper's Tables 2 and 3 timing grids
-/// and the SymStereoParams table (host/methods/symstereo.cpp).
+/// and the SymStereoParams table (methods/symstereo/info.cpp).
 MethodInfo symstereo_method_info();
 
 }  // namespace stereo

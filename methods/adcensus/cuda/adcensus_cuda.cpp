@@ -1,6 +1,6 @@
 // AD-Census on CUDA: the matcher the registry creates. The frame (cuda/matcher_frame.h) binds,
 // uploads, times and reads back; this file declares the method's buffers and runs the stages of
-// cuda/adcensus/stages.h in the order of the reference matcher, stage by stage across both
+// methods/adcensus/cuda/stages.h in the order of the reference matcher, stage by stage across both
 // views, a lap after each. Only the left view is aggregated: the right view's aggregated volume
 // is the left one's, skewed (right_view_from_left). Up to CONCURRENT_CELLS, the right view's
 // census, arms and scanline run on a second stream beside the left view's, joined at each
@@ -157,7 +157,7 @@ class AdCensusCudaMatcher final : public cu::FrameMatcher<AdCensusParams, AdCens
 
  private:
   [[nodiscard]] nlohmann::json facts() const override {
-    return {{"cost_storage", "fp16"}};  // what the volumes hold (cuda/adcensus/NOTES.md)
+    return {{"cost_storage", "fp16"}};  // what the volumes hold (methods/adcensus/cuda/NOTES.md)
   }
 
   Key key_for(const ImageView& left, DisparityRange range) const override {
@@ -317,7 +317,7 @@ class AdCensusCudaMatcher final : public cu::FrameMatcher<AdCensusParams, AdCens
   }
 
   /// The fewest bytes each timed stage moves through device memory in this design (both
-  /// views; cuda/adcensus/NOTES.md).
+  /// views; methods/adcensus/cuda/NOTES.md).
   [[nodiscard]] std::optional<cu::StageBytes> stage_bytes(const cu::ProblemSize& size) const override {
     const double pixels = size.pixels, cells = size.cells;
     return cu::StageBytes{

@@ -1,5 +1,5 @@
 #pragma once
-/// \file cuda/adcensus/stages.h
+/// \file methods/adcensus/cuda/stages.h
 /// The AD-Census stages on the GPU (Mei et al., ICCV Workshops 2011), one .cu per stage, named
 /// as in reference/adcensus.h and reference/adcensus_refine.h so a test can compare each stage
 /// with its CPU twin:

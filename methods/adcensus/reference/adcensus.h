@@ -1,7 +1,7 @@
 #pragma once
-/// \file reference/adcensus.h
+/// \file methods/adcensus/reference/adcensus.h
 /// AD-Census on the CPU, written for clarity: plain loops, one function per stage with the
-/// same name as the CUDA stage in cuda/adcensus/stages.h, so tests compare stage against
+/// same name as the CUDA stage in methods/adcensus/cuda/stages.h, so tests compare stage against
 /// stage. X. Mei, X. Sun, M. Zhou, S. Jiao, H. Wang, X. Zhang, "On building an accurate stereo
 /// matching system on graphics hardware", ICCV Workshops 2011 (Sec. 2; parameters Table 1).
 ///
@@ -32,7 +32,7 @@
 #include "reference/grey.h"  // grey_image, the pipeline's first stage
 
 namespace stereo {
-struct AdCensusParams;  // host/methods/adcensus.h
+struct AdCensusParams;  // methods/adcensus/params.h
 }
 
 namespace stereo::reference {

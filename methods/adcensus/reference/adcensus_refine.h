@@ -1,7 +1,7 @@
 #pragma once
-/// \file reference/adcensus_refine.h
+/// \file methods/adcensus/reference/adcensus_refine.h
 /// AD-Census multi-step disparity refinement on the CPU (Mei et al. ICCV-W 2011, Sec. 2.4),
-/// one function per step, named as the CUDA stages in cuda/adcensus/stages.h. Each step reads
+/// one function per step, named as the CUDA stages in methods/adcensus/cuda/stages.h. Each step reads
 /// its inputs and returns new maps (no step updates a pixel from a neighbour it has already
 /// updated in the same pass), so a GPU kernel per pass gives the same result.
 ///

@@ -1,7 +1,7 @@
 #pragma once
 // The AD-Census CUDA stage tests' conversions between the reference's float cost volumes and
 // the stages' fp16 device volumes (the CUDA library sees no reference type; it converts host
-// floats, cuda/adcensus/memory.cu).
+// floats, methods/adcensus/cuda/memory.cu).
 
 #include "methods/adcensus/cuda/stages.h"
 #include "methods/adcensus/reference/adcensus.h"

@@ -1,4 +1,4 @@
-// Each AD-Census stage on the GPU (cuda/adcensus/stages.h) against the reference stage of the
+// Each AD-Census stage on the GPU (methods/adcensus/cuda/stages.h) against the reference stage of the
 // same name (reference/adcensus.h, reference/adcensus_refine.h) on odd sizes, every output
 // poisoned before its launch.
 //
@@ -394,7 +394,7 @@ TEST(CudaAdCensusStages, CombinedAggregationMatchesReference) {
 }
 
 // Lines long enough for several tiles, with middle tiles whose halo lies inside the line (the
-// interior loops), for each tile size tile_for picks (cuda/adcensus/aggregate.cu; count passes
+// interior loops), for each tile size tile_for picks (methods/adcensus/cuda/aggregate.cu; count passes
 // / the other passes): 300 columns take 3 x 120 / 2 x 160, 375 rows 3 x 128 / 2 x 192, 288
 // columns 3 x 96 / 2 x 160, 576 columns 5 x 120 / 3 x 192, 480 columns 4 x 120 / 3 x 160.
 TEST(CudaAdCensusStages, CombinedAggregationOverSeveralTilesMatchesReference) {

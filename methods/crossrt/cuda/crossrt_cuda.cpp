@@ -1,6 +1,6 @@
 // Chang and Maruyama's real-time cross-based stereo on CUDA: the matcher the registry creates.
 // The frame (cuda/matcher_frame.h) binds, uploads, times and reads back; this file declares the
-// method's buffers and runs the stages of cuda/crossrt/stages.h in the reference matcher's
+// method's buffers and runs the stages of methods/crossrt/cuda/stages.h in the reference matcher's
 // order, each closed by a lap named as the paper's Table II columns.
 
 #include <cstdint>
@@ -87,13 +87,13 @@ class CrossRtCudaMatcher final : public cu::FrameMatcher<CrossRtParams, cu::NoOp
 
  private:
   [[nodiscard]] nlohmann::json facts() const override {
-    return {{"cost_storage", "uint16 CA_x"}};  // cuda/crossrt/NOTES.md
+    return {{"cost_storage", "uint16 CA_x"}};  // methods/crossrt/cuda/NOTES.md
   }
 
   Key key_for(const ImageView& left, DisparityRange range) const override {
     const int k = params_.scale;
     const Key key{left.width, left.height, left.channels, k, crossrt::scaled_range(range, k).count};
-    // Rows and columns longer than shared memory holds go in segments (cuda/crossrt/NOTES.md);
+    // Rows and columns longer than shared memory holds go in segments (methods/crossrt/cuda/NOTES.md);
     // refuse, naming the image, only what even segments cannot take, before allocating.
     const int sw = CrossRtBuffers::scaled(left.width, k), sh = CrossRtBuffers::scaled(left.height, k);
     require(cr::cost_aggregate_x_supports(sw, params_.wx, ordinal()) &&

@@ -1,5 +1,5 @@
 #pragma once
-/// \file cuda/crossrt/stages.h
+/// \file methods/crossrt/cuda/stages.h
 /// Chang and Maruyama's real-time cross-based stereo on the GPU, one .cu per stage, named as
 /// in reference/crossrt.h so a test can compare each stage with its CPU twin. The timed
 /// stages are the paper's Table II columns:
@@ -14,7 +14,7 @@
 ///   memory.cu            uploads/downloads of images and arms for tests
 ///   crossrt_cuda.cpp     the matcher ("crossrt", "cuda")
 ///
-/// Precision (cuda/crossrt/NOTES.md): costs are the integers of methods/crossrt/model.h (two
+/// Precision (methods/crossrt/cuda/NOTES.md): costs are the integers of methods/crossrt/model.h (two
 /// quantised terms from crossrt::cost_tables, 0..2 * COST_SCALE), as the reference's; CA_x is
 /// stored as uint16 (at most 255 costs of 256 = 65280) and CA summed in uint32, so every stage
 /// up to the GCPs is bit-exact with the reference; the fill and the scale-up use the same float

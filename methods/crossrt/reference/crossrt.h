@@ -1,7 +1,7 @@
 #pragma once
-/// \file reference/crossrt.h
+/// \file methods/crossrt/reference/crossrt.h
 /// Chang and Maruyama's real-time cross-based stereo on the CPU, written for clarity: one
-/// function per stage, named as the CUDA stages in cuda/crossrt/stages.h, so tests compare
+/// function per stage, named as the CUDA stages in methods/crossrt/cuda/stages.h, so tests compare
 /// stage against stage. Q. Chang, T. Maruyama, "Real-Time High-Quality Stereo Matching System
 /// on a GPU" (Sec. III; parameters Sec. V and Table II).
 ///

@@ -1,6 +1,6 @@
 // crossrt/cuda's pass inspector (cuda/crossrt_inspect.h): what the workspace holds after a run,
 // bit for bit against the reference stages up to CA_x (every stage to the GCPs is bit-exact,
-// cuda/crossrt/stages.h), and the dump's file names without the stage names' spaces.
+// methods/crossrt/cuda/stages.h), and the dump's file names without the stage names' spaces.
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Each CUDA stage of the real-time cross-based method (cuda/crossrt/stages.h) against the
+// Each CUDA stage of the real-time cross-based method (methods/crossrt/cuda/stages.h) against the
 // reference stage of the same name (reference/crossrt.h). Every stage is integer or uses the
 // reference's float operations in its order, so every comparison is bit-exact. Sizes are odd
 // and the disparity ranges cross the kernels' 32-level groups. Skips without a CUDA device.

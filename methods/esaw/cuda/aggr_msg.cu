@@ -1,4 +1,4 @@
-// aggr_msg: ESMP's pass with cost2msg- folded in (cuda/esaw/NOTES.md, "ESMP: one volume pass per
+// aggr_msg: ESMP's pass with cost2msg- folded in (methods/esaw/cuda/NOTES.md, "ESMP: one volume pass per
 // aggregation"). The literal reading's pass t reads messages M = cost2msg-(F, h) of the previous
 // pass's forward values F and truncations h, aggregates them (eq. 14 / 16) and stores the forward
 // min-sum of its output (eq. 17-19). The backward pass (eq. 20-21) runs from the top level down

@@ -1,4 +1,4 @@
-// The `cuda` backends of ESAW and ESMP (cuda/esaw/stages.h), in the CUDA matcher frame
+// The `cuda` backends of ESAW and ESMP (methods/esaw/cuda/stages.h), in the CUDA matcher frame
 // (cuda/matcher_frame.h). ESAW runs slab by slab: a run of disparity planes goes through
 // init_cost and all 2T passes of all iterations, the last pass updating the running arg-min,
 // before the next slab starts (the passes are independent across disparities; only the

@@ -24,7 +24,7 @@ namespace stereo {
 
 /// ESAW's CUDA knobs (bound beside EsawParams). None changes the result.
 struct EsawCudaOptions {
-  // Disparity planes per slab that runs through all passes before the next (cuda/esaw/NOTES.md).
+  // Disparity planes per slab that runs through all passes before the next (methods/esaw/cuda/NOTES.md).
   // 0 = the whole volume where two copies fit in the GPU's memory (each pass streams it through
   // DRAM), else the most planes whose two buffers fill half the L2; K > 0 = K planes (3 = the L2
   // slabs at 1080p). A tuning knob.
@@ -33,16 +33,16 @@ struct EsawCudaOptions {
   // as one CUDA graph, captured once per image size and range, instead of launch by launch.
   // false = the launch-by-launch loop, for comparison.
   bool cuda_graph = true;
-  // Compute eq. 3 inside the first aggr_H (cuda/esaw/init_aggr_h.cu) instead of storing C0.
+  // Compute eq. 3 inside the first aggr_H (methods/esaw/cuda/init_aggr_h.cu) instead of storing C0.
   // false = init_cost then aggr_H.
   bool fuse_init_cost = true;
   // An iteration whose step is at most this runs aggr_H and aggr_V as one kernel
-  // (cuda/esaw/aggr_hv.cu), the H result of a tile kept in shared memory, so the volume crosses
+  // (methods/esaw/cuda/aggr_hv.cu), the H result of a tile kept in shared memory, so the volume crosses
   // DRAM twice per iteration instead of four times. 0 = never; at most cu::esaw::HV_MAX_STEP
   // (16). The last iteration keeps its two kernels (the WTA is fused there). Off by default:
   // measured on the H100 (1920 x 1080 x 256, ESAW-9, passes with the L2 prefetch) 23.1 ms
   // unfused against 24.0 with steps <= 4 fused and 28.1 with <= 16; before the prefetch the
-  // fused kernel won (29.2 against 31.0). cuda/esaw/NOTES.md, "Round 3".
+  // fused kernel won (29.2 against 31.0). methods/esaw/cuda/NOTES.md, "Round 3".
   int fuse_hv_max_step = 0;
 
   template <class B>
@@ -69,12 +69,12 @@ struct EsawCudaOptions {
 /// ESMP's CUDA knobs (bound beside EsmpParams). None changes the result.
 struct EsmpCudaOptions {
   // In the literal reading, finish each pass's messages (cost2msg-) inside the next aggregation
-  // (cuda/esaw/aggr_msg.cu), so a pass reads and writes the volume once. Off by default:
+  // (methods/esaw/cuda/aggr_msg.cu), so a pass reads and writes the volume once. Off by default:
   // measured on the H100 at 1920x1080x256 the folded passes ran at 444-567 GB/s (64.5 ms in all)
   // against 41.5 ms for the paper's separate aggr_H+ / cost2msg- / aggr_V+ kernels (issue-bound,
-  // not memory-bound; cuda/esaw/NOTES.md).
+  // not memory-bound; methods/esaw/cuda/NOTES.md).
   bool fold_cost2msg = false;
-  // The literal reading's first cost2msg computes eq. 3 on the fly (cuda/esaw/cost2msg.cu
+  // The literal reading's first cost2msg computes eq. 3 on the fly (methods/esaw/cuda/cost2msg.cu
   // init_cost2msg) instead of reading a stored C0.
   bool fuse_init_cost = true;
 

@@ -1,5 +1,5 @@
 #pragma once
-/// \file cuda/esaw/stages.h
+/// \file methods/esaw/cuda/stages.h
 /// The ESAW and ESMP kernels on the GPU (Yu et al., TCSVT 2010, Sec. IV), one .cu per kernel,
 /// named as in reference/esaw.h so a test can compare each with its CPU twin:
 ///

@@ -1,7 +1,7 @@
 #pragma once
-/// \file reference/esaw.h
+/// \file methods/esaw/reference/esaw.h
 /// ESAW and ESMP on the CPU, one function per kernel of the paper's Sec. IV, with the same
-/// names as the CUDA stages in cuda/esaw/stages.h so tests compare stage against stage.
+/// names as the CUDA stages in methods/esaw/cuda/stages.h so tests compare stage against stage.
 /// W. Yu, T. Chen, F. Franchetti, J. C. Hoe, IEEE TCSVT 2010 (Sec. III; Table III).
 ///
 /// Pipeline:
@@ -60,7 +60,7 @@ CostVolume init_cost(const ImageU8& grey_left, const ImageU8& grey_right, Dispar
 ///    a* + 128, b* + 128, each rounded to an integer, OpenCV's 8-bit conversion): L* counts
 ///    2.55 times as much against a* and b*. A guess at how a 2010 C implementation held "the
 ///    CIELab of [17]"; the paper says nothing of the encoding. The methods' default
-///    (host/methods/esaw.h), on the cpu and cuda backends.
+///    (methods/esaw/params.h), on the cpu and cuda backends.
 enum class ColourDistance { max_rgb, lab, lab8 };
 
 /// CIELab (L* in 0..100, a*, b*) of one colour given as linear sRGB light (esaw::srgb_to_linear

@@ -1,7 +1,7 @@
 #pragma once
 // The ESAW/ESMP CUDA stage tests' conversions between the reference's cost volumes (disparity
 // fastest) and the stages' fp16 planes (the CUDA library sees no reference type; it converts
-// host floats in the planes' layout, cuda/esaw/memory.cu).
+// host floats in the planes' layout, methods/esaw/cuda/memory.cu).
 
 #include <cstddef>
 #include <string>

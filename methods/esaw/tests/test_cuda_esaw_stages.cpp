@@ -1,4 +1,4 @@
-// Every ESAW/ESMP CUDA kernel (cuda/esaw/stages.h) against the reference stage of the same name
+// Every ESAW/ESMP CUDA kernel (methods/esaw/cuda/stages.h) against the reference stage of the same name
 // (reference/esaw.h with Storage::fp16). The kernels use the reference's operations in its
 // order with round-to-nearest intrinsics and weight tables from the model's functions (the ones
 // the reference's weights evaluate, methods/esaw/model.h),

@@ -462,7 +462,7 @@ TEST(EsawReference, BackendsRejectBadParameters) {
   EXPECT_NO_THROW(create_matcher("esaw", "cpu", {{"colour", "max_rgb"}}));
 }
 
-// The CUDA kernels read max_rgb and lab8 (cuda/esaw/rgb2lab8.cu); `lab`, CIELab in floats, runs
+// The CUDA kernels read max_rgb and lab8 (methods/esaw/cuda/rgb2lab8.cu); `lab`, CIELab in floats, runs
 // on the cpu backend only, and validate() says so by name for either method.
 template <class Params>
 void expect_colours_validated(const std::string& method) {

@@ -1,5 +1,5 @@
 // Stage 1 (unfused path): the truncated absolute difference of paper Sec. 2, normalised by
-// tau (host/methods/salap.h), for one disparity. Written per channel, not with __vsadu4, so that it
+// tau (methods/salap/params.h), for one disparity. Written per channel, not with __vsadu4, so that it
 // checks the fused kernel's packed arithmetic instead of repeating it.
 
 #include "methods/salap/cuda/stages.h"

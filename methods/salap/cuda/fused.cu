@@ -33,7 +33,7 @@
 //    each writes its best as a 64-bit key (order-preserving cost bits << 32 | d), and
 //    merge_chunks takes the minimum: the smallest cost, then the smallest d, as eq. 4's WTA.
 //
-// Borders are clamp-to-edge like reference/at_clamped: halo columns and rows read the
+// Borders are clamp-to-edge like at_clamped (core/image.h): halo columns and rows read the
 // clamped image column/row, and I_R(x-d) reads column max(x-d, 0).
 
 #include "methods/salap/cuda/stages.h"

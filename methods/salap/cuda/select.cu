@@ -11,7 +11,7 @@ namespace {
 
 constexpr int SELECT_THREADS = 256;
 
-// Eq. 3 with C_i already divided by tau*F (host/methods/salap.h), so no further /F here. The
+// Eq. 3 with C_i already divided by tau*F (methods/salap/params.h), so no further /F here. The
 // 4-window variant keeps only category c (Fig. 2 i-l).
 __global__ void window_kernel(const float* __restrict__ c0, const float* __restrict__ c1,
                               const float* __restrict__ c2, const float* __restrict__ c3, std::size_t count,

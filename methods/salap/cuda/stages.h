@@ -1,5 +1,5 @@
 #pragma once
-/// \file cuda/salap/stages.h
+/// \file methods/salap/cuda/stages.h
 /// The SA-LAP stages on the GPU, one .cu per stage, named as in reference/salap.h so a test
 /// can compare each stage with its CPU twin:
 ///
@@ -13,7 +13,7 @@
 /// The per-stage functions are the plain, unfused path (one thread per pixel, direct sums):
 /// slow, but simple enough to trust, and the matcher can run it (option path=stages). The
 /// fused kernel is the fast path; tests compare it with both the stage path and reference/.
-/// Costs are in the normalised units of host/methods/salap.h. All launches go on `stream`.
+/// Costs are in the normalised units of methods/salap/params.h. All launches go on `stream`.
 
 #include <cuda_runtime.h>
 
@@ -178,7 +178,7 @@ inline void merge_chunks(const std::uint64_t* d_keys, int chunks, DeviceImage<fl
 
 /// The level index of the smallest key over the chunks, as `Index` (std::uint8_t for up to
 /// 256 levels, std::uint16_t for up to 65536): merge_chunks without the float conversion, for
-/// the compact read-back (host/matcher.h DisparityMap). `count` = width * height.
+/// the compact read-back (core/matcher.h DisparityMap). `count` = width * height.
 template <class Index>
 void merge_chunks_index(const std::uint64_t* d_keys, int chunks, std::size_t count, Index* d_index,
                         cudaStream_t stream = nullptr);

@@ -1,8 +1,8 @@
 #pragma once
-/// \file reference/salap.h
+/// \file methods/salap/reference/salap.h
 /// SA-LAP on the CPU, written for clarity: plain loops, double accumulation, one function
-/// per stage with the same names as the GPU stages (cuda/salap/stages.h), so tests can
-/// compare stage against stage. Costs are normalised as host/methods/salap.h describes.
+/// per stage with the same names as the GPU stages (methods/salap/cuda/stages.h), so tests can
+/// compare stage against stage. Costs are normalised as methods/salap/params.h describes.
 ///
 /// Stage order for one disparity d (paper Fig. 1, eq. 2-6):
 ///   D      = tad_cost(left, right, d)                      in [0,1]

@@ -1,5 +1,5 @@
 // The `cpu` backend of SA-LAP: the reference stages (reference/salap.h) behind the Matcher
-// interface, spread over a bounded thread pool (host/thread_pool.h).
+// interface, spread over a bounded thread pool (core/thread_pool.h).
 //
 // Disparity levels (range.min .. range.max()) run one after another, in increasing d, so the
 // winner-takes-all is the reference's own strict `<` scan (the smallest d wins a tie) and the

@@ -1,4 +1,4 @@
-// Each SA-LAP stage on the GPU (cuda/salap/stages.h) against its reference/ twin, on odd
+// Each SA-LAP stage on the GPU (methods/salap/cuda/stages.h) against its reference/ twin, on odd
 // sizes, by relative L2 error: 1e-5 for TAD (float vs double of the same formula), 1e-5 for
 // the direct-sum filters and eq. 3-4. Outputs are poisoned (NaN) before every launch.
 

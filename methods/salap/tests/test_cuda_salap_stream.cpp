@@ -1,5 +1,5 @@
-// SA-LAP on CUDA over sequences (host/matcher.h match_sequence, the three-slot pipeline of
-// cuda/salap/salap_cuda.cpp) and the compact read-back:
+// SA-LAP on CUDA over sequences (core/matcher.h match_sequence, the three-slot pipeline of
+// methods/salap/cuda/salap_cuda.cpp) and the compact read-back:
 //  - the stream's maps equal compute()'s frame by frame, in frame order, for the fused and
 //    the stage path, with 8-bit (<= 256 levels) and 16-bit (> 256 levels) indices;
 //  - an error from the source mid-sequence delivers the frames in flight before it;
@@ -155,7 +155,7 @@ TEST(CudaSalapStream, DeviceMemorySteadyOver1000Frames) {
               double(after_first) / 1048576.0, double(after_all) / 1048576.0);
   // cudaMemGetInfo counts whole pages of the device's allocator: any allocation per frame
   // would show as 1000 x at least 2 MiB. The figure is device-wide, so ctest runs this test
-  // alone (RUN_SERIAL, tests/cuda_tests.cmake: every test named *DeviceMemory*); another
+  // alone (RUN_SERIAL, tests/CMakeLists.txt: every test named *DeviceMemory*); another
   // process using the GPU at the same time would still move it, hence both figures printed.
   EXPECT_EQ(after_all, after_first);
 }

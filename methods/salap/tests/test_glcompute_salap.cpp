@@ -115,7 +115,7 @@ TEST(GlComputeSalapStages, NearestTapsMatchTheReferenceClosely) {
 }
 
 // rgba8: the TAD is exactly the reference's 8-bit TAD (integer levels, the same half-up
-// rounding: shaders/salap_tad.comp). Each filter stage may land one grid step away where the
+// rounding: gl/shaders/salap_tad.comp). Each filter stage may land one grid step away where the
 // bilinear weight precision moves a value across a rounding boundary; such steps can
 // compound over the two filter stages. The shares of identical values are printed.
 TEST(GlComputeSalapStages, Rgba8StagesSitOnTheReferenceGrid) {

@@ -19,8 +19,8 @@
 // llvmpipe differ only where float rounding in the shader's sum crosses a rounding boundary.
 //
 // The winner-takes-all follows the gl (fragment) backend: float costs per group, a 24-bit
-// depth test across groups (shaders/salap_select.frag).
-// Tap layout, sums and store follow shaders/salap_horizontal.comp and salap_vertical.comp
+// depth test across groups (gl/shaders/salap_select.frag).
+// Tap layout, sums and store follow gl/shaders/salap_horizontal.comp and salap_vertical.comp
 // (and gl/salap_passes.cpp's tap layout), written here from their comments, not shared code.
 
 #include <algorithm>
@@ -92,7 +92,7 @@ inline ImageF llvmpipe_filter(const ImageF& cost, reference::Side side, const Sa
   return out;
 }
 
-/// Eq. 3-4 in float, in the order shaders/salap_select.frag evaluates them, on the 8-bit
+/// Eq. 3-4 in float, in the order gl/shaders/salap_select.frag evaluates them, on the 8-bit
 /// quadrant costs as the shader reads them.
 inline float select_cost(const float q[4], const SalapParams& p) {
   const float cc = std::min(std::min(q[0], q[1]), std::min(q[2], q[3])) + p.beta;

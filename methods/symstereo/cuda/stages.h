@@ -1,5 +1,5 @@
 #pragma once
-/// \file cuda/symstereo/stages.h
+/// \file methods/symstereo/cuda/stages.h
 /// SymStereo (logN) on the GPU (Mota et al., ICASSP 2014, Sec. 3 and Algorithm 1), one file per
 /// stage, named as in reference/symstereo.h so each test compares a stage with its CPU twin:
 ///

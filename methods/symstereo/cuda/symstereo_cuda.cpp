@@ -95,7 +95,7 @@ class SymStereoCudaMatcher final : public cu::FrameMatcher<SymStereoParams, cu::
 
  private:
   [[nodiscard]] nlohmann::json facts() const override {
-    return {{"response_storage", "fp32"}};  // cuda/symstereo/NOTES.md: why not fp16
+    return {{"response_storage", "fp32"}};  // methods/symstereo/cuda/NOTES.md: why not fp16
   }
 
   Key key_for(const ImageView& left, DisparityRange range) const override {
@@ -148,7 +148,7 @@ class SymStereoCudaMatcher final : public cu::FrameMatcher<SymStereoParams, cu::
     out.dsi = std::move(d);
   }
 
-  /// The fewest bytes each stage moves (both views; cuda/symstereo/NOTES.md), for `bench`.
+  /// The fewest bytes each stage moves (both views; methods/symstereo/cuda/NOTES.md), for `bench`.
   [[nodiscard]] std::optional<cu::StageBytes> stage_bytes(const cu::ProblemSize& size) const override {
     const double px = size.pixels;
     const int padded = symstereo_padded_length(size.width, params_);

@@ -1,7 +1,7 @@
 #pragma once
-/// \file reference/symstereo.h
+/// \file methods/symstereo/reference/symstereo.h
 /// SymStereo (logN) on the CPU, written for clarity: one function per stage with the name of
-/// the CUDA stage in cuda/symstereo/stages.h. Mota et al., ICASSP 2014, Sec. 2.2 and
+/// the CUDA stage in methods/symstereo/cuda/stages.h. Mota et al., ICASSP 2014, Sec. 2.2 and
 /// Algorithm 1; FFTs by FFTW in single precision (fftwf), the energies in double.
 ///
 /// Pipeline (W x H images, N wavelets, the DSI over `range`):
@@ -29,7 +29,7 @@
 #include "core/image.h"
 
 namespace stereo {
-struct SymStereoParams;  // host/methods/symstereo.h
+struct SymStereoParams;  // methods/symstereo/params.h
 }
 
 namespace stereo::reference {

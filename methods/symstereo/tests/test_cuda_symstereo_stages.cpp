@@ -1,4 +1,4 @@
-// Each SymStereo CUDA stage (cuda/symstereo/stages.h) against the reference stage of the same
+// Each SymStereo CUDA stage (methods/symstereo/cuda/stages.h) against the reference stage of the same
 // name (reference/symstereo.h), on the reference's own inputs so a failure names one stage.
 // Tolerances: integer-valued stages (grey + flip, wta) bit-exact; the bank within 1e-6 relative
 // (double in both, one float rounding); the filter product within 1e-6 relative L2; the FFTs

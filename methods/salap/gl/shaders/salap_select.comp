@@ -4,7 +4,7 @@
 //   Ca = (C0+C1+C2+C3) / 4,  Cb = min(C0+C1, C0+C2, C2+C3, C1+C3) / 2 + alpha,
 //   Cc = min(C0, C1, C2, C3) + beta,  Cmin = min(Ca, Cb, Cc)   (NINE_WINDOWS 1)
 //   Cmin = Cc                                                  (NINE_WINDOWS 0, 4-window)
-// on costs normalised by tau and F (host/methods/salap.h), as reference::window_cost. Within the
+// on costs normalised by tau and F (methods/salap/params.h), as reference::window_cost. Within the
 // texel the smallest Cmin of the valid channels (d0+k < levels) wins, the first on a tie.
 //
 // Winner-takes-all across groups: compute has no depth test, so the fragment backend's

@@ -3,7 +3,7 @@
 //   Ca = (C0+C1+C2+C3) / 4,  Cb = min(C0+C1, C0+C2, C2+C3, C1+C3) / 2 + alpha,
 //   Cc = min(C0, C1, C2, C3) + beta,  Cmin = min(Ca, Cb, Cc)   (NINE_WINDOWS 1)
 //   Cmin = Cc                                                  (NINE_WINDOWS 0, 4-window)
-// on costs already normalised by tau and F (host/methods/salap.h), as reference::window_cost.
+// on costs already normalised by tau and F (methods/salap/params.h), as reference::window_cost.
 // Within the texel the smallest Cmin of the valid channels (d0+k < levels) wins, the first
 // channel on a tie; it goes to gl_FragDepth and its disparity to the R32F target. The depth
 // test (GL_LESS, depth cleared to 1.0 once per run, groups drawn in increasing d0) does the
