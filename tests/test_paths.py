@@ -1,0 +1,283 @@
+#!/usr/bin/python3
+"""The repository's pointers to itself (ctest `paths`).
+
+Three checks, each printing FILE:LINE and what is wrong:
+1. Every repository path that a comment (in code) or a document (*.md) names exists. A token is a
+   path when it starts with a top-level folder and a slash (`core/matcher.h`, `methods/*/cuda`,
+   and `host/`, the tree's old root), or has a slash inside and ends in a source extension
+   (`reference/adcensus.cpp`). It may be written from the repository root, or from the folder of
+   the file that names it or any folder above that one (a method's `reference/adcensus.cpp` is
+   its own). `*`, `<m>` and `{a,b}` are globs that must match at least once.
+2. Every Doxygen `\\file` tag names its own file, from the repository root.
+3. Every row of a docs/methods page's "Where each equation lives" table names, in backticks,
+   functions (`name()`) that are defined in the files it names beside them (`path`); a name
+   given as `file.h: name` is looked up in that file alone.
+Usage: test_paths.py SOURCE_DIR
+"""
+import fnmatch
+import glob
+import os
+import re
+import subprocess
+import sys
+
+TOP = ("app", "core", "cuda", "gl", "methods", "include", "python", "tests", "scripts", "docs",
+       "examples", "data", "fuzz", "cmake", "reference", "host")
+SOURCE_EXT = ("h", "hpp", "cpp", "c", "cu", "cuh", "frag", "comp", "vert", "glsl", "py", "pyi",
+              "sh", "cmake")
+CODE = {".h": "c", ".hpp": "c", ".cpp": "c", ".c": "c", ".cu": "c", ".cuh": "c", ".frag": "c",
+        ".comp": "c", ".vert": "c", ".glsl": "c", ".in": "c", ".py": "hash", ".pyi": "hash",
+        ".sh": "hash", ".cmake": "hash"}
+# Folders that hold no file of the repository: what .gitignore names (build trees, fetched
+# data, results) is read from it; these two a GPU machine copies into the checkout and lists in
+# .git/info/exclude (docs/architecture.md, "Build").
+NOT_TRACKED = ("gpu-kit/", "shared-data/")
+# Tokens that look like paths but name other projects' files, each with whose.
+NOT_PATHS = {
+    "nlohmann/": "nlohmann-json's headers (<nlohmann/json.hpp>)",
+    "include/stb": "Debian libstb-dev's header folder (/usr/include/stb)",
+    "include/imgui/": "Debian libimgui-dev's header folder (/usr/include/imgui)",
+    "include/dlpack/": "dmlc/dlpack's header, which python/dlpack.h restates",
+    "examples/data/": "the folder of package opencv-doc that data/fetch_public_pairs.sh unpacks",
+}
+TOKEN = re.compile(r"[A-Za-z0-9_.*<>{},/+-]+")
+URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")
+
+
+def ignored_prefixes(root):
+    """The top-level folders .gitignore names (`build*/`, `data/public/`, `out/`), as prefixes."""
+    prefixes = list(NOT_TRACKED)
+    try:
+        with open(os.path.join(root, ".gitignore"), encoding="utf-8") as f:
+            for line in f:
+                line = line.strip()
+                if line and not line.startswith(("#", "!")) and line.endswith("/"):
+                    prefixes.append(line.lstrip("/").rstrip("*/"))
+    except FileNotFoundError:
+        pass
+    return tuple(prefixes)
+
+
+def tracked_files(root):
+    try:
+        out = subprocess.run(["git", "-C", root, "ls-files"], check=True, capture_output=True,
+                             text=True).stdout.split("\n")
+        files = [f for f in out if f]
+        if files:
+            return files
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    # Not a git checkout (a copied tree): every file but build trees and hidden folders.
+    files = []
+    for d, dirs, names in os.walk(root):
+        dirs[:] = [x for x in dirs if not x.startswith((".", "build")) and
+                   x not in ("shared-data", "gpu-kit")]
+        files += [os.path.relpath(os.path.join(d, n), root) for n in names]
+    return files
+
+
+def checked(path):
+    base = os.path.basename(path)
+    ext = os.path.splitext(base)[1]
+    return base == "CMakeLists.txt" or ext == ".md" or ext in CODE
+
+
+def c_comments(text):
+    """The text with everything but comments blanked (newlines kept, so lines stay lines)."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(text[i:j])
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(text[i:j])
+            i = j
+        elif text.startswith('R"', i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            m = re.match(r'R"([^(\s]*)\(', text[i:])
+            end = text.find(")" + m.group(1) + '"', i) if m else -1
+            j = n if end < 0 else end + len(m.group(1)) + 2
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(re.sub(r"[^\n]", " ", text[i:j + 1]))
+            i = j + 1
+        else:
+            out.append(c if c == "\n" else " ")
+            i += 1
+    return "".join(out)
+
+
+def hash_comments(text, cmake):
+    """Comments of shell, Python and CMake: a # at a line's start or after a blank, outside quotes."""
+    lines = []
+    for line in text.split("\n"):
+        quote, keep = None, ""
+        for k, c in enumerate(line):
+            if quote:
+                quote = None if c == quote else quote
+            elif c in "\"'" and not cmake or c == '"':
+                quote = c
+            elif c == "#" and (k == 0 or line[k - 1] in " \t"):
+                keep = line[k:]
+                break
+        lines.append(keep)
+    return "\n".join(lines)
+
+
+def prose(path, text):
+    ext = os.path.splitext(path)[1]
+    if os.path.basename(path) == "CMakeLists.txt" or ext == ".cmake":
+        return hash_comments(text, cmake=True)
+    kind = CODE.get(ext)
+    if kind == "c":
+        return c_comments(text)
+    if kind == "hash":
+        return hash_comments(text, cmake=False)
+    # Markdown: code blocks too (they show commands and layouts that name files).
+    return text
+
+
+def looks_like_path(tok):
+    if "/" not in tok:
+        return False
+    first = tok.split("/", 1)[0]
+    if first in TOP:
+        return True
+    return bool(re.search(r"/[^/]*\.(%s)$" % "|".join(SOURCE_EXT), tok))
+
+
+def expand_braces(tok):
+    m = re.search(r"\{([^{}]*)\}", tok)
+    if not m:
+        return [tok]
+    return [x for alt in m.group(1).split(",")
+            for x in expand_braces(tok[:m.start()] + alt + tok[m.end():])]
+
+
+def exists(root, base, tok):
+    """Whether tok names something under root, written from root or from base or a folder above it."""
+    pattern = re.sub(r"<[^<>/]*>", "*", tok)
+    bases = [""]
+    d = base
+    while d:
+        bases.append(d)
+        d = os.path.dirname(d)
+    for alt in expand_braces(pattern):
+        for b in bases:
+            full = os.path.normpath(os.path.join(root, b, alt))
+            if not full.startswith(os.path.normpath(root)):
+                continue
+            if any(ch in alt for ch in "*?[") and glob.glob(full):
+                return True
+            if os.path.exists(full):
+                return True
+    return False
+
+
+def path_tokens(line, ignored):
+    line = URL.sub(" ", line)
+    for m in TOKEN.finditer(line):
+        tok = m.group(0)
+        before = line[m.start() - 1] if m.start() > 0 else " "
+        tok = tok.strip(",").rstrip(".:")
+        # `<GL/glew.h>`, `<cuda_runtime.h>`: a system header, not a file of ours.
+        if tok.startswith("<") and tok.endswith(">"):
+            continue
+        tok = tok.lstrip("<").rstrip(">")
+        if before in "$}@%~" or tok.startswith(("/", "../shared/", "~") + ignored):
+            continue  # a variable's path, an absolute path, the shared folder beside, an ignored tree
+        if re.match(r"[A-Z][A-Z0-9_]*/", tok):
+            continue  # under a folder the reader names: DIR/results.json, P/include/stereo/
+        if tok.startswith("../"):
+            yield tok
+            continue
+        if looks_like_path(tok) and not any(tok.startswith(p) for p in NOT_PATHS):
+            yield tok
+
+
+def check_paths(root, files):
+    bad = []
+    ignored = ignored_prefixes(root)
+    for path in files:
+        if not checked(path):
+            continue
+        try:
+            with open(os.path.join(root, path), encoding="utf-8") as f:
+                text = f.read()
+        except (UnicodeDecodeError, FileNotFoundError):
+            continue
+        for lineno, line in enumerate(prose(path, text).split("\n"), 1):
+            for tok in path_tokens(line, ignored):
+                if not exists(root, os.path.dirname(path), tok):
+                    bad.append(f"{path}:{lineno}: names '{tok}', which does not exist")
+        for lineno, line in enumerate(text.split("\n"), 1):
+            m = re.search(r"[\\@]file\s+(\S+)", line)
+            if m and m.group(1) != path and os.path.splitext(path)[1] != ".md":
+                bad.append(f"{path}:{lineno}: \\file {m.group(1)} is not this file's path {path}")
+    return bad
+
+
+def defines(text, name):
+    """Whether text defines function name: `name(` after a type, a `*`, `&` or a qualifier, at
+    a line's start or after an identifier (not as a call inside an expression)."""
+    pat = re.compile(r"(^|[\w*&>:]\s+|[*&]|::)" + re.escape(name) + r"\s*(<[^;{}()]*>)?\s*\(",
+                     re.M)
+    return bool(pat.search(text))
+
+
+def check_equation_tables(root):
+    bad = []
+    for page in sorted(glob.glob(os.path.join(root, "docs", "methods", "*.md"))):
+        rel = os.path.relpath(page, root)
+        with open(page, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        inside = False
+        for lineno, line in enumerate(lines, 1):
+            if line.startswith("#"):
+                inside = "where each equation lives" in line.lower()
+                continue
+            if not inside or not line.startswith("|") or set(line) <= set("|-: "):
+                continue
+            for cell in line.strip().strip("|").split("|"):
+                ticks = re.findall(r"`([^`]+)`", cell)
+                paths = [t for t in ticks if "/" in t and "(" not in t]
+                names = [t for t in ticks if t.endswith("()")]
+                if names and not paths:
+                    bad.append(f"{rel}:{lineno}: {', '.join(names)} without the file to find it in")
+                texts = {}
+                for p in paths:
+                    found = sorted(glob.glob(os.path.join(root, p)))
+                    if not found:
+                        bad.append(f"{rel}:{lineno}: names '{p}', which does not exist")
+                    for full in found:
+                        with open(full, encoding="utf-8") as f:
+                            texts[full] = f.read()
+                for name in names:
+                    fn = name[:-2].split("::")[-1]
+                    if texts and not any(defines(t, fn) for t in texts.values()):
+                        bad.append(f"{rel}:{lineno}: {name} is defined in none of {', '.join(paths)}")
+    return bad
+
+
+def main():
+    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
+    files = tracked_files(root)
+    bad = check_paths(root, files) + check_equation_tables(root)
+    for b in bad:
+        print(b)
+    pages = len(glob.glob(os.path.join(root, "docs", "methods", "*.md")))
+    print(f"{len(bad)} problems in {sum(1 for f in files if checked(f))} files and {pages} method pages")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
