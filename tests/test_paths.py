@@ -2,19 +2,19 @@
 """The repository's pointers to itself (ctest `paths`).
 
 Three checks, each printing FILE:LINE and what is wrong:
-1. Every repository path that a comment (in code) or a document (*.md) names exists. A token is a
-   path when it starts with a top-level folder and a slash (`core/matcher.h`, `methods/*/cuda`,
-   and `host/`, the tree's old root), or has a slash inside and ends in a source extension
-   (`reference/adcensus.cpp`). It may be written from the repository root, or from the folder of
-   the file that names it or any folder above that one (a method's `reference/adcensus.cpp` is
-   its own). `*`, `<m>` and `{a,b}` are globs that must match at least once.
+1. Every repository path that a comment (in code), a docstring or a document (*.md) names
+   exists. A token is a path when it starts with a top-level folder and a slash (`core/matcher.h`,
+   `methods/*/cuda`; the old root folder `host` too), or has a slash inside and ends in a source
+   extension (`view/test_view.cpp`). It may be written from the repository root, or from the
+   folder of the file that names it or any folder above that one (so a method's files name its
+   own `reference/` and `gl/shaders/` files from the method's folder). `*`, `<m>` and `{a,b}`
+   are globs that must match at least once.
 2. Every Doxygen `\\file` tag names its own file, from the repository root.
-3. Every row of a docs/methods page's "Where each equation lives" table names, in backticks,
-   functions (`name()`) that are defined in the files it names beside them (`path`); a name
-   given as `file.h: name` is looked up in that file alone.
+3. In every cell of a docs/methods page's "Where each equation lives" table, each backticked
+   function (`tad_cost()`) is defined, and each other backticked identifier (a model header's
+   constant) is named, in one of the files the same cell names in backticks.
 Usage: test_paths.py SOURCE_DIR
 """
-import fnmatch
 import glob
 import os
 import re
@@ -26,7 +26,7 @@ TOP = ("app", "core", "cuda", "gl", "methods", "include", "python", "tests", "sc
 SOURCE_EXT = ("h", "hpp", "cpp", "c", "cu", "cuh", "frag", "comp", "vert", "glsl", "py", "pyi",
               "sh", "cmake")
 CODE = {".h": "c", ".hpp": "c", ".cpp": "c", ".c": "c", ".cu": "c", ".cuh": "c", ".frag": "c",
-        ".comp": "c", ".vert": "c", ".glsl": "c", ".in": "c", ".py": "hash", ".pyi": "hash",
+        ".comp": "c", ".vert": "c", ".glsl": "c", ".py": "hash", ".pyi": "hash",
         ".sh": "hash", ".cmake": "hash"}
 # Folders that hold no file of the repository: what .gitignore names (build trees, fetched
 # data, results) is read from it; these two a GPU machine copies into the checkout and lists in
@@ -76,10 +76,15 @@ def tracked_files(root):
     return files
 
 
+def extension(path):
+    """The extension that says the file's language: a configured `builtin.cpp.in` is C++."""
+    root, ext = os.path.splitext(path)
+    return os.path.splitext(root)[1] if ext == ".in" else ext
+
+
 def checked(path):
-    base = os.path.basename(path)
-    ext = os.path.splitext(base)[1]
-    return base == "CMakeLists.txt" or ext == ".md" or ext in CODE
+    ext = extension(path)
+    return os.path.basename(path) == "CMakeLists.txt" or ext == ".md" or ext in CODE
 
 
 def c_comments(text):
@@ -134,12 +139,18 @@ def hash_comments(text, cmake):
 
 
 def prose(path, text):
-    ext = os.path.splitext(path)[1]
+    ext = extension(path)
     if os.path.basename(path) == "CMakeLists.txt" or ext == ".cmake":
         return hash_comments(text, cmake=True)
     kind = CODE.get(ext)
     if kind == "c":
         return c_comments(text)
+    if kind == "hash" and ext in (".py", ".pyi"):
+        # Python's docstrings are its documentation: kept beside the # comments.
+        comments = hash_comments(text, cmake=False).split("\n")
+        docs = re.sub(r'"""[\s\S]*?"""|[^\n]', lambda m: m.group(0) if len(m.group(0)) > 1 else " ",
+                      text).split("\n")
+        return "\n".join(c + " " + d for c, d in zip(comments, docs))
     if kind == "hash":
         return hash_comments(text, cmake=False)
     # Markdown: code blocks too (they show commands and layouts that name files).
@@ -219,22 +230,32 @@ def check_paths(root, files):
             for tok in path_tokens(line, ignored):
                 if not exists(root, os.path.dirname(path), tok):
                     bad.append(f"{path}:{lineno}: names '{tok}', which does not exist")
+        if CODE.get(extension(path)) != "c":
+            continue
         for lineno, line in enumerate(text.split("\n"), 1):
-            m = re.search(r"[\\@]file\s+(\S+)", line)
-            if m and m.group(1) != path and os.path.splitext(path)[1] != ".md":
+            # A Doxygen tag opens its comment line: `/// \file core/image.h`.
+            m = re.match(r"\s*(?://[/!]?|/\*[*!]?|\*)\s*[\\@]file\s+(\S+)", line)
+            if m and m.group(1) != path:
                 bad.append(f"{path}:{lineno}: \\file {m.group(1)} is not this file's path {path}")
     return bad
 
 
 def defines(text, name):
-    """Whether text defines function name: `name(` after a type, a `*`, `&` or a qualifier, at
-    a line's start or after an identifier (not as a call inside an expression)."""
-    pat = re.compile(r"(^|[\w*&>:]\s+|[*&]|::)" + re.escape(name) + r"\s*(<[^;{}()]*>)?\s*\(",
-                     re.M)
+    """Whether text defines function name: `name(` after a type, a `*`, `&`, `)` or a qualifier
+    (`void tad_cost(`, `Passes::run_group(`, `__launch_bounds__(...) fused_kernel(`), not a call
+    inside an expression."""
+    pat = re.compile(r"(^|[\w*&>)]\s+|[*&]|::)" + re.escape(name) + r"\s*(<[^;{}()]*>)?\s*\(", re.M)
     return bool(pat.search(text))
 
 
+def names(text, name):
+    """Whether text holds name as a whole word (a constant or a type of a model header)."""
+    return bool(re.search(r"(?<![\w])" + re.escape(name) + r"(?![\w])", text))
+
+
 def check_equation_tables(root):
+    """Every cell of a "Where each equation lives" table: each `function()` is defined, and each
+    other `identifier` named, in one of the `paths` of the same cell."""
     bad = []
     for page in sorted(glob.glob(os.path.join(root, "docs", "methods", "*.md"))):
         rel = os.path.relpath(page, root)
@@ -247,24 +268,30 @@ def check_equation_tables(root):
                 continue
             if not inside or not line.startswith("|") or set(line) <= set("|-: "):
                 continue
-            for cell in line.strip().strip("|").split("|"):
+            for cell in re.split(r"(?<!\\)\|", line.strip().strip("|")):
                 ticks = re.findall(r"`([^`]+)`", cell)
                 paths = [t for t in ticks if "/" in t and "(" not in t]
-                names = [t for t in ticks if t.endswith("()")]
-                if names and not paths:
-                    bad.append(f"{rel}:{lineno}: {', '.join(names)} without the file to find it in")
-                texts = {}
+                functions = [t[:-2] for t in ticks if re.fullmatch(r"[A-Za-z_][\w:]*\(\)", t)]
+                words = [t for t in ticks if re.fullmatch(r"[A-Za-z_][\w:]*", t)]
+                if (functions or words) and not paths:
+                    bad.append(f"{rel}:{lineno}: {', '.join(functions + words)} without the file to find it in")
+                    continue
+                texts = []
                 for p in paths:
                     found = sorted(glob.glob(os.path.join(root, p)))
                     if not found:
                         bad.append(f"{rel}:{lineno}: names '{p}', which does not exist")
                     for full in found:
                         with open(full, encoding="utf-8") as f:
-                            texts[full] = f.read()
-                for name in names:
-                    fn = name[:-2].split("::")[-1]
-                    if texts and not any(defines(t, fn) for t in texts.values()):
-                        bad.append(f"{rel}:{lineno}: {name} is defined in none of {', '.join(paths)}")
+                            texts.append(f.read())
+                if not texts:
+                    continue
+                for fn in functions:
+                    if not any(defines(t, fn.split("::")[-1]) for t in texts):
+                        bad.append(f"{rel}:{lineno}: {fn}() is defined in none of {', '.join(paths)}")
+                for w in words:
+                    if not any(names(t, w.split("::")[-1]) for t in texts):
+                        bad.append(f"{rel}:{lineno}: {w} is named in none of {', '.join(paths)}")
     return bad
 
 
