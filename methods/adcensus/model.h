@@ -1,10 +1,18 @@
 #pragma once
 /// \file methods/adcensus/model.h
-/// What Mei et al.'s AD-Census specifies, shared by the CPU reference and the CUDA stages: the
-/// census window (Sec. 2.1), the order of the cross arms (Sec. 2.2), the penalty divisors of
-/// the scanline optimisation (Sec. 2.3), and the outlier labels and interpolation directions
-/// of the refinement (Sec. 2.4). Both backends include this header and neither includes the
-/// other; only the tests see both (tests/test_adcensus_model.cpp checks it against the paper).
+/// What Mei et al.'s AD-Census fixes beyond its parameters, held once: the census window
+/// (Sec. 2.1: the reference's census_transform and census.cu read it), the order of the cross
+/// arms (Sec. 2.2: the reference's CrossArms channels; the GPU's uchar4 stores the same order as
+/// x, y, z, w), the penalty divisors of the scanline optimisation (Sec. 2.3: both backends), and
+/// the outlier labels and interpolation directions of the refinement (Sec. 2.4: both backends).
+/// Both backends include this header and neither includes the other; only the tests see both
+/// (methods/adcensus/tests/test_adcensus_model.cpp checks it against the paper).
+///
+/// No formula of the costs lives here: the cost of eq. 1-3 is computed twice, in double with
+/// std::exp by the reference (reference/adcensus.cpp, ad_census_cost) and in float with __expf
+/// and precomputed reciprocals by the kernels (cuda/cost_device.cuh, ad_census_cost_at), because a
+/// reference that shared the kernel's formula could not catch a mistake in it. The map from each
+/// equation to the two functions is docs/methods/adcensus.md, "Where each equation lives".
 
 #include <cstdint>
 
