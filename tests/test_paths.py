@@ -15,6 +15,7 @@ Three checks, each printing FILE:LINE and what is wrong:
    constant) is named, in one of the files the same cell names in backticks.
 Usage: test_paths.py SOURCE_DIR
 """
+import functools
 import glob
 import os
 import re
@@ -174,6 +175,7 @@ def expand_braces(tok):
             for x in expand_braces(tok[:m.start()] + alt + tok[m.end():])]
 
 
+@functools.lru_cache(maxsize=None)
 def exists(root, base, tok):
     """Whether tok names something under root, written from root or from base or a folder above it."""
     pattern = re.sub(r"<[^<>/]*>", "*", tok)
