@@ -68,12 +68,14 @@ def tracked_files(root):
             return files
     except (OSError, subprocess.CalledProcessError):
         pass
-    # Not a git checkout (a copied tree): every file but build trees and hidden folders.
+    # Not a git checkout (a copied tree): every file but hidden folders and what git would ignore.
     files = []
+    ignored = ignored_prefixes(root)
     for d, dirs, names in os.walk(root):
-        dirs[:] = [x for x in dirs if not x.startswith((".", "build")) and
-                   x not in ("shared-data", "gpu-kit")]
-        files += [os.path.relpath(os.path.join(d, n), root) for n in names]
+        rel = os.path.relpath(d, root)
+        rel = "" if rel == "." else rel + "/"
+        dirs[:] = [x for x in dirs if not x.startswith(".") and not (rel + x + "/").startswith(ignored)]
+        files += [rel + n for n in names]
     return files
 
 
