@@ -12,7 +12,8 @@ Three checks, each printing FILE:LINE and what is wrong:
 2. Every Doxygen `\\file` tag names its own file, from the repository root.
 3. In every cell of a docs/methods page's "Where each equation lives" table, each backticked
    function (`tad_cost()`) is defined, and each other backticked identifier (a model header's
-   constant) is named, in one of the files the same cell names in backticks.
+   constant) is named, in one of the files the same cell names in backticks. Every page has that
+   table but a peer's (a method folder without reference/, such as sgbm's OpenCV call).
 Usage: test_paths.py SOURCE_DIR
 """
 import functools
@@ -265,6 +266,12 @@ def check_equation_tables(root):
         rel = os.path.relpath(page, root)
         with open(page, encoding="utf-8") as f:
             lines = f.read().split("\n")
+        # A method of its own needs the map; a peer's folder (sgbm: OpenCV's, no reference/) not.
+        name = os.path.splitext(os.path.basename(page))[0]
+        peer = os.path.isdir(os.path.join(root, "methods", name)) and \
+            not os.path.isdir(os.path.join(root, "methods", name, "reference"))
+        if not peer and not any(l.startswith("#") and "where each equation lives" in l.lower() for l in lines):
+            bad.append(f"{rel}: has no section \"Where each equation lives\"")
         inside = False
         for lineno, line in enumerate(lines, 1):
             if line.startswith("#"):
