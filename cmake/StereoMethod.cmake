@@ -13,14 +13,14 @@
 #     [TESTS_CUDA <src>...]   ... of stereo_cuda_tests (when CUDA is enabled)
 #     [DEFINES <def>...])     definitions for register.cpp beyond the build's STEREO_WITH_*
 #
-# The folder's info.cpp (the paper's description) and register.cpp (register_<folder>, which adds
-# it and each backend this build has) go to stereo_methods; build/generated/methods/builtin.cpp, generated once
-# every folder is added, calls register_<folder> for each. Explicit calls rather than static
-# self-registration: an object file of a static library that nothing references is never linked,
-# so a self-registering backend would silently vanish. The test sources are collected here and
-# given to the test executables by tests/CMakeLists.txt; the manifest written at the end
-# (stereo_write_method_manifest) lets a test check that every registered method has its tests
-# and its docs page.
+# The folder's info.cpp (the paper's description) and register.cpp (register_<folder>, which adds it
+# and each backend this build has) go to stereo_methods; build/generated/methods/builtin.cpp,
+# generated once every folder is added, calls register_<folder> for each. Explicit calls rather than
+# static self-registration: an object file of a static library that nothing references is never
+# linked, so a self-registering backend would silently vanish. The test sources are collected here
+# and given to the test executables by tests/CMakeLists.txt; the manifest written at the end
+# (stereo_write_method_manifest) lets a test check that every registered method has its tests and
+# its docs page.
 
 function(stereo_add_method folder)
   cmake_parse_arguments(PARSE_ARGV 1 M "" ""
@@ -82,8 +82,9 @@ function(stereo_add_method folder)
   set_property(GLOBAL APPEND PROPERTY STEREO_METHOD_MANIFEST "${row}")
 endfunction()
 
-# Writes build/generated/methods/builtin.cpp (one register_<folder> call per stereo_add_method) and the manifest
-# the layout test reads. Called by methods/CMakeLists.txt after its add_subdirectory lines.
+# Writes build/generated/methods/builtin.cpp (one register_<folder> call per stereo_add_method) and
+# the manifest the layout test reads. Called by methods/CMakeLists.txt after its add_subdirectory
+# lines.
 function(stereo_finish_methods)
   get_property(folders GLOBAL PROPERTY STEREO_METHOD_FOLDERS)
   set(STEREO_METHOD_DECLARATIONS "")

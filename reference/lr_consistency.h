@@ -1,9 +1,9 @@
 #pragma once
 /// \file reference/lr_consistency.h
 /// The left-right consistency test that several methods share: AD-Census's outlier detection
-/// (Mei et al. Sec. 2.4, methods/adcensus/reference/adcensus_refine.h) and Chang and Maruyama's ground control
-/// points (eq. 10, methods/crossrt/reference/crossrt.h). One definition here, one CUDA twin in
-/// cuda/shared/lr_consistency.cuh.
+/// (Mei et al. Sec. 2.4, methods/adcensus/reference/adcensus_refine.h) and Chang and Maruyama's
+/// ground control points (eq. 10, methods/crossrt/reference/crossrt.h). One definition here, one
+/// CUDA twin in cuda/shared/lr_consistency.cuh.
 
 #include <cmath>
 

@@ -75,7 +75,8 @@ def tracked_files(root):
     for d, dirs, names in os.walk(root):
         rel = os.path.relpath(d, root)
         rel = "" if rel == "." else rel + "/"
-        dirs[:] = [x for x in dirs if not x.startswith(".") and not (rel + x + "/").startswith(ignored)]
+        dirs[:] = [x for x in dirs
+                   if not x.startswith(".") and not (rel + x + "/").startswith(ignored)]
         files += [rel + n for n in names]
     return files
 
@@ -107,7 +108,7 @@ def c_comments(text):
             j = n if j < 0 else j + 2
             out.append(text[i:j])
             i = j
-        elif text.startswith('R"', i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+        elif text.startswith('R"', i) and (i == 0 or not re.match(r"\w", text[i - 1])):
             m = re.match(r'R"([^(\s]*)\(', text[i:])
             end = text.find(")" + m.group(1) + '"', i) if m else -1
             j = n if end < 0 else end + len(m.group(1)) + 2
@@ -126,7 +127,7 @@ def c_comments(text):
 
 
 def hash_comments(text, cmake):
-    """Comments of shell, Python and CMake: a # at a line's start or after a blank, outside quotes."""
+    """Comments of shell, Python and CMake: a # at a line's start or after a blank, out of quotes."""
     lines = []
     for line in text.split("\n"):
         quote, keep = None, ""
@@ -180,7 +181,7 @@ def expand_braces(tok):
 
 @functools.lru_cache(maxsize=None)
 def exists(root, base, tok):
-    """Whether tok names something under root, written from root or from base or a folder above it."""
+    """Whether tok names something under root, from root, from base or from a folder above it."""
     pattern = re.sub(r"<[^<>/]*>", "*", tok)
     bases = [""]
     d = base
@@ -210,7 +211,7 @@ def path_tokens(line, ignored):
             continue
         tok = tok.lstrip("<").rstrip(">")
         if before in "$}@%~" or tok.startswith(("/", "../shared/", "~") + ignored):
-            continue  # a variable's path, an absolute path, the shared folder beside, an ignored tree
+            continue  # a variable's, an absolute path, the shared folder beside, an ignored tree
         if re.match(r"[A-Z][A-Z0-9_]*/", tok):
             continue  # under a folder the reader names: DIR/results.json, P/include/stereo/
         if tok.startswith("../"):
@@ -270,7 +271,8 @@ def check_equation_tables(root):
         name = os.path.splitext(os.path.basename(page))[0]
         peer = os.path.isdir(os.path.join(root, "methods", name)) and \
             not os.path.isdir(os.path.join(root, "methods", name, "reference"))
-        if not peer and not any(l.startswith("#") and "where each equation lives" in l.lower() for l in lines):
+        heads = [l.lower() for l in lines if l.startswith("#")]
+        if not peer and not any("where each equation lives" in h for h in heads):
             bad.append(f"{rel}: has no section \"Where each equation lives\"")
         inside = False
         for lineno, line in enumerate(lines, 1):
@@ -285,7 +287,8 @@ def check_equation_tables(root):
                 functions = [t[:-2] for t in ticks if re.fullmatch(r"[A-Za-z_][\w:]*\(\)", t)]
                 words = [t for t in ticks if re.fullmatch(r"[A-Za-z_][\w:]*", t)]
                 if (functions or words) and not paths:
-                    bad.append(f"{rel}:{lineno}: {', '.join(functions + words)} without the file to find it in")
+                    named = ", ".join(functions + words)
+                    bad.append(f"{rel}:{lineno}: {named} without the file to find it in")
                     continue
                 texts = []
                 for p in paths:
@@ -313,7 +316,8 @@ def main():
     for b in bad:
         print(b)
     pages = len(glob.glob(os.path.join(root, "docs", "methods", "*.md")))
-    print(f"{len(bad)} problems in {sum(1 for f in files if checked(f))} files and {pages} method pages")
+    scanned = sum(1 for f in files if checked(f))
+    print(f"{len(bad)} problems in {scanned} files and {pages} method pages")
     return 1 if bad else 0
 
 

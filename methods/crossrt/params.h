@@ -28,7 +28,7 @@ struct CrossRtParams {
   // and Sec. V's windows for images twice the size, W_x = 41 and W_y = 61, are exactly the
   // doubled radii (2 * 10, 2 * 15) as widths, where a per-side reading would double to 42 and
   // 62. Sec. IV-B's loop "dx = 1 .. W_x" on each side reads per side instead: --set wx=21
-  // --set wy=31 (README "crossrt" has both readings' figures).
+  // --set wy=31 (docs/methods/crossrt.md has both readings' figures).
   int wx = 10;              // longest horizontal arm on each side: (W_x - 1) / 2, W_x = 21
   int wy = 15;              // longest vertical arm on each side: (W_y - 1) / 2, W_y = 31
   int tc = 13;              // TC: brightness threshold of the arms (|L(p) - L(q)| < TC, 0..255), Table II
@@ -37,7 +37,7 @@ struct CrossRtParams {
   // parabola through the aggregated costs (reference::crossrt::wta_subpixel) before the median,
   // fill and scale-up; the GCP test still compares the integer WTA maps. At K = 2 one level is
   // two full-size pixels, so the paper's integer maps miss the 1 px threshold wherever the WTA
-  // rounds the wrong way; README "crossrt" has the figures with and without it. 0 = the paper.
+  // rounds the wrong way; docs/methods/crossrt.md has the figures with and without it. 0 = the paper.
   int subpixel = 1;
 
   template <class B>

@@ -8,7 +8,7 @@
 /// Parameters of every backend; the defaults are the paper's Table III unless a comment says
 /// why not.
 ///
-/// Choices the paper leaves open (measured on Middlebury v2, see README "ESAW and ESMP"):
+/// Choices the paper leaves open (measured on Middlebury v2: docs/methods/esaw.md and esmp.md):
 ///  - Delta_c, the colour distance of the adaptive weight (`colour`): the paper computes its
 ///    weight "as in [17]" (Sec. III-A), and [17] (Yoon and Kweon) measures Delta_c as the
 ///    Euclidean distance in CIELab; it does not say in which units. The default, `lab8`, is that
@@ -113,7 +113,7 @@ struct EsawParams {
 struct EsmpParams {
   int iterations = 8;      // T, Table III
   // b of eq. 4, Table III. Its steps 482 and 1349 (iterations 7, 8) reach past every v2 image,
-  // so those passes do nothing here; base = 2.0 measures 7.71 against 8.82 (README).
+  // so those passes do nothing here; base = 2.0 measures 7.71 against 8.82 (docs/methods/esmp.md).
   float base = 2.80f;
   float gamma_c = 18.0f;   // Table III
   float gamma_p = 29.0f;   // Table III
@@ -121,8 +121,8 @@ struct EsmpParams {
   float lambda = 0.15f;    // eq. 3 scale, Table III
   float c = 1.0f;          // slope of V(x) = min(c|x|, eta), eq. 10, Table III
   float eta_factor = 0.0375f;  // eta = eta_factor * d_max, Table III (d_max read as levels - 1)
-  // How eq. 13-16 are read (README "ESMP readings", measured avg of 12 on Middlebury v2 at
-  // Table III's settings):
+  // How eq. 13-16 are read (docs/methods/esmp.md "Readings of eq. 13-16", measured avg of 12 on
+  // Middlebury v2 at Table III's settings):
   //  literal: every sample of every pass is a message, as eq. 14/16 are written (8.82; 7.71
   //           with base 2.0). Min-sum with a truncated linear V is idempotent and a weighted mean
   //           of messages is a fixed point of it, so this is ESAW on cost2msg(C0) with ESMP's

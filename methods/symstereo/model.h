@@ -29,7 +29,7 @@ constexpr float SYMSTEREO_EPSILON = 0.1f;
 /// at least twice the longest wavelength (lambda_1 m^(N-1)), rounded up to a length whose only
 /// prime factors are 2, 3, 5 and 7 (fast in FFTW and cuFFT), and never more than 2 x width:
 /// the row and its mirror image are the row's even extension, periodic with period 2W, whose
-/// circular filtering is exact for any wavelength (README, "SymStereo"), so a bank whose
+/// circular filtering is exact for any wavelength (docs/methods/symstereo.md), so a bank whose
 /// longest wavelength exceeds the row costs 2W samples, not millions. Not in the paper, whose
 /// filters span the epipolar line itself: a row's FFT is circular, so without the extension
 /// the last pixels' responses would mix in the first ones' (and the right view's clamped

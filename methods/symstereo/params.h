@@ -20,7 +20,7 @@ struct SymStereoParams {
   float ratio = 1.05f;           // m of eq. 1, lambda_k = m lambda_(k-1); Fig. 3: m = 1.05
   // The filter shape is not in this paper, which defers to Antunes & Barreto (ICCV-W 2011; not
   // in the suite): both values below are choices, from a small sweep on the Middlebury v2
-  // scenes (README, "SymStereo"; average bad > 1 nonocc 23.3 % here against 37.7 % with the
+  // scenes (docs/methods/symstereo.md, "Accuracy"; average bad > 1 nonocc 23.3 % here against 37.7 % with the
   // usual log-Gabor values lambda_1 = 3, sigma/omega0 = 0.55 of Kovesi's phase-congruency
   // banks). With N = 30 and m = 1.05 the wavelengths then span 6 .. 24.8 px: longer filters
   // are the only support a per-pixel cost without aggregation has, and Fig. 3's smooth maps

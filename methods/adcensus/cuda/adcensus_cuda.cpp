@@ -35,7 +35,7 @@ namespace ca = cu::adcensus;
 // scanline. Beyond it one view's launches already fill the GPU (1080p: 2 x (1920 + 1080) path
 // warps a view against 3,168 resident on an H100 at the kernel's 24 warps per SM; measured
 // there, the concurrent aggregation was 1 % slower) and the set would cost GBs. A choice of
-// this suite, measured on Teddy (README); the maps are the same either way.
+// this suite, measured on Teddy (methods/adcensus/cuda/NOTES.md); the maps are the same either way.
 constexpr std::size_t CONCURRENT_CELLS = std::size_t(1) << 26;
 
 /// Every device buffer of one problem (cuda/workspace.h).

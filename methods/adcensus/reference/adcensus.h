@@ -51,8 +51,9 @@ CensusImage census_transform(const ImageU8& grey);
 
 /// Eq. 1-3: C(p, d) = rho(Hamming(census_L(p), census_R(p - d)), lambda_census)
 ///                  + rho(mean |RGB_L(p) - RGB_R(p - d)|, lambda_AD).
-/// A match p - d outside the right image gets the documented out-of-image cost (see
-/// AdCensusParams / README). `right_view` computes the right view's volume: p + d instead.
+/// A match p - d outside the right image gets the documented out-of-image cost (see AdCensusParams,
+/// docs/methods/adcensus.md "Readings and choices"). `right_view` computes the right view's volume:
+/// p + d instead.
 CostVolume ad_census_cost(const ImageU8& left_rgb, const ImageU8& right_rgb, const CensusImage& left_census,
                           const CensusImage& right_census, DisparityRange range, const AdCensusParams& params,
                           bool right_view = false);

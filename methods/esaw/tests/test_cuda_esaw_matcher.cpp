@@ -112,7 +112,7 @@ TEST(CudaEsawMatcher, EsmpV2CropsAgreeWithCpu) {
 }
 
 // The whole v2 set (the acceptance figure) under both colour readings; a few seconds of CPU per
-// scene. The bad-pixel figures printed are the CPU's (README "ESAW and ESMP").
+// scene. The bad-pixel figures printed are the CPU's (docs/methods/esaw.md, docs/methods/esmp.md).
 TEST(CudaEsawMatcher, WholeV2ScenesAgreeWithCpu) {
   STEREO_REQUIRE_CUDA();
   for (const std::string colour : CUDA_COLOURS) {

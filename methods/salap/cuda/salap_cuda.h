@@ -31,7 +31,7 @@ struct SalapCudaOptions {
   std::string path = "fused";  // the fused kernel; "stages" runs one kernel per stage and level
   int d_chunk = 0;             // levels per fused block; 0 = enough chunks for ~4 waves of blocks
   int smem_limit = 0;          // bytes; 0 = the GPU's opt-in limit (cudaDevAttrMaxSharedMemoryPerBlockOptin)
-  std::string arithmetic = "float";  // the method's numbers; "half" trades precision for speed (methods/salap/cuda/NOTES.md)
+  std::string arithmetic = "float";  // the method's numbers; "half" trades precision for speed (NOTES.md)
 
   template <class B>
   void describe(B& b) {

@@ -187,7 +187,7 @@ TEST(CudaSalapHalf, RandomPairsAgreeWithFloat) {
 }
 
 // On real scenes: how often half picks another level than float, and what it does to the
-// bad-pixel rate (printed; NOTES.md and README quote the H100 figures).
+// bad-pixel rate (printed; NOTES.md and docs/methods/salap.md quote the H100 figures).
 TEST(CudaSalapHalf, MiddleburyV2AgainstFloat) {
   STEREO_REQUIRE_CUDA();
   const std::filesystem::path root = data_root() / "middlebury-v2";

@@ -332,7 +332,7 @@ class SalapMiddlebury : public ::testing::Test {
   }
 };
 
-// The README's bar: the CPU reference's 9-window nonocc at most 1.0 point above Table 1.
+// The bar of docs/methods/salap.md: the CPU reference's 9-window nonocc at most 1.0 point above Table 1.
 TEST_F(SalapMiddlebury, NineWindowWithinOnePointOfTable1) {
   struct Row {
     const char* scene;
@@ -358,7 +358,7 @@ TEST_F(SalapMiddlebury, EightBitModelStaysCloseToFloat) {
 }
 
 // Table 1's 4-window rows (Tsukuba 7.63, Venus 9.04) are reported beside the measured figures,
-// float and 8-bit, and not gated: the README sets no bar for them (Venus float lands 1.07
+// float and 8-bit, and not gated: docs/methods/salap.md sets no bar for them (Venus float lands 1.07
 // points above the paper). What is gated is what Table 1 shows of the variant: one quadrant
 // per window is worse than the 9-window method on both scenes, by more than a point.
 TEST_F(SalapMiddlebury, FourWindowVariantAgainstTable1) {

@@ -1,6 +1,6 @@
-// Winner-takes-all over the DSI: the largest joint energy wins (E_S and E_A are 1 for a
-// perfectly symmetric / anti-symmetric signal, which a true match makes of the left row and
-// the mirrored right row; README). One thread per pixel walks the levels; for a fixed level
+// Winner-takes-all over the DSI: the largest joint energy wins (E_S and E_A are 1 for a perfectly
+// symmetric / anti-symmetric signal, which a true match makes of the left row and the mirrored
+// right row; docs/methods/symstereo.md). One thread per pixel walks the levels; for a fixed level
 // the threads of a warp read consecutive x, so every read is coalesced.
 
 #include <string>

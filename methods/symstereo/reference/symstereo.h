@@ -157,7 +157,7 @@ Dsi energy(const Responses& left, const Responses& right_flipped_back, int width
 
 /// Disparity of every pixel: range.min + the level of the largest energy (the first on ties).
 /// The maximum because E_S and E_A are each 1 for a perfectly (anti-)symmetric signal, which a
-/// true match makes of the left row and the mirrored right row (README; test on Tsukuba).
+/// true match makes of the left row and the mirrored right row (docs/methods/symstereo.md; test on Tsukuba).
 ImageF wta(const Dsi& dsi);
 
 /// All stages on one pair (what the cpu Matcher runs), for tests: the DSI of a grey or RGB pair.
