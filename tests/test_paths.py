@@ -283,7 +283,7 @@ def check_equation_tables(root):
                 continue
             for cell in re.split(r"(?<!\\)\|", line.strip().strip("|")):
                 ticks = re.findall(r"`([^`]+)`", cell)
-                paths = [t for t in ticks if "/" in t and "(" not in t]
+                paths = list(dict.fromkeys(t for t in ticks if "/" in t and "(" not in t))
                 functions = [t[:-2] for t in ticks if re.fullmatch(r"[A-Za-z_][\w:]*\(\)", t)]
                 words = [t for t in ticks if re.fullmatch(r"[A-Za-z_][\w:]*", t)]
                 if (functions or words) and not paths:
