@@ -7,8 +7,9 @@ Three checks, each printing FILE:LINE and what is wrong:
    `methods/*/cuda`; the old root folder `host` too), or has a slash inside and ends in a source
    extension (`view/test_view.cpp`). It may be written from the repository root, or from the
    folder of the file that names it or any folder above that one (so a method's files name its
-   own `reference/` and `gl/shaders/` files from the method's folder). `*`, `<m>` and `{a,b}`
-   are globs that must match at least once.
+   own `reference/` and `gl/shaders/` files from the method's folder), or from include/ (the
+   public headers as a consumer includes them). `*`, `<m>` and `{a,b}` are globs that must match
+   at least once.
 2. Every Doxygen `\\file` tag names its own file, from the repository root.
 3. In every cell of a docs/methods page's "Where each equation lives" table, each backticked
    function (`tad_cost()`) is defined, and each other backticked identifier (a model header's
@@ -183,7 +184,7 @@ def expand_braces(tok):
 def exists(root, base, tok):
     """Whether tok names something under root, from root, from base or from a folder above it."""
     pattern = re.sub(r"<[^<>/]*>", "*", tok)
-    bases = [""]
+    bases = ["", "include"]  # include/: the public headers as a consumer names them (stereo/io.h)
     d = base
     while d:
         bases.append(d)
