@@ -2,14 +2,14 @@
 """The repository's pointers to itself (ctest `paths`).
 
 Three checks, each printing FILE:LINE and what is wrong:
-1. Every repository path that a comment (in code), a docstring or a document (*.md) names
-   exists. A token is a path when it starts with a top-level folder and a slash (`core/matcher.h`,
+1. Every repository path that a comment (in code), a docstring or a document (*.md) names exists.
+   A token is a path when it starts with a top-level folder and a slash (`core/matcher.h`,
    `methods/*/cuda`; the old root folder `host` too), or has a slash inside and ends in a source
-   extension (`view/test_view.cpp`). It may be written from the repository root, or from the
-   folder of the file that names it or any folder above that one (so a method's files name its
-   own `reference/` and `gl/shaders/` files from the method's folder), or from include/ (the
-   public headers as a consumer includes them). `*`, `<m>` and `{a,b}` are globs that must match
-   at least once.
+   extension (`view/test_view.cpp`). It may be written from the repository root, or from the folder
+   of the file that names it or any folder above that one (so a method's files name its own
+   `reference/` and `gl/shaders/` files from the method's folder), or from include/ or a method's
+   include/ (the public headers as a consumer includes them). `*`, `<m>` and `{a,b}` are globs that
+   must match at least once.
 2. Every Doxygen `\\file` tag names its own file, from the repository root.
 3. In every cell of a docs/methods page's "Where each equation lives" table, each backticked
    function (`tad_cost()`) is defined, and each other backticked identifier (a model header's
@@ -184,7 +184,8 @@ def expand_braces(tok):
 def exists(root, base, tok):
     """Whether tok names something under root, from root, from base or from a folder above it."""
     pattern = re.sub(r"<[^<>/]*>", "*", tok)
-    bases = ["", "include"]  # include/: the public headers as a consumer names them (stereo/io.h)
+    # include/ and each method's include folder: the public headers as a consumer names them.
+    bases = ["", "include", "methods/*/include"]
     d = base
     while d:
         bases.append(d)
@@ -194,7 +195,7 @@ def exists(root, base, tok):
             full = os.path.normpath(os.path.join(root, b, alt))
             if not full.startswith(os.path.normpath(root)):
                 continue
-            if any(ch in alt for ch in "*?[") and glob.glob(full):
+            if any(ch in full[len(root):] for ch in "*?[") and glob.glob(full):
                 return True
             if os.path.exists(full):
                 return True
@@ -210,7 +211,11 @@ def path_tokens(line, ignored):
         # `<GL/glew.h>`, `<cuda_runtime.h>`: a system header, not a file of ours.
         if tok.startswith("<") and tok.endswith(">"):
             continue
-        tok = tok.lstrip("<").rstrip(">")
+        # An unmatched bracket is the text's (`<see core/image.h>`); `methods/<folder>` keeps its pair.
+        if tok.startswith("<") and tok.count("<") > tok.count(">"):
+            tok = tok[1:]
+        if tok.endswith(">") and tok.count(">") > tok.count("<"):
+            tok = tok[:-1]
         if before in "$}@%~" or tok.startswith(("/", "../shared/", "~") + ignored):
             continue  # a variable's, an absolute path, the shared folder beside, an ignored tree
         if re.match(r"[A-Z][A-Z0-9_]*/", tok):
