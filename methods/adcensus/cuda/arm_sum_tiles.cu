@@ -40,8 +40,8 @@ SharedLimits shared_limits() {
 }
 
 // The tile of one pass along a line of `length`: the fewest instructions (tile_cost) among the
-// sizes that keep enough blocks resident. Measured on the H100 (cuda/adcensus/NOTES.md, rounds
-// 7 and 8), L1 = 34:
+// sizes that keep enough blocks resident. Measured on the H100 (methods/adcensus/cuda/NOTES.md,
+// rounds 7 and 8), L1 = 34:
 // - A count pass holds two integrals (44 KB a block at 120): five blocks per SM at 96 and 120,
 //   four at 128, whose lost fifth measured 0.6 % slower at 1920 columns where it saves 1.7 % of
 //   the instructions; so 128 only where it saves at least 5 % (Teddy's 375 rows: three tiles

@@ -1,7 +1,7 @@
 #pragma once
-/// \file reference/adcensus.h
+/// \file methods/adcensus/reference/adcensus.h
 /// AD-Census on the CPU, written for clarity: plain loops, one function per stage with the
-/// same name as the CUDA stage in cuda/adcensus/stages.h, so tests compare stage against
+/// same name as the CUDA stage in methods/adcensus/cuda/stages.h, so tests compare stage against
 /// stage. X. Mei, X. Sun, M. Zhou, S. Jiao, H. Wang, X. Zhang, "On building an accurate stereo
 /// matching system on graphics hardware", ICCV Workshops 2011 (Sec. 2; parameters Table 1).
 ///
@@ -32,7 +32,7 @@
 #include "reference/grey.h"  // grey_image, the pipeline's first stage
 
 namespace stereo {
-struct AdCensusParams;  // host/methods/adcensus.h
+struct AdCensusParams;  // methods/adcensus/params.h
 }
 
 namespace stereo::reference {
@@ -60,8 +60,9 @@ struct CostImages {
 
 /// Eq. 1-3: C(p, d) = rho(Hamming(census_L(p), census_R(p - d)), lambda_census)
 ///                  + rho(mean |RGB_L(p) - RGB_R(p - d)|, lambda_AD).
-/// A match p - d outside the right image gets the documented out-of-image cost (see
-/// AdCensusParams / README). `right_view` computes the right view's volume: p + d instead.
+/// A match p - d outside the right image gets the documented out-of-image cost (see AdCensusParams,
+/// docs/methods/adcensus.md "Readings and choices"). `right_view` computes the right view's volume:
+/// p + d instead.
 CostVolume ad_census_cost(const CostImages& images, DisparityRange range, const AdCensusParams& params,
                           bool right_view = false);
 
