@@ -146,26 +146,6 @@ __device__ void block_scan(T* prefix, T* totals, int rows, int warp, int lane) {
 // What a pass does with the combined region's pixel counts beyond counting them (CountT).
 enum class Counts { NONE, STORE, LOAD };
 
-// The kernel's arguments, one struct passed by value (the kernel reads them from its parameter
-// space as it did the separate parameters they replace).
-struct ArmSumArgs {
-  const __half* in;
-  __half* out;
-  const uchar4* arms;
-  const uchar4* other_arms;
-  int sign;
-  int min_d;
-  const float* divide;
-  int width;
-  int height;
-  int levels;
-  bool horizontal;
-  int max_arm;
-  float scale;
-  CostInputs cost;
-  std::uint16_t* counts;
-};
-
 // One 1D arm sum of a tile. CountT is void without the count column (the first pass of an
 // iteration, or the own region's precomputed `divide`), else the count integral's type.
 // FUSED computes the cost (eq. 1-3) instead of reading `in`. TILE_SIZE positions a block.
@@ -173,25 +153,16 @@ struct ArmSumArgs {
 // layout); LOAD (CountT void) divides each cell by the count read from `counts`, i.e. the
 // second pass of a later iteration of the same order, which then neither gathers the first
 // pass's arms nor scans a second column.
+// The parameters stay separate scalars, not one struct: with a struct nvcc 13 versions the
+// tile loops less (the PTX of every instantiation shrinks by about half: fewer unswitched
+// copies of the load and output loops), a code shape no one has timed against NOTES.md's
+// measurements. Its launch helpers (launch_tiles, launch_arm_sum) take theirs in ArmSumPass.
 template <class CountT, bool FUSED, int TILE_SIZE, Counts COUNTS>
 __global__ void __launch_bounds__(LANES * WARPS)
-    arm_sum_kernel(const ArmSumArgs args) {
-  // The arguments under their own names, the pointers restricted as kernel parameters were.
-  const __half* __restrict__ in = args.in;
-  __half* __restrict__ out = args.out;
-  const uchar4* __restrict__ arms = args.arms;
-  const uchar4* __restrict__ other_arms = args.other_arms;
-  const float* __restrict__ divide = args.divide;
-  std::uint16_t* __restrict__ counts = args.counts;
-  const int sign = args.sign;
-  const int min_d = args.min_d;
-  const int width = args.width;
-  const int height = args.height;
-  const int levels = args.levels;
-  const bool horizontal = args.horizontal;
-  const int max_arm = args.max_arm;
-  const float scale = args.scale;
-  const CostInputs& cost = args.cost;
+    arm_sum_kernel(const __half* __restrict__ in, __half* __restrict__ out, const uchar4* __restrict__ arms,
+                   const uchar4* __restrict__ other_arms, int sign, int min_d, const float* __restrict__ divide,
+                   int width, int height, int levels, bool horizontal, int max_arm, float scale, CostInputs cost,
+                   std::uint16_t* __restrict__ counts) {
   constexpr bool COUNT = !std::is_void_v<CountT>;
   static_assert(COUNTS != Counts::STORE || std::is_same_v<CountT, unsigned short>, "stored counts are 16-bit");
   static_assert(COUNTS != Counts::LOAD || !COUNT, "a pass either counts or loads the counts");
@@ -357,12 +328,11 @@ void launch_tiles(const ArmSumPass& pass, int shared_optin, cudaStream_t stream)
   const auto launch = [&](auto kernel) {
     if (bytes > 48 * 1024)
       CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-    const ArmSumArgs args{
+    kernel<<<dim3(unsigned(blocks_x), unsigned(blocks_y)), LANES * WARPS, bytes, stream>>>(
         reinterpret_cast<const __half*>(pass.in), reinterpret_cast<__half*>(pass.out), pass.arms, region.other_arms,
         region.sign, region.min_d, region.divide, width, height, levels, horizontal, max_arm,
         fixed_point_scale(max_arm), cost != nullptr ? *cost : CostInputs{},
-        region.store_counts != nullptr ? region.store_counts : const_cast<std::uint16_t*>(region.load_counts)};
-    kernel<<<dim3(unsigned(blocks_x), unsigned(blocks_y)), LANES * WARPS, bytes, stream>>>(args);
+        region.store_counts != nullptr ? region.store_counts : const_cast<std::uint16_t*>(region.load_counts));
   };
   require(!region.count_region || region.other_arms != nullptr,
           "adcensus/cuda aggregate_cost: the count pass needs the other view's arms");

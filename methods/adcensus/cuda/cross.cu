@@ -43,11 +43,12 @@ __device__ int arm_length(const uchar4* __restrict__ rgb, int width, int height,
   return length;
 }
 
-__global__ void arms_kernel(const uchar4* __restrict__ rgb, int width, int height, ArmRules rules,
-                            uchar4* __restrict__ out) {
+__global__ void arms_kernel(const uchar4* __restrict__ rgb, int width, int height, int l1, int l2, int tau1,
+                            int tau2, uchar4* __restrict__ out) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= width || y >= height) return;
+  const ArmRules rules{l1, l2, tau1, tau2};
   out[static_cast<std::size_t>(y) * width + x] =
       make_uchar4(std::uint8_t(arm_length(rgb, width, height, x, y, -1, 0, rules)),
                   std::uint8_t(arm_length(rgb, width, height, x, y, +1, 0, rules)),
@@ -89,9 +90,8 @@ void cross_arms(const DeviceImage<uchar4>& rgb, const AdCensusParams& params, De
   require(params.arm_l1 >= 1 && params.arm_l1 <= 256, [&] {
     return "adcensus/cuda cross_arms: arm_l1 must be in 1..256 (arms are bytes), got " + std::to_string(params.arm_l1);
   });
-  const ArmRules rules{params.arm_l1, params.arm_l2, params.tau1, params.tau2};
-  arms_kernel<<<grid_for(rgb.width, rgb.height), dim3(BLOCK_X, BLOCK_Y), 0, stream>>>(rgb.get(), rgb.width,
-                                                                                     rgb.height, rules, out.get());
+  arms_kernel<<<grid_for(rgb.width, rgb.height), dim3(BLOCK_X, BLOCK_Y), 0, stream>>>(
+      rgb.get(), rgb.width, rgb.height, params.arm_l1, params.arm_l2, params.tau1, params.tau2, out.get());
   CUDA_CHECK_LAUNCH();
 }
 

@@ -91,34 +91,10 @@ __global__ void inf_kernel(const float* __restrict__ disparity, const std::uint8
 // vote; the list keeps every warp busy.
 constexpr int VOTE_PIXELS = WARP * VOTE_WARPS;
 
-// The vote kernel's arguments, passed by value (read from the kernel's parameter space).
-struct VoteArgs {
-  const float* disparity;
-  const std::uint8_t* outliers;
-  const uchar4* arms;
-  int width;
-  int height;
-  int min_d;
-  int levels;
-  int tau_s;
-  double tau_h;
-  float* out_disparity;
-  std::uint8_t* out_outliers;
-};
-
-__global__ void __launch_bounds__(WARP * VOTE_WARPS) vote_kernel(const VoteArgs args) {
-  // The arguments under their own names, the pointers restricted as kernel parameters were.
-  const float* __restrict__ disparity = args.disparity;
-  const std::uint8_t* __restrict__ outliers = args.outliers;
-  const uchar4* __restrict__ arms = args.arms;
-  const int width = args.width;
-  const int height = args.height;
-  const int min_d = args.min_d;
-  const int levels = args.levels;
-  const int tau_s = args.tau_s;
-  const double tau_h = args.tau_h;
-  float* __restrict__ out_disparity = args.out_disparity;
-  std::uint8_t* __restrict__ out_outliers = args.out_outliers;
+__global__ void __launch_bounds__(WARP * VOTE_WARPS)
+    vote_kernel(const float* __restrict__ disparity, const std::uint8_t* __restrict__ outliers,
+                const uchar4* __restrict__ arms, int width, int height, int min_d, int levels, int tau_s,
+                double tau_h, float* __restrict__ out_disparity, std::uint8_t* __restrict__ out_outliers) {
   extern __shared__ int histograms[];  // [VOTE_WARPS][levels]
   __shared__ int listed;
   __shared__ int list[VOTE_PIXELS];
@@ -385,10 +361,9 @@ void region_voting_iteration(const DeviceImage<float>& disparity, const DeviceIm
   });
   const std::size_t pixels = disparity.count();
   const std::size_t bytes = static_cast<std::size_t>(VOTE_WARPS) * static_cast<std::size_t>(range.count) * sizeof(int);
-  const VoteArgs args{disparity.get(), outliers.get(), arms.get(), disparity.width, disparity.height, range.min,
-                      range.count, params.tau_s, double(params.tau_h), out_disparity.get(), out_outliers.get()};
-  const unsigned blocks = blocks_1d(pixels, VOTE_PIXELS, "adcensus/cuda region_voting");
-  vote_kernel<<<blocks, WARP * VOTE_WARPS, bytes, stream>>>(args);
+  vote_kernel<<<blocks_1d(pixels, VOTE_PIXELS, "adcensus/cuda region_voting"), WARP * VOTE_WARPS, bytes, stream>>>(
+      disparity.get(), outliers.get(), arms.get(), disparity.width, disparity.height, range.min, range.count,
+      params.tau_s, double(params.tau_h), out_disparity.get(), out_outliers.get());
   CUDA_CHECK_LAUNCH();
 }
 

@@ -105,43 +105,16 @@ __device__ __forceinline__ __half level_of(const Word (&w)[lane_word_count<V>], 
   return __ushort_as_half(static_cast<unsigned short>((j % 2) ? (u >> 16) : (u & 0xFFFFu)));
 }
 
-// The path kernel's arguments, one struct passed by value (the kernel reads them from its
-// parameter space as it did the separate parameters they replace).
-struct PathArgs {
-  const __half* cost;
-  const uchar4* ref;
-  const std::uint32_t* edges;
-  int words;
-  int width;
-  int height;
-  int levels;
-  int min_d;
-  int sign;
-  Penalties pen;
-  int tau_so;
-  Paths paths;
-};
-
 // WHOLE: the level count is a multiple of V, so each lane's levels are whole aligned words (one
 // vector load and one vector store a step instead of V 2-byte ones; ncu had the 2-byte stores of
 // the eq. 5 mean as most of its time, and the same shape here). GROUP lanes a line (GROUP x V
-// >= the level count).
+// >= the level count). The parameters stay separate: as restricted kernel parameters the
+// cost's loads go through the read-only path (ld.global.nc), which a struct of pointers loses.
 template <int V, bool WHOLE, int GROUP>
 __global__ void __launch_bounds__(WARP * PATH_WARPS)
-    path_kernel(const PathArgs args) {
-  // The arguments under their own names, the pointers restricted as kernel parameters were.
-  const __half* __restrict__ cost = args.cost;
-  const uchar4* __restrict__ ref = args.ref;
-  const std::uint32_t* __restrict__ edges = args.edges;
-  const int words = args.words;
-  const int width = args.width;
-  const int height = args.height;
-  const int levels = args.levels;
-  const int min_d = args.min_d;
-  const int sign = args.sign;
-  const Penalties& pen = args.pen;
-  const int tau_so = args.tau_so;
-  const Paths& paths = args.paths;
+    path_kernel(const __half* __restrict__ cost, const uchar4* __restrict__ ref, const std::uint32_t* __restrict__ edges,
+                int words, int width, int height, int levels, int min_d, int sign, Penalties pen, int tau_so,
+                Paths paths) {
   static_assert(V >= 2 && V <= 32, "a lane's levels are whole 32-bit words and one 32-bit window of edge bits");
   const int direction = static_cast<int>(blockIdx.y);
   const int rx = direction == 0 ? 1 : (direction == 1 ? -1 : 0);
@@ -362,19 +335,9 @@ void launch_paths(const DeviceVolume& cost, const uchar4* ref, const DeviceImage
   }
   const int lines = cost.width > cost.height ? cost.width : cost.height;
   const auto launch = [&](auto kernel) {
-    const PathArgs args{reinterpret_cast<const __half*>(cost.get()),
-                        ref,
-                        edges.get(),
-                        edge_words_per_row(cost.width),
-                        cost.width,
-                        cost.height,
-                        cost.range.count,
-                        cost.range.min,
-                        sign,
-                        pen,
-                        params.tau_so,
-                        paths};
-    kernel<<<dim3(unsigned(div_up(lines, PATH_WARPS * (WARP / GROUP))), 4u), WARP * PATH_WARPS, 0, stream>>>(args);
+    kernel<<<dim3(unsigned(div_up(lines, PATH_WARPS * (WARP / GROUP))), 4u), WARP * PATH_WARPS, 0, stream>>>(
+        reinterpret_cast<const __half*>(cost.get()), ref, edges.get(), edge_words_per_row(cost.width), cost.width,
+        cost.height, cost.range.count, cost.range.min, sign, pen, params.tau_so, paths);
   };
   if (cost.range.count % V == 0) launch(path_kernel<V, true, GROUP>);
   else launch(path_kernel<V, false, GROUP>);
