@@ -257,12 +257,13 @@ class AdCensusCudaMatcher final : public cu::FrameMatcher<AdCensusParams, AdCens
     // paths.lr as scratch. The right view's volume is the left one's, skewed
     // (right_view_from_left: the same pairs and, over the combined region, the same regions).
     const int max_arm = params_.arm_l1 - 1;
+    const ca::CostImages images{w.rgb_left, w.rgb_right, w.census_left, w.census_right};
     if (params_.aggregation_iterations == 0)
-      ca::ad_census_cost(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, false, w.cost_left, s);
+      ca::ad_census_cost(images, params_, false, w.cost_left, s);
     else
-      ca::ad_census_cost_aggregated(w.rgb_left, w.rgb_right, w.census_left, w.census_right, params_, false,
-                                    w.arms_left, w.arms_right, params_.aggregation_iterations, max_arm, w.paths.lr,
-                                    w.cost_left, s, w.keep_counts ? &w.counts : nullptr);
+      ca::ad_census_cost_aggregated(images, params_, {w.arms_left, w.arms_right, false, max_arm},
+                                    params_.aggregation_iterations, {w.paths.lr, w.cost_left}, s,
+                                    w.keep_counts ? &w.counts : nullptr);
     if (both_views) ca::right_view_from_left(w.cost_left, params_.out_of_image_cost, w.cost_right, s);
     clock.lap("cost+aggregate");
 
@@ -270,13 +271,13 @@ class AdCensusCudaMatcher final : public cu::FrameMatcher<AdCensusParams, AdCens
     // is fused into the mean. The left C2 stays for the adjustment and sub-pixel steps; the
     // right view's is never stored (and its paths are the second set when the views run at
     // once).
+    const ca::RgbPair rgb{w.rgb_left, w.rgb_right};
     for_views(s, side, both_views, [&](bool right_view, cudaStream_t on) {
       if (right_view)
-        ca::scanline_disparity(w.cost_right, w.rgb_left, w.rgb_right, params_, true, side ? w.paths_right : w.paths,
-                               w.disparity_right, on);
+        ca::scanline_disparity(w.cost_right, rgb, params_, true, side ? w.paths_right : w.paths, w.disparity_right,
+                               on);
       else
-        ca::scanline_optimize(w.cost_left, w.rgb_left, w.rgb_right, params_, false, w.paths, w.cost_left,
-                              &w.disparity_left, on);
+        ca::scanline_optimize(w.cost_left, rgb, params_, false, w.paths, w.cost_left, &w.disparity_left, on);
     });
     clock.lap("scanline+wta");
 

@@ -27,21 +27,20 @@ __global__ void cost_kernel(CostInputs in, int height, int levels, __half* __res
 
 }  // namespace
 
-void ad_census_cost(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
-                    const DeviceImage<std::uint64_t>& left_census, const DeviceImage<std::uint64_t>& right_census,
-                    const AdCensusParams& params, bool right_view, DeviceVolume& out, cudaStream_t stream) {
-  const int w = left_rgb.width;
-  const int h = left_rgb.height;
-  require(right_rgb.width == w && right_rgb.height == h && left_census.width == w && left_census.height == h &&
-              right_census.width == w && right_census.height == h && out.width == w && out.height == h,
+void ad_census_cost(const CostImages& images, const AdCensusParams& params, bool right_view, DeviceVolume& out,
+                    cudaStream_t stream) {
+  const int w = images.left_rgb.width;
+  const int h = images.left_rgb.height;
+  require(images.right_rgb.width == w && images.right_rgb.height == h && images.left_census.width == w &&
+              images.left_census.height == h && images.right_census.width == w && images.right_census.height == h &&
+              out.width == w && out.height == h,
           "adcensus/cuda ad_census_cost: images, census images and volume must have one size");
   require(out.range.count >= 1, "adcensus/cuda ad_census_cost: disparity count must be >= 1");
   const std::size_t blocks = (out.count() + COST_BLOCK - 1) / COST_BLOCK;
   require(blocks <= 0x7FFFFFFFu, [&] {
     return "adcensus/cuda ad_census_cost: volume of " + std::to_string(out.count()) + " cells exceeds one grid";
   });
-  const CostInputs in =
-      make_cost_inputs(left_rgb, right_rgb, left_census, right_census, params, right_view, out.range.min);
+  const CostInputs in = make_cost_inputs(images, params, right_view, out.range.min);
   cost_kernel<<<static_cast<unsigned>(blocks), COST_BLOCK, 0, stream>>>(in, h, out.range.count,
                                                                        reinterpret_cast<__half*>(out.get()));
   CUDA_CHECK_LAUNCH();

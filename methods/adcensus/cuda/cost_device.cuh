@@ -25,17 +25,15 @@ struct CostInputs {
   float out_of_image = 0.0f;
 };
 
-inline CostInputs make_cost_inputs(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
-                                   const DeviceImage<std::uint64_t>& left_census,
-                                   const DeviceImage<std::uint64_t>& right_census, const AdCensusParams& params,
-                                   bool right_view, int min_d) {
-  require_int_pixels(left_rgb.width, left_rgb.height, "adcensus/cuda cost");
+inline CostInputs make_cost_inputs(const CostImages& images, const AdCensusParams& params, bool right_view,
+                                   int min_d) {
+  require_int_pixels(images.left_rgb.width, images.left_rgb.height, "adcensus/cuda cost");
   CostInputs in;
-  in.ref = right_view ? right_rgb.get() : left_rgb.get();
-  in.other = right_view ? left_rgb.get() : right_rgb.get();
-  in.ref_census = right_view ? right_census.get() : left_census.get();
-  in.other_census = right_view ? left_census.get() : right_census.get();
-  in.width = left_rgb.width;
+  in.ref = right_view ? images.right_rgb.get() : images.left_rgb.get();
+  in.other = right_view ? images.left_rgb.get() : images.right_rgb.get();
+  in.ref_census = right_view ? images.right_census.get() : images.left_census.get();
+  in.other_census = right_view ? images.left_census.get() : images.right_census.get();
+  in.width = images.left_rgb.width;
   in.min_d = min_d;
   in.sign = right_view ? +1 : -1;
   in.inv_lambda_census = 1.0f / params.lambda_census;

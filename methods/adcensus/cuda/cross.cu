@@ -12,8 +12,20 @@ namespace {
 constexpr int BLOCK_X = 32;
 constexpr int BLOCK_Y = 8;
 
+// The rules' parameters (Sec. 2.2): the arm limits L1 and L2, the colour thresholds tau1, tau2.
+struct ArmRules {
+  int l1;
+  int l2;
+  int tau1;
+  int tau2;
+};
+
 __device__ int arm_length(const uchar4* __restrict__ rgb, int width, int height, int x, int y, int dx, int dy,
-                          int l1, int l2, int tau1, int tau2) {
+                          const ArmRules& rules) {
+  const int l1 = rules.l1;
+  const int l2 = rules.l2;
+  const int tau1 = rules.tau1;
+  const int tau2 = rules.tau2;
   const uchar4 p = rgb[static_cast<std::size_t>(y) * width + x];
   uchar4 predecessor = p;
   int length = 0;
@@ -36,11 +48,12 @@ __global__ void arms_kernel(const uchar4* __restrict__ rgb, int width, int heigh
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= width || y >= height) return;
+  const ArmRules rules{l1, l2, tau1, tau2};
   out[static_cast<std::size_t>(y) * width + x] =
-      make_uchar4(std::uint8_t(arm_length(rgb, width, height, x, y, -1, 0, l1, l2, tau1, tau2)),
-                  std::uint8_t(arm_length(rgb, width, height, x, y, +1, 0, l1, l2, tau1, tau2)),
-                  std::uint8_t(arm_length(rgb, width, height, x, y, 0, -1, l1, l2, tau1, tau2)),
-                  std::uint8_t(arm_length(rgb, width, height, x, y, 0, +1, l1, l2, tau1, tau2)));
+      make_uchar4(std::uint8_t(arm_length(rgb, width, height, x, y, -1, 0, rules)),
+                  std::uint8_t(arm_length(rgb, width, height, x, y, +1, 0, rules)),
+                  std::uint8_t(arm_length(rgb, width, height, x, y, 0, -1, rules)),
+                  std::uint8_t(arm_length(rgb, width, height, x, y, 0, +1, rules)));
 }
 
 // Integer sums, so both counts are exact (the reference sums ones in double: also exact).

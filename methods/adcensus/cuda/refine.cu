@@ -88,7 +88,8 @@ __global__ void inf_kernel(const float* __restrict__ disparity, const std::uint8
 // and puts it on the block's list if it is an outlier; then each warp votes for the listed
 // pixels in turn (the region's histogram in its own slice of shared memory). One warp per
 // pixel of the image, as before, launched 2 M warps at 1080p for the 5-14 % of pixels that
-// vote; the list keeps every warp busy.
+// vote; the list keeps every warp busy. Its pointers stay restricted kernel parameters rather
+// than members of one struct, which would lose the read-only loads (as path_kernel's did).
 constexpr int VOTE_PIXELS = WARP * VOTE_WARPS;
 
 __global__ void __launch_bounds__(WARP * VOTE_WARPS)

@@ -7,10 +7,13 @@
 ///   census.cu     pack_rgb, grey_image, census_transform (9x7: 62 bits)
 ///   cost.cu       ad_census_cost                    eq. 1-3
 ///   cross.cu      cross_arms, region_sizes          Sec. 2.2 enhanced rules
-///   aggregate.cu  aggregate_cost                    one H-V / V-H iteration, 1D prefix sums
+///   aggregate.cu  aggregate_cost                    one H-V / V-H iteration: two arm-sum passes
 ///                 ad_census_cost_aggregated         eq. 1-3 fused into iteration 1, then the rest
+///     arm_sum.cu        the arm-sum pass: a tile's 1D fixed-point integral (arm_sum.h, internal)
+///     arm_sum_tiles.cu  the pass's tile size, shared memory and fixed-point scale
 ///   right_view.cu right_view_from_left              the right view's volume: the left's, skewed
-///   scanline.cu   scanline_optimize                 eq. 4-5, 4 paths, one warp per scanline
+///   scanline.cu   scanline_optimize, scanline_disparity   eq. 5 (the mean) and the fused WTA
+///     scanline_paths.cu the four paths of eq. 4, a lane group per scanline (scanline_paths.cuh)
 ///   wta.cu        winner_takes_all                  smallest d wins a tie
 ///   refine.cu     left_right_check ... median_3x3   Sec. 2.4
 ///   memory.cu     uploads, downloads, poison        tests and set-up (fp16 <-> float)
@@ -104,11 +107,25 @@ void grey_image(const DeviceImage<uchar4>& rgb, DeviceImage<std::uint8_t>& out, 
 void census_transform(const DeviceImage<std::uint8_t>& grey, DeviceImage<std::uint64_t>& out,
                       cudaStream_t stream = nullptr);
 
+/// The two views' images on the device that the cost (eq. 1-3) reads: packed RGBA and census
+/// codes, all of one size (as reference::CostImages on the host).
+struct CostImages {
+  const DeviceImage<uchar4>& left_rgb;
+  const DeviceImage<uchar4>& right_rgb;
+  const DeviceImage<std::uint64_t>& left_census;
+  const DeviceImage<std::uint64_t>& right_census;
+};
+
+/// The two views' packed RGBA images (the scanline stage's D1 and D2 colour differences).
+struct RgbPair {
+  const DeviceImage<uchar4>& left;
+  const DeviceImage<uchar4>& right;
+};
+
 /// Eq. 1-3 for every pixel and level into `out` (whose range is the one searched).
 /// `right_view`: the right image is the reference and p is matched with p + d.
-void ad_census_cost(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
-                    const DeviceImage<std::uint64_t>& left_census, const DeviceImage<std::uint64_t>& right_census,
-                    const AdCensusParams& params, bool right_view, DeviceVolume& out, cudaStream_t stream = nullptr);
+void ad_census_cost(const CostImages& images, const AdCensusParams& params, bool right_view, DeviceVolume& out,
+                    cudaStream_t stream = nullptr);
 
 /// Enhanced cross arms (Sec. 2.2), uchar4 = (left, right, up, down) (adcensus::Arm), as
 /// reference::cross_arms.
@@ -121,32 +138,50 @@ void cross_arms(const DeviceImage<uchar4>& rgb, const AdCensusParams& params, De
 void region_sizes(const DeviceImage<uchar4>& arms, DeviceImage<float>& h_then_v, DeviceImage<float>& v_then_h,
                   cudaStream_t stream = nullptr);
 
+/// p's own support region (reference::aggregate_cost without other_arms): its cross arms and
+/// its pixel counts for both sum orders (region_sizes). `max_arm` bounds every arm (arm_l1 - 1):
+/// it sizes the shared-memory halo, and longer arms are clipped to it.
+struct OwnRegion {
+  const DeviceImage<uchar4>& arms;
+  const DeviceImage<float>& h_then_v;
+  const DeviceImage<float>& v_then_h;
+  int max_arm = 0;
+};
+
+/// Zhang et al.'s combined region (reference::aggregate_cost with other_arms): at level k every
+/// arm is the shorter of p's (`arms`, this view) and pd's (`other_arms`, the other view; pd =
+/// p - d, or p + d with `right_view`). `max_arm` as in OwnRegion.
+struct CombinedRegion {
+  const DeviceImage<uchar4>& arms;
+  const DeviceImage<uchar4>& other_arms;
+  bool right_view = false;
+  int max_arm = 0;
+};
+
+/// The volumes an aggregation writes: the first 1D arm sum of an iteration goes to `scratch`,
+/// the second to `out`. Both have the cost's size and range, and differ from each other.
+struct AggregationVolumes {
+  DeviceVolume& scratch;
+  DeviceVolume& out;
+};
+
 /// One aggregation iteration (1-based, as reference::aggregate_cost): the first 1D arm sum
-/// from `cost` into `scratch`, the second from `scratch` into `out`, divided by the region
-/// size of that order. `out` may be `cost` (the iteration then runs in place of its input).
-/// `max_arm` bounds every arm (arm_l1 - 1): it sizes the shared-memory halo, and longer arms
-/// are clipped to it.
-void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, const DeviceImage<float>& h_then_v,
-                    const DeviceImage<float>& v_then_h, int iteration, int max_arm, DeviceVolume& scratch,
-                    DeviceVolume& out, cudaStream_t stream = nullptr);
+/// from `cost` into `to.scratch`, the second from there into `to.out`, divided by the region
+/// size of that order. `to.out` may be `cost` (the iteration then runs in place of its input).
+void aggregate_cost(const DeviceVolume& cost, const OwnRegion& region, int iteration, const AggregationVolumes& to,
+                    cudaStream_t stream = nullptr);
 
-/// Fused eq. 1-3 and aggregation iteration 1: `out` = aggregate_cost(ad_census_cost(...), arms,
-/// 1) without storing C (the first pass computes each cost as it loads it, in fp32). `out`'s
-/// range is the one searched.
-void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
-                               const DeviceImage<std::uint64_t>& left_census,
-                               const DeviceImage<std::uint64_t>& right_census, const AdCensusParams& params,
-                               bool right_view, const DeviceImage<uchar4>& arms, const DeviceImage<float>& h_then_v,
-                               const DeviceImage<float>& v_then_h, int max_arm, DeviceVolume& scratch,
-                               DeviceVolume& out, cudaStream_t stream = nullptr);
+/// Fused eq. 1-3 and aggregation iteration 1: `to.out` = aggregate_cost(ad_census_cost(...),
+/// region, 1) without storing C (the first pass computes each cost as it loads it, in fp32).
+/// `to.out`'s range is the one searched.
+void ad_census_cost_aggregated(const CostImages& images, const AdCensusParams& params, bool right_view,
+                               const OwnRegion& region, const AggregationVolumes& to, cudaStream_t stream = nullptr);
 
-/// aggregate_cost over Zhang et al.'s combined region, as reference::aggregate_cost with
-/// other_arms: at level k every arm is the shorter of p's (`arms`, this view) and pd's
-/// (`other_arms`, the other view; pd = p - d, or p + d with `right_view`), and the second pass
-/// divides by that region's pixel count, counted per (p, d) as it sums; where pd lies outside
-/// the other image the region is p alone (the cell keeps its cost). The matcher's choice.
-void aggregate_cost(const DeviceVolume& cost, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
-                    bool right_view, int iteration, int max_arm, DeviceVolume& scratch, DeviceVolume& out,
+/// aggregate_cost over the combined region, as reference::aggregate_cost with other_arms:
+/// the second pass divides by that region's pixel count, counted per (p, d) as it sums; where
+/// pd lies outside the other image the region is p alone (the cell keeps its cost). The
+/// matcher's choice.
+void aggregate_cost(const DeviceVolume& cost, const CombinedRegion& region, int iteration, const AggregationVolumes& to,
                     cudaStream_t stream = nullptr);
 
 /// The combined region's pixel count per (p, d) for each sum order, one 16-bit integer a cell
@@ -168,16 +203,14 @@ struct RegionCounts {
 
 /// Eq. 1-3 and `iterations` (>= 1) aggregation iterations over the combined region, as
 /// reference::ad_census_cost followed by reference::aggregate_cost(..., other_arms, i,
-/// right_view) for i = 1..iterations, into `out` (whose range is the one searched): C is never
-/// stored (the first pass of iteration 1 computes it in fp32), the later iterations run in
-/// place on `out` with `scratch` between their two passes. With `counts` (volume-sized) the
-/// counts of iterations 1 and 2 are kept for the later ones. What the matcher runs.
-void ad_census_cost_aggregated(const DeviceImage<uchar4>& left_rgb, const DeviceImage<uchar4>& right_rgb,
-                               const DeviceImage<std::uint64_t>& left_census,
-                               const DeviceImage<std::uint64_t>& right_census, const AdCensusParams& params,
-                               bool right_view, const DeviceImage<uchar4>& arms, const DeviceImage<uchar4>& other_arms,
-                               int iterations, int max_arm, DeviceVolume& scratch, DeviceVolume& out,
-                               cudaStream_t stream = nullptr, RegionCounts* counts = nullptr);
+/// right_view) for i = 1..iterations, for the view `region.right_view`, into `to.out` (whose
+/// range is the one searched): C is never stored (the first pass of iteration 1 computes it in
+/// fp32), the later iterations run in place on `to.out` with `to.scratch` between their two
+/// passes. With `counts` (volume-sized) the counts of iterations 1 and 2 are kept for the later
+/// ones. What the matcher runs.
+void ad_census_cost_aggregated(const CostImages& images, const AdCensusParams& params, const CombinedRegion& region,
+                               int iterations, const AggregationVolumes& to, cudaStream_t stream = nullptr,
+                               RegionCounts* counts = nullptr);
 
 /// reference::right_view_from_left: right(x, y, d) = left(x + d, y, d) where x + d lies inside
 /// the image, else out_of_image_cost (rounded to fp16), for a cost or combined-region
@@ -205,15 +238,13 @@ inline int edge_words_per_row(int width) { return (width + 31) / 32 + 1; }
 /// may be `cost` (the paths are complete before the mean overwrites it). When
 /// `disparity` is not null the same pass also writes the winner of the fp32 mean (the fused
 /// WTA; ties go to the smaller d) as range.min + k.
-void scanline_optimize(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rgb,
-                       const DeviceImage<uchar4>& right_rgb, const AdCensusParams& params, bool right_view,
+void scanline_optimize(const DeviceVolume& cost, const RgbPair& rgb, const AdCensusParams& params, bool right_view,
                        PathVolumes& paths, DeviceVolume& out, DeviceImage<float>* disparity = nullptr,
                        cudaStream_t stream = nullptr);
 
 /// scanline_optimize without storing C2: the paths and the fused WTA only (the right view,
 /// whose C2 nothing reads, saves a volume write).
-void scanline_disparity(const DeviceVolume& cost, const DeviceImage<uchar4>& left_rgb,
-                        const DeviceImage<uchar4>& right_rgb, const AdCensusParams& params, bool right_view,
+void scanline_disparity(const DeviceVolume& cost, const RgbPair& rgb, const AdCensusParams& params, bool right_view,
                         PathVolumes& paths, DeviceImage<float>& disparity, cudaStream_t stream = nullptr);
 
 /// Disparity (range.min + k) of the smallest cost per pixel; the smallest d wins a tie.

@@ -160,9 +160,12 @@ CensusImage census_transform(const ImageU8& grey) {
   return census;
 }
 
-CostVolume ad_census_cost(const ImageU8& left_rgb, const ImageU8& right_rgb, const CensusImage& left_census,
-                          const CensusImage& right_census, DisparityRange range, const AdCensusParams& params,
+CostVolume ad_census_cost(const CostImages& images, DisparityRange range, const AdCensusParams& params,
                           bool right_view) {
+  const ImageU8& left_rgb = images.left_rgb;
+  const ImageU8& right_rgb = images.right_rgb;
+  const CensusImage& left_census = images.left_census;
+  const CensusImage& right_census = images.right_census;
   require_rgb(left_rgb, "left image");
   require_rgb(right_rgb, "right image");
   require(right_rgb.same_size(left_rgb.width, left_rgb.height) && left_census.same_size(left_rgb.width, left_rgb.height) &&

@@ -49,13 +49,21 @@ using CensusImage = Image<std::uint64_t>;
 /// read the nearest edge pixel (clamp-to-edge).
 CensusImage census_transform(const ImageU8& grey);
 
+/// The two views' images the cost (eq. 1-3) reads: RGB and census codes, all of one size (as
+/// cu::adcensus::CostImages on the device).
+struct CostImages {
+  const ImageU8& left_rgb;
+  const ImageU8& right_rgb;
+  const CensusImage& left_census;
+  const CensusImage& right_census;
+};
+
 /// Eq. 1-3: C(p, d) = rho(Hamming(census_L(p), census_R(p - d)), lambda_census)
 ///                  + rho(mean |RGB_L(p) - RGB_R(p - d)|, lambda_AD).
 /// A match p - d outside the right image gets the documented out-of-image cost (see AdCensusParams,
 /// docs/methods/adcensus.md "Readings and choices"). `right_view` computes the right view's volume:
 /// p + d instead.
-CostVolume ad_census_cost(const ImageU8& left_rgb, const ImageU8& right_rgb, const CensusImage& left_census,
-                          const CensusImage& right_census, DisparityRange range, const AdCensusParams& params,
+CostVolume ad_census_cost(const CostImages& images, DisparityRange range, const AdCensusParams& params,
                           bool right_view = false);
 
 /// Enhanced cross construction (Sec. 2.2, rules 1-3 with L1, L2, tau1, tau2).

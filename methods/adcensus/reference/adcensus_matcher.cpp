@@ -32,46 +32,46 @@ class AdCensusCpu final : public reference::CpuMatcher<AdCensusParams> {
   PassInspector* inspector() override { return keep_ ? &kept_ : nullptr; }
 
   StereoResult match(const ImageU8& left_input, const ImageU8& right_input, DisparityRange range) override {
-    namespace ref = reference;
     StereoResult result;
-    ref::HostStageClock clock(result.timing);
+    reference::HostStageClock clock(result.timing);
     const std::string& stop = params_.refine;
     const bool both_views = stop != "none";
 
     const ImageU8 left = to_rgb(left_input);
     const ImageU8 right = to_rgb(right_input);
-    const ref::CensusImage left_census = ref::census_transform(ref::grey_image(left));
-    const ref::CensusImage right_census = ref::census_transform(ref::grey_image(right));
-    ref::CostVolume cost_left = ref::ad_census_cost(left, right, left_census, right_census, range, params_, false);
+    const reference::CensusImage left_census = reference::census_transform(reference::grey_image(left));
+    const reference::CensusImage right_census = reference::census_transform(reference::grey_image(right));
+    reference::CostVolume cost_left =
+        reference::ad_census_cost({left, right, left_census, right_census}, range, params_, false);
     clock.lap("cost");
 
     // Both views' arms: each view's region at d combines p's cross with pd's (Zhang et al.).
-    const ref::CrossArms arms_left = ref::cross_arms(left, params_);
-    const ref::CrossArms arms_right = ref::cross_arms(right, params_);
+    const reference::CrossArms arms_left = reference::cross_arms(left, params_);
+    const reference::CrossArms arms_right = reference::cross_arms(right, params_);
     clock.lap("cross");
 
     for (int i = 1; i <= params_.aggregation_iterations; ++i)
-      cost_left = ref::aggregate_cost(cost_left, arms_left, arms_right, i, false);
+      cost_left = reference::aggregate_cost(cost_left, arms_left, arms_right, i, false);
     // The right view's region at (x, d) is the left view's at (x + d, d) and its cost the same
     // pair's: its aggregated volume is the left one's, skewed (right_view_from_left).
-    ref::CostVolume cost_right;
-    if (both_views) cost_right = ref::right_view_from_left(cost_left, params_.out_of_image_cost);
+    reference::CostVolume cost_right;
+    if (both_views) cost_right = reference::right_view_from_left(cost_left, params_.out_of_image_cost);
     clock.lap("aggregate");
 
-    const ref::CostVolume c2_left = ref::scanline_optimize(cost_left, left, right, params_, false);
+    const reference::CostVolume c2_left = reference::scanline_optimize(cost_left, left, right, params_, false);
     cost_left = {};
-    ref::CostVolume c2_right;
-    if (both_views) c2_right = ref::scanline_optimize(cost_right, left, right, params_, true);
+    reference::CostVolume c2_right;
+    if (both_views) c2_right = reference::scanline_optimize(cost_right, left, right, params_, true);
     if (keep_)
-      ref::keep_adcensus_stages(kept_, {left_census, right_census, arms_left, arms_right,
+      reference::keep_adcensus_stages(kept_, {left_census, right_census, arms_left, arms_right,
                                         both_views ? &cost_right : nullptr, c2_left,
                                         both_views ? &c2_right : nullptr});
     cost_right = {};
     clock.lap("scanline");
 
-    ImageF disparity = ref::winner_takes_all(c2_left);
+    ImageF disparity = reference::winner_takes_all(c2_left);
     ImageF right_disparity;
-    if (both_views) right_disparity = ref::winner_takes_all(c2_right);
+    if (both_views) right_disparity = reference::winner_takes_all(c2_right);
     c2_right = {};
     clock.lap("wta");
 
@@ -82,29 +82,29 @@ class AdCensusCpu final : public reference::CpuMatcher<AdCensusParams> {
     };
     if (stop == "none") return finish(std::move(disparity));
 
-    ref::RefinedDisparity refined{disparity, ref::left_right_check(disparity, right_disparity, range)};
+    reference::RefinedDisparity refined{disparity, reference::left_right_check(disparity, right_disparity, range)};
     clock.lap("refine lrc");
-    if (stop == "lrc") return finish(ref::with_outliers_as_inf(refined.disparity, refined.outliers));
+    if (stop == "lrc") return finish(reference::with_outliers_as_inf(refined.disparity, refined.outliers));
 
-    refined = ref::region_voting(refined.disparity, refined.outliers, arms_left, range, params_);
+    refined = reference::region_voting(refined.disparity, refined.outliers, arms_left, range, params_);
     clock.lap("refine vote");
-    if (stop == "vote") return finish(ref::with_outliers_as_inf(refined.disparity, refined.outliers));
+    if (stop == "vote") return finish(reference::with_outliers_as_inf(refined.disparity, refined.outliers));
 
-    refined = ref::proper_interpolation(refined.disparity, refined.outliers, left);
+    refined = reference::proper_interpolation(refined.disparity, refined.outliers, left);
     clock.lap("refine interp");
     // A pixel with no reliable pixel in any of the 16 directions stays without a disparity.
-    disparity = ref::with_outliers_as_inf(refined.disparity, refined.outliers);
+    disparity = reference::with_outliers_as_inf(refined.disparity, refined.outliers);
     if (stop == "interp") return finish(std::move(disparity));
 
-    disparity = ref::discontinuity_adjustment(disparity, c2_left);
+    disparity = reference::discontinuity_adjustment(disparity, c2_left);
     clock.lap("refine adjust");
     if (stop == "adjust") return finish(std::move(disparity));
 
-    disparity = ref::subpixel_enhancement(disparity, c2_left);
+    disparity = reference::subpixel_enhancement(disparity, c2_left);
     clock.lap("refine subpixel");
     if (stop == "subpixel") return finish(std::move(disparity));
 
-    disparity = ref::median_3x3(disparity);
+    disparity = reference::median_3x3(disparity);
     clock.lap("refine median");
     return finish(std::move(disparity));
   }

@@ -96,7 +96,7 @@ TEST(AdCensusReference, CostFormulaAtAPixelByHand) {
   ASSERT_EQ(std::popcount(cl.at(6, 4)), 62);
   ASSERT_EQ(cr.at(4, 4), 0u);
   const DisparityRange range{1, 3};  // d = 1, 2, 3
-  const CostVolume left_view = ad_census_cost(left, right, cl, cr, range, params, false);
+  const CostVolume left_view = ad_census_cost({left, right, cl, cr}, range, params, false);
   // Hamming 62, AD = (30 + 60 + 90) / 3 = 60: (1 - e^{-62/30}) + (1 - e^{-60/10}).
   const double expected = (1.0 - std::exp(-62.0 / 30.0)) + (1.0 - std::exp(-6.0));
   EXPECT_NEAR(left_view.at(6, 4, 1), expected, 1e-6);  // d = 2: p vs right (4, 4)
@@ -107,7 +107,7 @@ TEST(AdCensusReference, CostFormulaAtAPixelByHand) {
   EXPECT_FLOAT_EQ(left_view.at(2, 4, 2), params.out_of_image_cost);  // x = 2, d = 3
   EXPECT_FLOAT_EQ(left_view.at(2, 4, 1), 0.0f);                      // x = 2, d = 2 -> 0: inside
   // The right view matches q with q + d: right (4, 4) against left (6, 4) is the same pair.
-  const CostVolume right_view = ad_census_cost(left, right, cl, cr, range, params, true);
+  const CostVolume right_view = ad_census_cost({left, right, cl, cr}, range, params, true);
   EXPECT_NEAR(right_view.at(4, 4, 1), expected, 1e-6);
   EXPECT_FLOAT_EQ(right_view.at(11, 4, 1), params.out_of_image_cost);  // 11 + 2 = 13: outside
 }
@@ -601,7 +601,7 @@ TEST(AdCensusReference, RightViewIsTheMirroredLeftView) {
     const CensusImage cr = census_transform(grey_image(right));
     const CrossArms arms = cross_arms(right_view ? right : left, params);
     const CrossArms other_arms = cross_arms(right_view ? left : right, params);
-    CostVolume cost = ad_census_cost(left, right, cl, cr, scene.range(), params, right_view);
+    CostVolume cost = ad_census_cost({left, right, cl, cr}, scene.range(), params, right_view);
     for (int i = 1; i <= params.aggregation_iterations; ++i)
       cost = aggregate_cost(cost, arms, other_arms, i, right_view);
     return winner_takes_all(scanline_optimize(cost, left, right, params, right_view));
@@ -647,8 +647,8 @@ TEST(AdCensusReference, RightViewIsTheLeftViewSkewed) {
   const CensusImage cr = census_transform(grey_image(scene.right));
   const CrossArms arms_left = cross_arms(scene.left, params), arms_right = cross_arms(scene.right, params);
   for (const DisparityRange range : {DisparityRange{0, 12}, DisparityRange{-3, 9}}) {
-    CostVolume left = ad_census_cost(scene.left, scene.right, cl, cr, range, params, false);
-    CostVolume right = ad_census_cost(scene.left, scene.right, cl, cr, range, params, true);
+    CostVolume left = ad_census_cost({scene.left, scene.right, cl, cr}, range, params, false);
+    CostVolume right = ad_census_cost({scene.left, scene.right, cl, cr}, range, params, true);
     EXPECT_EQ(right_view_from_left(left, params.out_of_image_cost).data, right.data) << "the cost, min " << range.min;
     int unmatched = 0;
     for (int i = 1; i <= 4; ++i) {
@@ -686,7 +686,7 @@ TEST(AdCensusReference, CpuBackendIsTheStageChain) {
   const CensusImage cr = census_transform(grey_image(scene.right));
   // The left view aggregated; the right view's volume is that one, skewed.
   const CrossArms arms_left = cross_arms(scene.left, params), arms_right = cross_arms(scene.right, params);
-  CostVolume cost = ad_census_cost(scene.left, scene.right, cl, cr, range, params, false);
+  CostVolume cost = ad_census_cost({scene.left, scene.right, cl, cr}, range, params, false);
   for (int i = 1; i <= 4; ++i) cost = aggregate_cost(cost, arms_left, arms_right, i, false);
   const CostVolume c2_left = scanline_optimize(cost, scene.left, scene.right, params, false);
   const CostVolume c2_right = scanline_optimize(right_view_from_left(cost, params.out_of_image_cost), scene.left,

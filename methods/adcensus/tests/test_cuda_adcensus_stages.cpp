@@ -161,7 +161,7 @@ ca::DeviceVolume poisoned_volume(int w, int h, DisparityRange r) {
 ref::CostVolume reference_c1(const Pair& p, DisparityRange range, const AdCensusParams& params, bool right_view) {
   const auto lc = ref::census_transform(ref::grey_image(p.left));
   const auto rc = ref::census_transform(ref::grey_image(p.right));
-  ref::CostVolume c = ref::ad_census_cost(p.left, p.right, lc, rc, range, params, right_view);
+  ref::CostVolume c = ref::ad_census_cost({p.left, p.right, lc, rc}, range, params, right_view);
   const ref::CrossArms arms = ref::cross_arms(right_view ? p.right : p.left, params);
   const ref::CrossArms other_arms = ref::cross_arms(right_view ? p.left : p.right, params);
   for (int i = 1; i <= params.aggregation_iterations; ++i) c = ref::aggregate_cost(c, arms, other_arms, i, right_view);
@@ -202,9 +202,9 @@ TEST(CudaAdCensusStages, CostMatchesReference) {
   for (const DisparityRange range : {DisparityRange{0, 16}, DisparityRange{-3, 37}})
     for (const bool right_view : {false, true}) {
       auto out = poisoned_volume(WIDTH, HEIGHT, range);
-      ca::ad_census_cost(d_left, d_right, d_lc, d_rc, params, right_view, out);
+      ca::ad_census_cost({d_left, d_right, d_lc, d_rc}, params, right_view, out);
       const VolumeError e =
-          compare(download_volume(out), ref::ad_census_cost(p.left, p.right, lc, rc, range, params, right_view));
+          compare(download_volume(out), ref::ad_census_cost({p.left, p.right, lc, rc}, range, params, right_view));
       std::printf("  cost min %d count %d %s view: max error %.2e\n", range.min, range.count,
                   right_view ? "right" : "left", e.max_abs);
       EXPECT_LE(e.max_abs, COST_MAX_ERROR) << "min " << range.min << " right_view " << right_view;
@@ -267,7 +267,7 @@ TEST(CudaAdCensusStages, AggregationMatchesReference) {
     const DisparityRange range{-2, 19};
     const auto lc = ref::census_transform(ref::grey_image(p.left));
     const auto rc = ref::census_transform(ref::grey_image(p.right));
-    const ref::CostVolume c = round_to_half(ref::ad_census_cost(p.left, p.right, lc, rc, range, params, false));
+    const ref::CostVolume c = round_to_half(ref::ad_census_cost({p.left, p.right, lc, rc}, range, params, false));
     const ref::CrossArms arms = ref::cross_arms(p.left, params);
     const auto d_arms = ca::upload_arms(arms);
     auto hv = poisoned_f(WIDTH, HEIGHT), vh = poisoned_f(WIDTH, HEIGHT);
@@ -277,7 +277,7 @@ TEST(CudaAdCensusStages, AggregationMatchesReference) {
       const ca::DeviceVolume in = upload_volume(c);
       auto scratch = poisoned_volume(WIDTH, HEIGHT, range);
       auto out = poisoned_volume(WIDTH, HEIGHT, range);
-      ca::aggregate_cost(in, d_arms, hv, vh, iteration, l1 - 1, scratch, out);
+      ca::aggregate_cost(in, {d_arms, hv, vh, l1 - 1}, iteration, {scratch, out});
       const VolumeError e = compare(download_volume(out), ref::aggregate_cost(c, arms, iteration));
       std::printf("  aggregate L1 %d iteration %d: relative L2 %.2e, worst cell %.2e\n", l1, iteration, e.l2, e.cell);
       EXPECT_LE(e.l2, VOLUME_L2_TOLERANCE) << "iteration " << iteration;
@@ -287,7 +287,7 @@ TEST(CudaAdCensusStages, AggregationMatchesReference) {
     auto scratch = poisoned_volume(WIDTH, HEIGHT, range);
     ref::CostVolume want = c;
     for (int i = 1; i <= 4; ++i) {
-      ca::aggregate_cost(chain, d_arms, hv, vh, i, l1 - 1, scratch, chain);  // in place, as the matcher runs it
+      ca::aggregate_cost(chain, {d_arms, hv, vh, l1 - 1}, i, {scratch, chain});  // in place, as the matcher runs it
       want = ref::aggregate_cost(want, arms, i);
       const VolumeError e = compare(download_volume(chain), want);
       std::printf("  aggregate L1 %d chained to iteration %d: relative L2 %.2e\n", l1, i, e.l2);
@@ -311,10 +311,10 @@ TEST(CudaAdCensusStages, CostFusedIntoFirstAggregationMatchesReference) {
       ca::region_sizes(d_arms, hv, vh);
       auto scratch = poisoned_volume(WIDTH, HEIGHT, range);
       auto out = poisoned_volume(WIDTH, HEIGHT, range);
-      ca::ad_census_cost_aggregated(d_left, d_right, d_lc, d_rc, params, right_view, d_arms, hv, vh,
-                                    params.arm_l1 - 1, scratch, out);
+      ca::ad_census_cost_aggregated({d_left, d_right, d_lc, d_rc}, params, right_view,
+                                    {d_arms, hv, vh, params.arm_l1 - 1}, {scratch, out});
       const ref::CostVolume want =
-          ref::aggregate_cost(ref::ad_census_cost(p.left, p.right, lc, rc, range, params, right_view), arms, 1);
+          ref::aggregate_cost(ref::ad_census_cost({p.left, p.right, lc, rc}, range, params, right_view), arms, 1);
       const VolumeError e = compare(download_volume(out), want);
       std::printf("  cost+aggregate min %d count %d %s: relative L2 %.2e, worst cell %.2e\n", range.min,
                   range.count, right_view ? "right" : "left", e.l2, e.cell);
@@ -346,14 +346,14 @@ void check_combined_aggregation(int width, int height, std::initializer_list<int
     const auto& d_arms = right_view ? d_right_arms : d_left_arms;
     const auto& d_other = right_view ? d_left_arms : d_right_arms;
     const char* view = right_view ? "right" : "left";
-    const ref::CostVolume raw = ref::ad_census_cost(p.left, p.right, lc, rc, range, params, right_view);
+    const ref::CostVolume raw = ref::ad_census_cost({p.left, p.right, lc, rc}, range, params, right_view);
     const ref::CostVolume c = round_to_half(raw);
     for (const int limit : limits)
       for (const int iteration : {1, 2}) {
         const ca::DeviceVolume in = upload_volume(c);
         auto scratch = poisoned_volume(width, height, range);
         auto out = poisoned_volume(width, height, range);
-        ca::aggregate_cost(in, d_arms, d_other, right_view, iteration, limit, scratch, out);
+        ca::aggregate_cost(in, {d_arms, d_other, right_view, limit}, iteration, {scratch, out});
         const VolumeError e =
             compare(download_volume(out), ref::aggregate_cost(c, arms, other, iteration, right_view));
         std::printf("  combined aggregate %dx%d %s iteration %d, arm limit %d: relative L2 %.2e, worst cell %.2e\n",
@@ -365,7 +365,7 @@ void check_combined_aggregation(int width, int height, std::initializer_list<int
     auto scratch = poisoned_volume(width, height, range);
     ref::CostVolume want = c;
     for (int i = 1; i <= 4; ++i) {
-      ca::aggregate_cost(chain, d_arms, d_other, right_view, i, max_arm, scratch, chain);  // in place
+      ca::aggregate_cost(chain, {d_arms, d_other, right_view, max_arm}, i, {scratch, chain});  // in place
       want = ref::aggregate_cost(want, arms, other, i, right_view);
       const VolumeError e = compare(download_volume(chain), want);
       std::printf("  combined aggregate %dx%d %s chained to iteration %d: relative L2 %.2e\n", width, height, view, i,
@@ -375,10 +375,10 @@ void check_combined_aggregation(int width, int height, std::initializer_list<int
     // A count read back is the count itself (16 bits hold it), so the maps are the same bits.
     ca::RegionCounts counts(ca::DeviceVolume::cells(width, height, range.count), "test");
     auto counted = poisoned_volume(width, height, range), kept = poisoned_volume(width, height, range);
-    ca::ad_census_cost_aggregated(d_left, d_right, d_lc, d_rc, params, right_view, d_arms, d_other, 4, max_arm,
-                                  scratch, counted);
-    ca::ad_census_cost_aggregated(d_left, d_right, d_lc, d_rc, params, right_view, d_arms, d_other, 4, max_arm,
-                                  scratch, kept, nullptr, &counts);
+    const ca::CostImages images{d_left, d_right, d_lc, d_rc};
+    const ca::CombinedRegion region{d_arms, d_other, right_view, max_arm};
+    ca::ad_census_cost_aggregated(images, params, region, 4, {scratch, counted});
+    ca::ad_census_cost_aggregated(images, params, region, 4, {scratch, kept}, nullptr, &counts);
     const ref::CostVolume a = download_volume(counted), b = download_volume(kept);
     std::size_t differ = 0;
     for (std::size_t i = 0; i < a.data.size(); ++i) differ += a.data[i] == b.data[i] ? 0u : 1u;
@@ -427,8 +427,8 @@ TEST(CudaAdCensusStages, RightViewFromLeftIsTheRightViewsOwnAggregation) {
       auto left = poisoned_volume(width, height, range), right = poisoned_volume(width, height, range);
       auto skewed = poisoned_volume(width, height, range);
       // The cost.
-      ca::ad_census_cost(d_left, d_right, d_lc, d_rc, params, false, left);
-      ca::ad_census_cost(d_left, d_right, d_lc, d_rc, params, true, right);
+      ca::ad_census_cost({d_left, d_right, d_lc, d_rc}, params, false, left);
+      ca::ad_census_cost({d_left, d_right, d_lc, d_rc}, params, true, right);
       ca::right_view_from_left(left, params.out_of_image_cost, skewed);
       EXPECT_EQ(same_bits(download_volume(skewed), download_volume(right)), 0u)
           << width << "x" << height << " min " << range.min << " count " << range.count << ": cost cells that differ";
@@ -439,10 +439,11 @@ TEST(CudaAdCensusStages, RightViewFromLeftIsTheRightViewsOwnAggregation) {
                 0u);
       // Four iterations (the counts kept, as the matcher runs them).
       ca::RegionCounts counts(ca::DeviceVolume::cells(width, height, range.count), "test");
-      ca::ad_census_cost_aggregated(d_left, d_right, d_lc, d_rc, params, false, arms_left, arms_right, 4, max_arm,
-                                    scratch, left, nullptr, &counts);
-      ca::ad_census_cost_aggregated(d_left, d_right, d_lc, d_rc, params, true, arms_right, arms_left, 4, max_arm,
-                                    scratch, right, nullptr, &counts);
+      const ca::CostImages images{d_left, d_right, d_lc, d_rc};
+      ca::ad_census_cost_aggregated(images, params, {arms_left, arms_right, false, max_arm}, 4, {scratch, left},
+                                    nullptr, &counts);
+      ca::ad_census_cost_aggregated(images, params, {arms_right, arms_left, true, max_arm}, 4, {scratch, right},
+                                    nullptr, &counts);
       ca::right_view_from_left(left, params.out_of_image_cost, skewed);
       const std::size_t differ = same_bits(download_volume(skewed), download_volume(right));
       std::printf("  right view from left %dx%d, min %d count %d: %zu of %zu cells differ from its own aggregation\n",
@@ -470,14 +471,14 @@ TEST(CudaAdCensusStages, CostAndIterationsMatchReference) {
       for (const bool right_view : {false, true}) {
         const ref::CrossArms& arms = right_view ? right_arms : left_arms;
         const ref::CrossArms& other = right_view ? left_arms : right_arms;
-        ref::CostVolume want = ref::ad_census_cost(p.left, p.right, lc, rc, range, params, right_view);
+        ref::CostVolume want = ref::ad_census_cost({p.left, p.right, lc, rc}, range, params, right_view);
         for (int iterations = 1; iterations <= 4; ++iterations) {
           want = ref::aggregate_cost(want, arms, other, iterations, right_view);
           auto scratch = poisoned_volume(WIDTH, HEIGHT, range);
           auto out = poisoned_volume(WIDTH, HEIGHT, range);
-          ca::ad_census_cost_aggregated(d_left, d_right, d_lc, d_rc, params, right_view,
-                                        right_view ? d_right_arms : d_left_arms,
-                                        right_view ? d_left_arms : d_right_arms, iterations, l1 - 1, scratch, out);
+          const ca::CombinedRegion region{right_view ? d_right_arms : d_left_arms,
+                                          right_view ? d_left_arms : d_right_arms, right_view, l1 - 1};
+          ca::ad_census_cost_aggregated({d_left, d_right, d_lc, d_rc}, params, region, iterations, {scratch, out});
           const VolumeError e = compare(download_volume(out), want);
           std::printf("  cost + %d iterations, L1 %d, min %d count %d %s: relative L2 %.2e, worst cell %.2e\n",
                       iterations, l1, range.min, range.count, right_view ? "right" : "left", e.l2, e.cell);
@@ -518,7 +519,7 @@ TEST(CudaAdCensusStages, ScanlineMatchesReference) {
                             poisoned_volume(WIDTH, HEIGHT, range), poisoned_volume(WIDTH, HEIGHT, range), {}};
       auto out = poisoned_volume(WIDTH, HEIGHT, range);
       auto disparity = poisoned_f(WIDTH, HEIGHT);
-      ca::scanline_optimize(d_c1, d_left, d_right, params, right_view, paths, out, &disparity);
+      ca::scanline_optimize(d_c1, {d_left, d_right}, params, right_view, paths, out, &disparity);
       const ref::CostVolume want = ref::scanline_optimize(c1, p.left, p.right, params, right_view);
       const VolumeError e = compare(download_volume(out), want);
       const ImageF want_d = ref::winner_takes_all(want);
@@ -532,7 +533,7 @@ TEST(CudaAdCensusStages, ScanlineMatchesReference) {
       EXPECT_GE(same, 0.99);
       // Without storing C2 (the matcher's right view) the map is the same.
       auto only_d = poisoned_f(WIDTH, HEIGHT);
-      ca::scanline_disparity(d_c1, d_left, d_right, params, right_view, paths, only_d);
+      ca::scanline_disparity(d_c1, {d_left, d_right}, params, right_view, paths, only_d);
       expect_same_map(cu::download(only_d), got_d, "scanline_disparity");
     }
 }
