@@ -10,6 +10,9 @@
 # fails if either does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The benchmark data: this repository's machines keep it in ../shared/data beside the checkout; a
+# user's build looks in the per-user data root instead (`stereo data get`, README "Benchmark data").
+export STEREO_DATA="${STEREO_DATA:-$(cd .. && pwd)/shared/data}"
 bash scripts/deps.sh
 python="${STEREO_PYTHON:-/usr/bin/python3}"
 bash scripts/build.sh -DPython_EXECUTABLE="$python"
