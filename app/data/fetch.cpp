@@ -32,32 +32,13 @@ struct Transfer {
   std::FILE* file = nullptr;
   fs::path path;
   curl_off_t resumed_from = 0;
-  bool checked_status = false;
   bool write_failed = false;
-  CURL* curl = nullptr;
   const FetchOptions* options = nullptr;
   std::chrono::steady_clock::time_point last_bar{};
 };
 
-// A server that answers a Range request with 200 sends the whole file: start the file again.
-bool accept_status(Transfer& t) {
-  long code = 0;
-  curl_easy_getinfo(t.curl, CURLINFO_RESPONSE_CODE, &code);
-  if (code == 200 && t.resumed_from > 0) {
-    std::FILE* f = std::freopen(nullptr, "wb", t.file);
-    if (f == nullptr) return false;
-    t.file = f;
-    t.resumed_from = 0;
-  }
-  return true;
-}
-
 std::size_t on_data(char* data, std::size_t size, std::size_t count, void* user) {
   auto& t = *static_cast<Transfer*>(user);
-  if (!t.checked_status) {
-    t.checked_status = true;
-    if (!accept_status(t)) return 0;
-  }
   const std::size_t n = size * count;
   if (std::fwrite(data, 1, n, t.file) != n) {
     t.write_failed = true;
@@ -118,7 +99,6 @@ CURLcode try_once(const std::string& url, const fs::path& part, const FetchOptio
   t.file = file.get();
   t.path = part;
   t.resumed_from = static_cast<curl_off_t>(have);
-  t.curl = curl.get();
   t.options = &options;
   CURL* c = curl.get();
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
@@ -137,12 +117,17 @@ CURLcode try_once(const std::string& url, const fs::path& part, const FetchOptio
   curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t);
   if (have > 0) curl_easy_setopt(c, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(have));
   const CURLcode rc = curl_easy_perform(c);
-  (void)file.release();  // freopen may have replaced the stream: close the one Transfer holds
-  const bool closed = std::fclose(t.file) == 0;
+  const bool closed = std::fclose(file.release()) == 0;
   if (options.progress) std::fputc('\n', stderr);
   throw_if_interrupted("data");
   require(!t.write_failed && closed, "data: cannot write " + part.string() + " (disk full?)");
-  if (rc == CURLE_HTTP_RETURNED_ERROR || rc == CURLE_RANGE_ERROR) {
+  if (rc == CURLE_RANGE_ERROR) {
+    // The server answered the Range request with the whole file (curl refuses to append it):
+    // the next try starts from nothing.
+    fs::remove(part, ec);
+    return CURLE_PARTIAL_FILE;
+  }
+  if (rc == CURLE_HTTP_RETURNED_ERROR) {
     long code = 0;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
     // 416: the partial file is not a prefix of what the server has (or already complete);

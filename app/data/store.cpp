@@ -107,7 +107,11 @@ fs::path install(const Dataset& dataset, const fs::path& root, const fs::path& w
   std::error_code ec;
   const bool replacing = fs::exists(target, ec);
   if (replacing) fs::rename(target, work / "previous");
-  fs::rename(tree, target);
+  fs::rename(tree, target, ec);
+  if (ec) {
+    if (replacing) fs::rename(work / "previous", target);  // the installed copy stays as it was
+    throw Error("data: cannot rename " + tree.string() + " to " + target.string() + ": " + ec.message());
+  }
   manifest.save(root);
   return target;
 }

@@ -61,6 +61,11 @@ class LoopbackServer {
     hook_ = std::move(hook);
     stall_ms_ = stall_ms;
   }
+  /// Answers every request with the whole file, Range or not (as some servers do).
+  void ignore_ranges() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ignore_ranges_ = true;
+  }
   /// Every request line and its Range header ("" when none), in order.
   [[nodiscard]] std::vector<std::pair<std::string, std::string>> requests() const {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -118,6 +123,7 @@ class LoopbackServer {
         body = it->second;
       }
       fault = fault_bytes_;
+      if (ignore_ranges_) range.clear();
       hook = hook_;
       stall = stall_ms_;
     }
@@ -166,6 +172,7 @@ class LoopbackServer {
   std::size_t fault_bytes_ = 0;
   std::function<void()> hook_;
   int stall_ms_ = 0;
+  bool ignore_ranges_ = false;
   std::vector<std::pair<std::string, std::string>> requests_;
 };
 

@@ -4,9 +4,12 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <thread>
@@ -206,6 +209,18 @@ TEST(DataFetch, ResumesAfterTheServerDropsMidBody) {
   EXPECT_EQ(req[0].second, "");
   // The second try asks only for the rest.
   EXPECT_EQ(req[1].second, std::to_string(t.archive.size() / 2) + "-");
+}
+
+TEST(DataFetch, RestartsWhenTheServerIgnoresTheRange) {
+  LoopbackServer server;
+  TestSet t;
+  server.put("/files/pack.zip", t.archive);
+  server.fault_after(t.archive.size() / 2);
+  server.ignore_ranges();
+  TempDir root;
+  const fs::path dir = data::get_dataset(t.dataset(server), quick(root.path));
+  EXPECT_EQ(read_all(dir / "b/im0.png"), t.b_payload);
+  EXPECT_EQ(server.requests().size(), 3u);  // cut; the whole file for a Range (dropped); from nothing
 }
 
 TEST(DataFetch, ChecksumMismatchInstallsNothingAndNamesBothHashes) {
@@ -413,4 +428,99 @@ TEST(DataRoot, DataOverridesEnvironmentOverridesXdg) {
   const std::string err = error_of([] { stereo::resolve_dataset("middlebury-v2/tsukuba"); });
   EXPECT_NE(err.find("stereo data get middlebury-v2"), std::string::npos) << err;
   if (!keep.empty()) ::setenv("STEREO_DATA", keep.c_str(), 1);
+}
+
+// ---- the `stereo` program ---------------------------------------------------------------------
+
+namespace {
+
+// Starts `stereo ARGS...` with stdout and stderr into `log`; returns its pid.
+pid_t spawn_stereo(const std::vector<std::string>& args, const fs::path& log) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    std::vector<char*> argv{const_cast<char*>(STEREO_BIN)};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(STEREO_BIN, argv.data());
+    std::_Exit(127);
+  }
+  return pid;
+}
+
+int wait_exit(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// Serves the catalog's Middlebury v2 files under /mirror/<host>/<path>, small grey-masked scenes.
+void serve_v2(LoopbackServer& server, const fs::path& scratch) {
+  for (const data::Source& src : data::find_dataset("middlebury-v2").sources) {
+    const std::string name = fs::path(src.url).filename().string();
+    const bool view = name == "imL.png" || name == "imR.png";
+    stereo::ImageU8 img(24, 18, 3);
+    for (std::size_t i = 0; i < img.data.size(); ++i)
+      img.data[i] = view ? std::uint8_t(i * 7) : std::uint8_t(i / 3 % 2 ? 255 : 80);
+    stereo::write_png(scratch / "x.png", img);
+    server.put("/mirror/" + src.url.substr(src.url.find("://") + 3), read_all(scratch / "x.png"));
+  }
+}
+
+}  // namespace
+
+TEST(DataCli, GetListVerifyAndEvalByName) {
+  LoopbackServer server;
+  TempDir root, scratch;
+  serve_v2(server, scratch.path);
+  const fs::path log = scratch.path / "log.txt";
+  const std::string r = root.path.string();
+  ASSERT_EQ(wait_exit(spawn_stereo({"--data", r, "data", "get", "middlebury-v2", "--mirror", server.url("/mirror")}, log)), 0)
+      << read_all(log);
+  EXPECT_NE(read_all(log).find("installed middlebury-v2 in " + r + "/middlebury-v2"), std::string::npos) << read_all(log);
+  ASSERT_EQ(wait_exit(spawn_stereo({"--data", r, "data", "list"}, log)), 0) << read_all(log);
+  const std::string list = read_all(log);
+  EXPECT_NE(list.find("data root: " + r + " (--data)"), std::string::npos) << list;
+  EXPECT_NE(list.find("stereo data get middlebury-v3-quarter"), std::string::npos) << list;  // not installed
+  EXPECT_NE(list.find("stereo data add kitti-2015 ARCHIVE"), std::string::npos) << list;
+  EXPECT_NE(list.find(r + "/middlebury-v2"), std::string::npos) << list;
+  EXPECT_EQ(wait_exit(spawn_stereo({"--data", r, "data", "verify"}, log)), 0) << read_all(log);
+  // STEREO_DATA is the same root for a dataset's name.
+  ::setenv("STEREO_DATA", r.c_str(), 1);
+  EXPECT_EQ(wait_exit(spawn_stereo({"eval", "middlebury-v2/tsukuba", "-m", "salap", "-b", "cpu"}, log)), 0) << read_all(log);
+  ::unsetenv("STEREO_DATA");
+  EXPECT_EQ(wait_exit(spawn_stereo({"--data", (scratch.path / "empty").string(), "eval", "middlebury-v2", "-m", "salap",
+                                    "-b", "cpu"}, log)), 1);
+  EXPECT_NE(read_all(log).find("install it with: stereo data get middlebury-v2"), std::string::npos) << read_all(log);
+  write_all(root.path / "middlebury-v2/venus/gt.png", "changed");
+  EXPECT_EQ(wait_exit(spawn_stereo({"--data", r, "data", "verify"}, log)), 1);
+  EXPECT_NE(read_all(log).find("middlebury-v2: venus/gt.png has SHA-256"), std::string::npos) << read_all(log);
+}
+
+TEST(DataCli, CtrlCLeavesNothingInTheDataRoot) {
+  LoopbackServer server;
+  TempDir root, scratch;
+  TestSet t;
+  // ETH3D's first archive under the mirror, held open after a third of it.
+  const data::Dataset& eth = data::find_dataset("eth3d-two-view");
+  const std::string path = "/mirror/" + eth.sources[0].url.substr(eth.sources[0].url.find("://") + 3);
+  server.put(path, t.archive);
+  std::atomic<bool> stalled{false};
+  server.fault_after(t.archive.size() / 3, [&] { stalled = true; }, 20000);
+  const fs::path log = scratch.path / "log.txt";
+  const pid_t pid = spawn_stereo({"--data", root.path.string(), "data", "get", "eth3d-two-view", "--mirror",
+                                  server.url("/mirror")}, log);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!stalled && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(stalled.load());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ::kill(pid, SIGINT);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(wait_exit(pid), 1);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));  // well before the stall ends
+  EXPECT_NE(read_all(log).find("stereo: error: data: interrupted"), std::string::npos) << read_all(log);
+  EXPECT_TRUE(visible(root.path).empty());
+  expect_staging_clean(root.path);
 }
