@@ -315,13 +315,53 @@ std::vector<Scene> load_dataset(const fs::path& path) {
   return scenes;
 }
 
+namespace {
+fs::path& data_root_override() {
+  static fs::path dir;
+  return dir;
+}
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : "";
+}
+}  // namespace
+
+void set_data_root(const fs::path& dir) { data_root_override() = dir; }
+
+std::string data_root_origin() {
+  if (!data_root_override().empty()) return "--data";
+  if (!env("STEREO_DATA").empty()) return "STEREO_DATA";
+  // XDG: a relative XDG_DATA_HOME is invalid and ignored.
+  if (fs::path(env("XDG_DATA_HOME")).is_absolute()) return "XDG_DATA_HOME";
+  return "default";
+}
+
 fs::path data_root() {
-  if (const char* env = std::getenv("STEREO_DATA"); env && *env) return fs::path(env);
-#ifdef STEREO_DATA_DIR
-  return fs::path(STEREO_DATA_DIR);
-#else
-  return fs::path("../shared/data");
-#endif
+  if (!data_root_override().empty()) return data_root_override();
+  if (const std::string d = env("STEREO_DATA"); !d.empty()) return d;
+  if (const fs::path xdg = env("XDG_DATA_HOME"); xdg.is_absolute()) return xdg / "stereo";
+  const std::string home = env("HOME");
+  require(!home.empty(), "data: neither STEREO_DATA, XDG_DATA_HOME nor HOME is set; pass --data DIR");
+  return fs::path(home) / ".local" / "share" / "stereo";
+}
+
+std::string missing_data_hint(const std::string& dataset) {
+  const std::string top = dataset.substr(0, dataset.find('/'));
+  return "no " + dataset + " under the data root " + data_root().string() + " (" + data_root_origin() +
+         "); install it with: stereo data get " + top;
+}
+
+fs::path resolve_dataset(const std::string& arg) {
+  std::error_code ec;
+  if (fs::exists(arg, ec)) return arg;
+  const fs::path p(arg);
+  if (!p.is_absolute() && !arg.empty() && arg[0] != '.') {
+    const fs::path named = data_root() / p;
+    if (fs::exists(named, ec)) return named;
+    throw Error("cannot read " + arg + ": no such file or folder, and " + missing_data_hint(arg));
+  }
+  throw Error("cannot read " + arg + ": no such file or folder");
 }
 
 }  // namespace stereo

@@ -63,8 +63,24 @@ std::vector<Scene> load_dataset(const std::filesystem::path& path);
 std::vector<std::string> sequence_names(const std::filesystem::path& left_dir, const std::filesystem::path& right_dir,
                                         const std::string& component);
 
-/// Where the shared Middlebury data lives: $STEREO_DATA if set, else the path the build
-/// was configured with (STEREO_DATA_DIR, default ../shared/data beside the source tree).
+/// The data root, where `stereo data` installs datasets and where a dataset *name* given to
+/// eval, compare, view or the Python module is looked up: the folder set_data_root() named (the
+/// CLI's --data), else $STEREO_DATA, else $XDG_DATA_HOME/stereo, else ~/.local/share/stereo.
 std::filesystem::path data_root();
+
+/// What chose data_root(): "--data", "STEREO_DATA", "XDG_DATA_HOME" or "default".
+std::string data_root_origin();
+
+/// Overrides the data root for this process (`stereo --data DIR`); an empty path clears it.
+void set_data_root(const std::filesystem::path& dir);
+
+/// A DATASET argument: an existing file or folder as it is; else a name under the data root
+/// (`middlebury-v2`, `middlebury-v2/tsukuba`). Throws stereo::Error naming the data root and the
+/// `stereo data get` that installs the dataset when neither exists.
+std::filesystem::path resolve_dataset(const std::string& arg);
+
+/// The skip or error text for a dataset missing under the data root: where it was looked for
+/// and the command that installs it (`stereo data get middlebury-v2`).
+std::string missing_data_hint(const std::string& dataset);
 
 }  // namespace stereo

@@ -149,7 +149,7 @@ py::dict evaluate_py(const py::handle& disparity, const py::handle& ground_truth
 
 std::shared_ptr<Scene> load_scene_py(const fs::path& path) {
   const py::gil_scoped_release unlocked;
-  return std::make_shared<Scene>(load_scene(path));
+  return std::make_shared<Scene>(load_scene(resolve_dataset(path.string())));
 }
 
 }  // namespace
@@ -196,20 +196,23 @@ where the format has none).)doc")
       });
 
   m.def("load_scene", &load_scene_py, py::arg("path"),
-        "One scene folder (Middlebury v2 or MiddEval3, KITTI), its layout detected from its files.");
+                    "One scene folder (Middlebury v2 or MiddEval3, KITTI), its layout detected from its files: a path, or a "
+        "name under the data root (\"middlebury-v2/tsukuba\", installed by `stereo data get middlebury-v2`).");
   m.def(
       "load_dataset",
       [](const fs::path& path) {
         std::vector<Scene> scenes;
         {
           const py::gil_scoped_release unlocked;
-          scenes = load_dataset(path);
+          scenes = load_dataset(resolve_dataset(path.string()));
         }
         std::vector<std::shared_ptr<Scene>> out;
         for (Scene& s : scenes) out.push_back(std::make_shared<Scene>(std::move(s)));
         return out;
       },
-      py::arg("path"), "A scene folder gives one scene; a folder of scene folders gives each, sorted by name.");
+      py::arg("path"),
+      "A scene folder gives one scene; a folder of scene folders gives each, sorted by name. A path, or a name "
+      "under the data root (\"middlebury-v2\").");
   m.def(
       "load_pair",
       [](const fs::path& left, const fs::path& right, int levels) {
@@ -217,7 +220,8 @@ where the format has none).)doc")
       },
       py::arg("left"), py::arg("right"), py::arg("levels"), "A plain pair of image files (no ground truth).");
   m.def("data_root", [] { return data_root().string(); },
-        "Where the shared Middlebury data lives: $STEREO_DATA, else the folder the build was configured with.");
+        "The data root, where `stereo data get` installs datasets and names are looked up: $STEREO_DATA, else "
+        "$XDG_DATA_HOME/stereo, else ~/.local/share/stereo.");
   m.def("evaluate", &evaluate_py, py::arg("disparity"), py::arg("ground_truth"), py::arg("mask") = py::none(),
         py::arg("threshold") = py::none(), py::arg("protocol") = "submitted",
         R"doc(Bad-pixel percentages of a disparity map, as `stereo eval` scores and prints them.

@@ -34,6 +34,10 @@ else
     # scripts (tests/test_scripts.sh, tests/test_mpi.sh) read JSON with python3 too.
     python3 python3-dev python3-numpy python3-pybind11 pybind11-dev python3-pytest python3-torch
     python3-matplotlib
+    # `pip install .` in a virtual environment (scripts/test.sh checks it)
+    python3-venv python3-setuptools python3-pip
+    # `stereo data get/add/verify` (optional at build time: STEREO_WITH_DATA_DOWNLOAD)
+    libcurl4-openssl-dev libarchive-dev libssl-dev
   )
 fi
 packages+=("$@")  # extra packages a caller needs (scripts/fuzz.sh: clang and libFuzzer)

@@ -25,5 +25,6 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:detect_stack_use_after_retu
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp:print_suppressions=0"
 status=0
+export STEREO_DATA="${STEREO_DATA:-$(cd .. && pwd)/shared/data}"  # as scripts/test.sh
 ctest --test-dir "$BUILD" --output-on-failure -j"$(nproc)" -LE glfw --timeout 900 || status=1
 exit "$status"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds, runs ctest, then the Python module's
-# pytest suite (tests/python). GL tests run on the GPU's driver or on Mesa's llvmpipe; CUDA
+# pytest suite (tests/python) and `pip install .` in a fresh virtual environment. GL tests run on the GPU's driver or on Mesa's llvmpipe; CUDA
 # tests skip without a CUDA device and say so. The module is built for Debian's interpreter
 # (/usr/bin/python3, the one deps.sh installs numpy, pybind11 and PyTorch for), not the first
 # python3 on PATH; STEREO_PYTHON=/path/to/python3 picks another (with those packages).
@@ -10,6 +10,9 @@
 # fails if either does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The benchmark data: this repository's machines keep it in ../shared/data beside the checkout; a
+# user's build looks in the per-user data root instead (`stereo data get`, README "Benchmark data").
+export STEREO_DATA="${STEREO_DATA:-$(cd .. && pwd)/shared/data}"
 bash scripts/deps.sh
 python="${STEREO_PYTHON:-/usr/bin/python3}"
 bash scripts/build.sh -DPython_EXECUTABLE="$python"
@@ -23,4 +26,6 @@ else
 fi
 # The module's tests import it from build/python and compare it with build/stereo.
 STEREO_BUILD_DIR=build PYTHONDONTWRITEBYTECODE=1 "$python" -m pytest tests/python -q -rs -p no:cacheprovider || status=1
+# `pip install .` in a fresh virtual environment, reusing build/ (about 20 s: nothing is compiled).
+bash tests/test_pip_install.sh . build "$python" || status=1
 exit "$status"

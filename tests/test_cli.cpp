@@ -292,7 +292,7 @@ TEST_F(Cli, ParamsShowsEveryBackendOfTheMethodWithItsOptions) {
 }
 
 TEST_F(Cli, EvalWritesMapsPicturesAndJson) {
-  if (!fs::exists(data_root() / "middlebury-v2/tsukuba")) GTEST_SKIP() << "no shared data at " << data_root();
+  if (!fs::exists(data_root() / "middlebury-v2/tsukuba")) GTEST_SKIP() << missing_data_hint("middlebury-v2/tsukuba");
   const Outcome o = stereo("eval " + (data_root() / "middlebury-v2/tsukuba").string() +
                            " -m salap --out " + p("ev") + " --json");
   ASSERT_EQ(o.code, 0) << o.err;
@@ -321,7 +321,7 @@ TEST_F(Cli, EvalWritesMapsPicturesAndJson) {
 
 TEST_F(Cli, EvalComparesWithThePapersRowForTheParameters) {
   const fs::path tsukuba = data_root() / "middlebury-v2/tsukuba";
-  if (!fs::exists(tsukuba)) GTEST_SKIP() << "no shared data at " << data_root();
+  if (!fs::exists(tsukuba)) GTEST_SKIP() << missing_data_hint("middlebury-v2/tsukuba");
   const Outcome four = stereo("eval " + tsukuba.string() + " -m salap --set windows=4 --set window=9");
   ASSERT_EQ(four.code, 0) << four.err;
   EXPECT_NE(four.out.find("Table 1"), std::string::npos) << four.out;
@@ -339,7 +339,7 @@ TEST_F(Cli, EvalComparesWithThePapersRowForTheParameters) {
 
 TEST_F(Cli, EvalAlsoThresholdsEvaluateTheSameMaps) {
   const fs::path tsukuba = data_root() / "middlebury-v2/tsukuba";
-  if (!fs::exists(tsukuba)) GTEST_SKIP() << "no shared data at " << data_root();
+  if (!fs::exists(tsukuba)) GTEST_SKIP() << missing_data_hint("middlebury-v2/tsukuba");
   const Outcome o = stereo("eval " + tsukuba.string() +
                            " -m crossrt --threshold 1 --also-threshold 0.5 --also-threshold 1 --json");
   ASSERT_EQ(o.code, 0) << o.err;

@@ -31,7 +31,7 @@ class SharedData : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!fs::exists(data_root() / "middlebury-v2"))
-      GTEST_SKIP() << "shared data not found at " << data_root() << " (set STEREO_DATA)";
+      GTEST_SKIP() << missing_data_hint("middlebury-v2");
   }
 };
 

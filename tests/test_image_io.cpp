@@ -70,7 +70,7 @@ TEST(ImageIo, PfmBigEndianIsRead) {
 
 TEST(ImageIo, PfmReadsSharedMiddEval3GroundTruth) {
   const fs::path p = data_root() / "middlebury-v3-quarter/Adirondack/disp0GT.pfm";
-  if (!fs::exists(p)) GTEST_SKIP() << "shared data not found at " << p << " (set STEREO_DATA)";
+  if (!fs::exists(p)) GTEST_SKIP() << missing_data_hint("middlebury-v3-quarter/Adirondack");
   const ImageF gt = read_pfm(p);
   EXPECT_EQ(gt.width, 718);
   EXPECT_EQ(gt.height, 496);

@@ -228,7 +228,7 @@ TEST(PresetCli, UnknownPresetIsOneLineNamingThePresets) {
 
 TEST(PresetCli, EvalPrintsTheNoteUnderTheParamsAndRecordsItInTheResult) {
   const fs::path tsukuba = data_root() / "middlebury-v2/tsukuba";
-  if (!fs::exists(tsukuba)) GTEST_SKIP() << "no shared data at " << data_root();
+  if (!fs::exists(tsukuba)) GTEST_SKIP() << missing_data_hint("middlebury-v2/tsukuba");
   const PairFolder f;
   const test::CliOutcome o =
       f.stereo("eval " + tsukuba.string() + " -m adcensus --set preset=middeval3 --out " + (f.dir / "ev").string());

@@ -166,12 +166,13 @@ void cmd_compare(const CompareArgs& a) {
   if (dataset_paths.empty() && !a.no_accuracy) {
     for (const char* d : {"middlebury-v2", "middlebury-v3-quarter"})
       if (fs::is_directory(data_root() / d)) dataset_paths.push_back((data_root() / d).string());
-    require(!dataset_paths.empty(), "compare: no DATASET given and none under " + data_root().string() +
-                                        " (set STEREO_DATA, pass folders, or --no-accuracy)");
+    require(!dataset_paths.empty(), "compare: no DATASET given and none under the data root " + data_root().string() +
+                                        " (stereo data get middlebury-v2; or --data DIR, STEREO_DATA, "
+                                        "dataset folders, or --no-accuracy)");
   }
   std::vector<Dataset> datasets;
   if (!a.no_accuracy)
-    for (const std::string& p : dataset_paths) datasets.push_back({dataset_name(p), p, load_dataset(p)});
+    for (const std::string& p : dataset_paths) datasets.push_back({dataset_name(p), p, load_dataset(resolve_dataset(p))});
 
   const fs::path out = a.out;
   std::error_code ec;
@@ -320,8 +321,8 @@ void add_compare_commands(CLI::App& app) {
       "compare", "every method x backend on the Middlebury data (accuracy) and a size x levels grid plus each "
                  "paper's settings (speed): results.json, results.csv, report.md, plots");
   c->add_option("DATASET", args->datasets,
-                "scene folders or folders of scenes (default: middlebury-v2 and middlebury-v3-quarter under "
-                "$STEREO_DATA)");
+                "scene folders, folders of scenes or dataset names under the data root (default: middlebury-v2 and "
+                "middlebury-v3-quarter there; stereo data list)");
   c->add_option("--methods", args->methods, "methods to run (default: every method of this build)")->delimiter(',');
   c->add_option("--backends", args->backends, "backends to run (default: every available one)")->delimiter(',');
   c->add_option("--sizes", args->sizes, "speed grid sizes, WxH")->delimiter(',')->capture_default_str();

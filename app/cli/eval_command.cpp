@@ -164,7 +164,7 @@ void cmd_eval(const EvalArgs& a) {
     for (double t : a.also_thresholds) require(t >= 0.0, "eval: --also-threshold must be >= 0, got " + fmt(t));
     p.protocol = parse_protocol(a.protocol);
     p.other = p.protocol == ScoreProtocol::submitted ? ScoreProtocol::float_maps : ScoreProtocol::submitted;
-    p.scenes = load_dataset(a.dataset);
+    p.scenes = load_dataset(resolve_dataset(a.dataset));  // a path, or a name under the data root
     if (!a.out.empty()) {
       std::error_code ec;
       fs::create_directories(a.out, ec);
@@ -338,7 +338,8 @@ void cmd_eval(const EvalArgs& a) {
 void add_eval_command(CLI::App& app) {
   auto ev = std::make_shared<EvalArgs>();
   auto* e = app.add_subcommand("eval", "run a method over a dataset and evaluate against ground truth");
-  e->add_option("DATASET", ev->dataset, "a scene folder or a folder of scenes (each searched over its own range)")
+  e->add_option("DATASET", ev->dataset, "a scene folder, a folder of scenes (each searched over its own range), or a dataset name "
+                "under the data root (middlebury-v2, middlebury-v2/tsukuba: stereo data list)")
       ->required();
   ev->choice.add_to(e);
   e->add_option("--threshold", ev->threshold,

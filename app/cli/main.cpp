@@ -7,6 +7,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/data_commands.h"
+#include "app/cli/data_store_command.h"
 #include "app/cli/stream_command.h"
 #include "app/parallel/ranks.h"
 #include "core/error.h"
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
       ->trigger_on_parse();  // request_gpu rejects N < 0 with a stereo::Error
   stereo::cli::add_core_commands(app);
   stereo::add_data_commands(app);
+  stereo::cli::add_data_store_command(app);
   stereo::cli::add_stream_command(app);
   try {
     app.parse(argc, argv);

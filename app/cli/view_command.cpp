@@ -134,7 +134,8 @@ void add_view_command(CLI::App& app) {
   auto args = std::make_shared<ViewArgs>();
   auto* v = app.add_subcommand("view", "the interactive viewer: a pair, a scene folder, or a sequence "
                                        "(LEFT_DIR RIGHT_DIR) in a window (docs/viewer.md)");
-  v->add_option("A", args->a, "left image, a scene folder (any format eval reads), or the left folder of a sequence")
+  v->add_option("A", args->a, "left image, a scene folder (any format eval reads) or a dataset name under the data root "
+                "(middlebury-v2/tsukuba), or the left folder of a sequence")
       ->required();
   v->add_option("B", args->b, "right image, or the right folder of a sequence");
   v->add_option("-m,--method", args->method, "method name (see `stereo list`)")->capture_default_str();

@@ -80,7 +80,7 @@ ViewInput ViewInput::pair(const fs::path& left, const fs::path& right, int level
 
 ViewInput ViewInput::scene(const fs::path& dir) {
   ViewInput in;
-  in.scenes_ = load_dataset(dir);
+  in.scenes_ = load_dataset(resolve_dataset(dir.string()));  // a path, or a name under the data root
   in.scene_ = in.scenes_.front();
   in.description_ = dir.filename().string();
   return in;

@@ -2,7 +2,7 @@
 """Every method that runs here on one Middlebury scene: the disparity maps and the error maps
 side by side (matplotlib), and the bad-pixel table `stereo eval` prints.
 
-    PYTHONPATH=build/python python3 examples/python/compare.py                 # Tsukuba from the shared data
+    PYTHONPATH=build/python python3 examples/python/compare.py                 # Tsukuba (stereo data get middlebury-v2)
     PYTHONPATH=build/python python3 examples/python/compare.py PATH/TO/SCENE --out compare.png
 
 Each method runs on its fastest backend here (cuda, then glcompute, gl, cpu, opencv) unless
@@ -10,7 +10,6 @@ Each method runs on its fastest backend here (cuda, then glcompute, gl, cpu, ope
 """
 
 import argparse
-import os
 import sys
 
 import numpy as np
@@ -34,8 +33,9 @@ def fmt(value, digits=2):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("scene", nargs="?", default=os.path.join(stereo.data_root(), "middlebury-v2", "tsukuba"),
-                        help="a scene folder (default: Middlebury v2 Tsukuba from the shared data)")
+    parser.add_argument("scene", nargs="?", default="middlebury-v2/tsukuba",
+                        help="a scene folder, or a name under the data root (default: middlebury-v2/tsukuba, "
+                             "installed by `stereo data get middlebury-v2`)")
     parser.add_argument("--backend", help="run every method on this backend (skipping those without it)")
     parser.add_argument("--out", default="compare.png", help="where the figure goes (PNG)")
     parser.add_argument("--show", action="store_true", help="also open a window")

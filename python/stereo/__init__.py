@@ -3,7 +3,7 @@
 Every method x backend of the build, on NumPy arrays and DLPack tensors::
 
     import stereo
-    scene = stereo.load_scene(stereo.data_root() + "/middlebury-v2/tsukuba")
+    scene = stereo.load_scene("middlebury-v2/tsukuba")  # under stereo.data_root() (stereo data get)
     m = stereo.Matcher("salap", backend="cpu", levels=scene.levels)
     disparity = m.compute(scene.left, scene.right)      # float32 (H, W), inf = none
     print(stereo.evaluate(disparity, scene))            # what `stereo eval` prints

@@ -74,10 +74,10 @@ def synth(tmp_path_factory, cli):
 
 @pytest.fixture(scope="session")
 def tsukuba():
-    """Middlebury v2 Tsukuba from the shared data (STEREO_DATA or the build's default), if present."""
+    """Middlebury v2 Tsukuba under the data root (STEREO_DATA, else the per-user default), if present."""
     folder = pathlib.Path(stereo.data_root()) / "middlebury-v2" / "tsukuba"
     if not folder.is_dir():
-        pytest.skip(f"no Middlebury v2 Tsukuba at {folder} (set STEREO_DATA)")
+        pytest.skip(f"no Middlebury v2 Tsukuba at {folder}; install it with: stereo data get middlebury-v2")
     return folder
 
 

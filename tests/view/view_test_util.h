@@ -27,13 +27,12 @@ inline bool window_possible() {
 
 inline std::filesystem::path tsukuba() { return data_root() / "middlebury-v2" / "tsukuba"; }
 
-/// The tests on Tsukuba skip, saying where they looked, without the shared data (a fresh clone:
-/// data/README.md says how to fetch it; STEREO_DATA points elsewhere).
+/// The tests on Tsukuba skip without it, saying where they looked and which `stereo data get`
+/// installs it.
 #define REQUIRE_TSUKUBA()                                                                         \
   do {                                                                                            \
     if (!std::filesystem::exists(::stereo::view::test::tsukuba()))                                \
-      GTEST_SKIP() << "no Middlebury v2 Tsukuba at " << ::stereo::view::test::tsukuba().string()   \
-                   << " (the shared data; set STEREO_DATA)";                                       \
+      GTEST_SKIP() << ::stereo::missing_data_hint("middlebury-v2/tsukuba");                       \
   } while (false)
 
 /// `stereo run` on the Tsukuba pair over its 16 levels with --color, and the PNG it wrote.

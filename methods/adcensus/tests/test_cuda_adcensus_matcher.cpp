@@ -54,7 +54,7 @@ std::pair<ImageU8, ImageU8> layered_pair(int width, int height, unsigned seed) {
 TEST(CudaAdCensusMatcher, MiddleburyV2ScenesAgreeWithCpu) {
   STEREO_REQUIRE_CUDA();
   const std::filesystem::path root = data_root() / "middlebury-v2";
-  if (!std::filesystem::is_directory(root)) GTEST_SKIP() << "no Middlebury v2 data at " << root;
+  if (!std::filesystem::is_directory(root)) GTEST_SKIP() << missing_data_hint("middlebury-v2");
   auto gpu = create_matcher("adcensus", "cuda", {});
   auto cpu = create_matcher("adcensus", "cpu", {});
   for (const std::string name : {"tsukuba", "venus", "teddy", "cones"}) {
@@ -140,7 +140,7 @@ TEST(CudaAdCensusMatcher, ConcurrentAndSerialViewsGiveTheSameMaps) {
           << "refine " << stop << " run " << repeat;
   }
   const std::filesystem::path teddy = data_root() / "middlebury-v2" / "teddy";
-  if (!std::filesystem::is_directory(teddy)) GTEST_SKIP() << "no Middlebury v2 Teddy at " << teddy;
+  if (!std::filesystem::is_directory(teddy)) GTEST_SKIP() << missing_data_hint("middlebury-v2/teddy");
   const Scene scene = load_scene(teddy);
   auto both = create_matcher("adcensus", "cuda", {{"views", "concurrent"}});
   auto serial = create_matcher("adcensus", "cuda", {{"views", "serial"}});

@@ -50,7 +50,7 @@ Scene crop(const Scene& s, int x0, int y0, int w, int h) {
 void compare_on_v2(const std::string& method, const Overrides& overrides, bool whole,
                    const Overrides& cuda_options = {}) {
   const std::filesystem::path root = data_root() / "middlebury-v2";
-  if (!std::filesystem::is_directory(root)) GTEST_SKIP() << "no Middlebury v2 data at " << root;
+  if (!std::filesystem::is_directory(root)) GTEST_SKIP() << missing_data_hint("middlebury-v2");
   Overrides gpu_overrides = overrides;
   gpu_overrides.insert(gpu_overrides.end(), cuda_options.begin(), cuda_options.end());
   auto gpu = create_matcher(method, "cuda", gpu_overrides);

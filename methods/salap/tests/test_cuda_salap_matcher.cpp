@@ -191,7 +191,7 @@ TEST(CudaSalapHalf, RandomPairsAgreeWithFloat) {
 TEST(CudaSalapHalf, MiddleburyV2AgainstFloat) {
   STEREO_REQUIRE_CUDA();
   const std::filesystem::path root = data_root() / "middlebury-v2";
-  if (!std::filesystem::is_directory(root)) GTEST_SKIP() << "no Middlebury v2 data at " << root;
+  if (!std::filesystem::is_directory(root)) GTEST_SKIP() << missing_data_hint("middlebury-v2");
   auto single = create_matcher("salap", "cuda", {});
   auto half = create_matcher("salap", "cuda", {{"arithmetic", "half"}});
   EXPECT_EQ(single->params()["arithmetic_in_force"], "float");
@@ -218,7 +218,7 @@ TEST(CudaSalapHalf, MiddleburyV2AgainstFloat) {
 TEST(CudaSalapMatcher, MiddleburyV2ScenesAgreeWithReference) {
   STEREO_REQUIRE_CUDA();
   const std::filesystem::path root = data_root() / "middlebury-v2";
-  if (!std::filesystem::is_directory(root)) GTEST_SKIP() << "no Middlebury v2 data at " << root;
+  if (!std::filesystem::is_directory(root)) GTEST_SKIP() << missing_data_hint("middlebury-v2");
   auto matcher = create_matcher("salap", "cuda", {});
   for (const std::string name : {"tsukuba", "venus", "teddy", "cones"}) {
     const Scene scene = load_scene(root / name);

@@ -78,7 +78,7 @@ class GlSalapScene : public ::testing::TestWithParam<std::string> {};
 TEST_P(GlSalapScene, AgreesWithReference) {
   STEREO_REQUIRE_GL45();
   const Scene* s = scene(GetParam());
-  if (s == nullptr) GTEST_SKIP() << "no Middlebury v2 scene " << GetParam() << " under " << data_root();
+  if (s == nullptr) GTEST_SKIP() << missing_data_hint("middlebury-v2/" + std::string(GetParam()));
 
   SalapGlMatcher gl32(Overrides{{"gl_format", "rgba32f"}});
   SalapGlMatcher gl8(Overrides{});
@@ -113,7 +113,7 @@ INSTANTIATE_TEST_SUITE_P(MiddleburyV2, GlSalapScene, ::testing::Values("tsukuba"
 TEST(GlSalapScene4Window, AgreesWithReferenceOnTsukuba) {
   STEREO_REQUIRE_GL45();
   const Scene* s = scene("tsukuba");
-  if (s == nullptr) GTEST_SKIP() << "no Middlebury v2 tsukuba under " << data_root();
+  if (s == nullptr) GTEST_SKIP() << missing_data_hint("middlebury-v2/tsukuba");
   SalapGlMatcher gl32(Overrides{{"gl_format", "rgba32f"}, {"windows", "4"}});
   SalapGlMatcher gl8(Overrides{{"windows", "4"}});
   const double share32 = agreement(gl32.compute(s->left, s->right, s->levels).disparity, reference_map(*s, "4", 0));

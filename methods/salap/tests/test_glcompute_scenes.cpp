@@ -50,7 +50,7 @@ TEST_P(GlComputeScenes, AgreesWithTheFragmentBackendAndTheReference) {
   STEREO_REQUIRE_GL45();
   const auto& [scene, format] = GetParam();
   if (!std::filesystem::exists(data_root() / "middlebury-v2" / scene))
-    GTEST_SKIP() << "no Middlebury v2 data at " << data_root() << " (set STEREO_DATA)";
+    GTEST_SKIP() << missing_data_hint("middlebury-v2/" + std::string(scene));
   const Maps& m = maps(scene, format);
   const double bar = format == "rgba8" ? 0.97 : 0.99;
   const double vs_gl = agreement(m.compute, m.fragment);

@@ -317,7 +317,7 @@ class SalapMiddlebury : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!fs::exists(data_root() / "middlebury-v2"))
-      GTEST_SKIP() << "shared data not found at " << data_root() << " (set STEREO_DATA)";
+      GTEST_SKIP() << missing_data_hint("middlebury-v2");
   }
   static const Metrics& run(const std::string& scene, const std::string& windows, int quantize) {
     static std::map<std::string, Metrics> cache;

@@ -61,7 +61,7 @@ TEST(CudaSymStereoMatcher, SyntheticPairAgreesWithCpu) {
 TEST(CudaSymStereoMatcher, MiddleburyV2AgreesWithCpu) {
   STEREO_REQUIRE_CUDA();
   const std::filesystem::path root = data_root() / "middlebury-v2";
-  if (!std::filesystem::is_directory(root)) GTEST_SKIP() << "no Middlebury v2 data at " << root;
+  if (!std::filesystem::is_directory(root)) GTEST_SKIP() << missing_data_hint("middlebury-v2");
   for (const std::string name : {"tsukuba", "venus"}) {
     const Scene s = load_scene(root / name);
     compare(s.left, s.right, s.range(), {}, name);

@@ -292,7 +292,7 @@ ImageF tad_wta(const ImageU8& left, const ImageU8& right, DisparityRange range, 
 
 TEST(SymStereoReference, TsukubaMaximumBeatsMinimumAndTad) {
   const std::filesystem::path dir = data_root() / "middlebury-v2" / "tsukuba";
-  if (!std::filesystem::exists(dir / "left.png")) GTEST_SKIP() << dir.string() << " not found (STEREO_DATA)";
+  if (!std::filesystem::exists(dir / "left.png")) GTEST_SKIP() << missing_data_hint("middlebury-v2/tsukuba");
   const Scene s = load_scene(dir);
   const SymStereoParams params;
   const ref::Dsi dsi = ref::symstereo_dsi(s.left, s.right, s.range(), params);
