@@ -1,5 +1,5 @@
 #pragma once
-/// \file data_store_command.h
+/// \file app/cli/data_store_command.h
 /// `stereo data list|get|add|verify`: the benchmark datasets under the data root
 /// (app/data/store.h), and the global `--data DIR` that names the data root.
 

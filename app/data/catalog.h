@@ -1,5 +1,5 @@
 #pragma once
-/// \file catalog.h
+/// \file app/data/catalog.h
 /// The datasets `stereo data` knows: where each project publishes its files, and how what they
 /// unpack to becomes the layout app/dataset.cpp reads (one scene folder per pair, Middlebury v2's
 /// left.png/right.png/gt.png or MiddEval3's im0.png/im1.png/disp0GT.pfm, KITTI's training folder).

@@ -1,5 +1,5 @@
 #pragma once
-/// \file extract.h
+/// \file app/data/extract.h
 /// Unpacking a downloaded archive (zip, 7z, tar.*: what libarchive reads) into a staging folder,
 /// refusing what could write outside it or fill the disk.
 

@@ -1,5 +1,5 @@
 #pragma once
-/// \file fetch.h
+/// \file app/data/fetch.h
 /// One file over HTTP(S) with libcurl: resumes a partial file with an HTTP Range request, retries
 /// transient failures (a dropped connection, a refused one, a timeout) with a growing pause,
 /// never retries an HTTP error status, shows a progress bar on a terminal and stops on SIGINT

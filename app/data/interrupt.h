@@ -1,5 +1,5 @@
 #pragma once
-/// \file interrupt.h
+/// \file app/data/interrupt.h
 /// Ctrl-C (SIGINT) during `stereo data`: the handler only raises a flag; the download's progress
 /// callback and the extraction loop poll it and throw, so every staging file is removed by its
 /// owner on the way out and nothing half-written reaches the data root.

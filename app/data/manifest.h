@@ -1,5 +1,5 @@
 #pragma once
-/// \file manifest.h
+/// \file app/data/manifest.h
 /// `<root>/stereo-data.manifest`: one line per download (`source SHA256 BYTES URL`) and per
 /// installed file (`file DATASET SHA256 BYTES PATH`), rewritten atomically.
 

@@ -1,5 +1,5 @@
 #pragma once
-/// \file sha256.h
+/// \file app/data/sha256.h
 /// SHA-256 of a file or a buffer (OpenSSL's EVP interface), as lowercase hex.
 
 #include <cstddef>

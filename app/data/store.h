@@ -1,5 +1,5 @@
 #pragma once
-/// \file store.h
+/// \file app/data/store.h
 /// The data root's contents: installing a dataset (downloaded or from archives a user has),
 /// listing and verifying what is installed, and the manifest that pins each download's SHA-256.
 ///
