@@ -1,24 +1,22 @@
 # The installed library (docs/architecture.md, "The library"): `cmake --install` puts the public
-# headers (include/stereo/) with the core, builtin-registry and data-layer headers they include,
-# the static libraries of the layers this build has, the `stereo` program, a CMake package
+# headers (include/stereo/, which include only each other and the standard library), the static
+# libraries of the layers this build has, the `stereo` program, a CMake package
 # (find_package(stereo CONFIG) -> stereo::stereo, its dependencies found again for the consumer
 # by stereo-config.cmake) and a pkg-config file (stereo.pc) into the prefix.
 #
-# Layout under the prefix P:
-#   P/include/stereo/stereo.h, io.h, data.h
-#                                            what a consumer includes (<stereo/stereo.h>)
-#   P/include/stereo/core/*.h, methods/builtin.h, app/{image_io,dataset,metrics,protocol}.h
-#                                            what those include ("core/matcher.h"); no CLI,
-#                                            backend (cuda/, gl/, reference/) or report header
-#   P/lib/libstereo_*.a                      core, data, methods and the backends built
-#   P/lib/cmake/stereo/                      stereo-config.cmake, -version, -targets
-#   P/lib/pkgconfig/stereo.pc
-#   P/bin/stereo
+# Layout under the prefix:
+#   include/stereo/*.h         what a consumer includes (<stereo/stereo.h>, <stereo/io.h>,
+#                              <stereo/data.h>, <stereo/testing.h>) and each method's typed
+#                              parameters (<stereo/adcensus.h>, installed by stereo_add_method);
+#                              no core, backend, CLI or report header
+#   lib/libstereo_*.a          core, data, methods and the backends built
+#   lib/cmake/stereo/          stereo-config.cmake, -version, -targets
+#   lib/pkgconfig/stereo.pc
+#   bin/stereo
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(STEREO_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/stereo)
-set(STEREO_INSTALL_HEADERS ${CMAKE_INSTALL_INCLUDEDIR}/stereo)
 
 # stereo::stereo: everything a consumer links, as one target. An INTERFACE library over the
 # static ones (the `stereo` program already has the target name `stereo`).
@@ -39,14 +37,9 @@ install(TARGETS ${stereo_installed_libraries} stereo_library EXPORT stereo-targe
 install(TARGETS stereo RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(EXPORT stereo-targets NAMESPACE stereo:: DESTINATION ${STEREO_INSTALL_CMAKEDIR})
 
-# The headers: the public ones, and those they reach (tests/test_layout.cpp checks that the
-# public headers reach no other project header than these).
-install(FILES include/stereo/stereo.h include/stereo/io.h include/stereo/data.h DESTINATION ${STEREO_INSTALL_HEADERS})
-install(FILES core/disparity_range.h core/error.h core/host_device.h core/image.h core/image_view.h core/inspect.h
-              core/matcher.h core/params.h core/registry.h core/validate.h core/thread_pool.h core/gpu_select.h
-        DESTINATION ${STEREO_INSTALL_HEADERS}/core)
-install(FILES methods/builtin.h DESTINATION ${STEREO_INSTALL_HEADERS}/methods)
-install(FILES app/image_io.h app/dataset.h app/metrics.h app/protocol.h DESTINATION ${STEREO_INSTALL_HEADERS}/app)
+# The public headers (tests/test_install.sh reads the preprocessor's include list of each
+# installed header: only include/stereo/ and the standard library).
+install(DIRECTORY include/stereo DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 # What the consumer's find_package must find again: the libraries the static ones need.
 set(STEREO_OPENCV_BY_CONFIG OFF)

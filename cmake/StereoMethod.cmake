@@ -13,14 +13,19 @@
 #     [TESTS_CUDA <src>...]   ... of stereo_cuda_tests (when CUDA is enabled)
 #     [DEFINES <def>...])     definitions for register.cpp beyond the build's STEREO_WITH_*
 #
-# The folder's info.cpp (the paper's description) and register.cpp (register_<folder>, which adds it
-# and each backend this build has) go to stereo_methods; build/generated/methods/builtin.cpp,
-# generated once every folder is added, calls register_<folder> for each. Explicit calls rather than
-# static self-registration: an object file of a static library that nothing references is never
-# linked, so a self-registering backend would silently vanish. The test sources are collected here
-# and given to the test executables by tests/CMakeLists.txt; the manifest written at the end
-# (stereo_write_method_manifest) lets a test check that every registered method has its tests and
-# its docs page.
+# A folder's include/stereo/<folder>.h, where it has one, is its public header (the typed Params,
+# stereo/<method>.h): on every layer's include path and installed with include/stereo/.
+#
+# The folder's info.cpp (the paper's description) and register.cpp (register_<folder>, which adds
+# it and each backend this build has) go to stereo_methods; build/generated/methods/builtin.cpp, generated once
+# every folder is added, calls register_<folder> for each. Explicit calls rather than static
+# self-registration: an object file of a static library that nothing references is never linked,
+# so a self-registering backend would silently vanish. The test sources are collected here and
+# given to the test executables by tests/CMakeLists.txt; the manifest written at the end
+# (stereo_write_method_manifest) lets a test check that every registered method has its tests
+# and its docs page.
+
+include(GNUInstallDirs)  # CMAKE_INSTALL_INCLUDEDIR for the methods' public headers
 
 function(stereo_add_method folder)
   cmake_parse_arguments(PARSE_ARGV 1 M "" ""
@@ -42,6 +47,12 @@ function(stereo_add_method folder)
   list(TRANSFORM M_TESTS_CUDA PREPEND ${dir}/)
 
   target_sources(stereo_methods PRIVATE ${dir}/info.cpp ${dir}/register.cpp)
+  # The method's public header, include/stereo/<folder>.h (its typed Params and their create()):
+  # seen by every layer as "stereo/<folder>.h", installed beside stereo/stereo.h.
+  if(EXISTS ${dir}/include/stereo)
+    target_include_directories(stereo_core PUBLIC $<BUILD_INTERFACE:${dir}/include>)
+    install(DIRECTORY ${dir}/include/stereo DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  endif()
   if(M_DEFINES)
     set_property(SOURCE ${dir}/register.cpp APPEND PROPERTY COMPILE_DEFINITIONS ${M_DEFINES})
   endif()
@@ -82,9 +93,8 @@ function(stereo_add_method folder)
   set_property(GLOBAL APPEND PROPERTY STEREO_METHOD_MANIFEST "${row}")
 endfunction()
 
-# Writes build/generated/methods/builtin.cpp (one register_<folder> call per stereo_add_method) and
-# the manifest the layout test reads. Called by methods/CMakeLists.txt after its add_subdirectory
-# lines.
+# Writes build/generated/methods/builtin.cpp (one register_<folder> call per stereo_add_method) and the manifest
+# the layout test reads. Called by methods/CMakeLists.txt after its add_subdirectory lines.
 function(stereo_finish_methods)
   get_property(folders GLOBAL PROPERTY STEREO_METHOD_FOLDERS)
   set(STEREO_METHOD_DECLARATIONS "")

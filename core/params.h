@@ -16,10 +16,9 @@
 #include <vector>
 
 #include "core/error.h"
+#include "stereo/params.h"  // Overrides
 
 namespace stereo {
-
-using Overrides = std::vector<std::pair<std::string, std::string>>;
 
 /// Parses "key=value" (the CLI's --set argument).
 std::pair<std::string, std::string> parse_override(const std::string& text);

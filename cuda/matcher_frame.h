@@ -44,6 +44,7 @@
 #include "cuda/frame_stream.h"
 #include "cuda/stage_clock.h"
 #include "cuda/workspace.h"
+#include "stereo/testing.h"
 
 namespace stereo::cu {
 
@@ -151,11 +152,8 @@ void read_back(const float* d_map, int width, int height, const DisparityView& o
 namespace testing {
 /// The image copies the CUDA frames (and salap/cuda's staged upload) have issued in this
 /// process, by direction: what a test reads before and after a call on device views to prove
-/// that no image went from host to device.
-struct ImageCopies {
-  std::uint64_t host_to_device = 0;
-  std::uint64_t device_to_device = 0;
-};
+/// that no image went from host to device. Public as stereo::testing::image_copies().
+using ImageCopies = ::stereo::testing::ImageCopies;
 ImageCopies image_copies();
 /// Adds one copy of an image from `from` memory to the counts (for a frame's own uploads).
 void count_image_copy(Memory from);

@@ -1,8 +1,8 @@
 // The module's CUDA memory (python/cuda_io.h): DeviceMemory, the dense device copy of an input
 // no view expresses, and DeviceArray, the out="cuda" map, exported through DLPack and the CUDA
 // Array Interface. CUDA runtime calls, with the CUDA backend's device scope and allocation
-// (cuda/common.h, through cuda/matcher_frame.h, whose image-copy counts the tests read:
-// stereo._testing.image_copies).
+// (cuda/common.h); the image-copy counts the tests read (stereo._testing.image_copies) come
+// through the library's public testing header (stereo/testing.h).
 
 #include "python/cuda_io.h"
 
@@ -12,11 +12,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/error.h"
-#include "cuda/matcher_frame.h"
+#include "cuda/common.h"
 #include "python/dlpack.h"
+#include "stereo/testing.h"
 
 namespace stereo::python {
 namespace {
@@ -160,7 +162,9 @@ std::unique_ptr<DeviceMemory> gather_on_device(const Pixels& in, const std::stri
 }
 
 py::object frame_image_copies() {
-  const cu::testing::ImageCopies n = cu::testing::image_copies();
+  const std::optional<testing::ImageCopies> copies = testing::image_copies();
+  if (!copies) return py::none();
+  const testing::ImageCopies& n = *copies;
   py::dict d;
   d["host_to_device"] = n.host_to_device;
   d["device_to_device"] = n.device_to_device;

@@ -73,7 +73,7 @@ int cuda_device_of(const void* pointer, const std::string& what);
 /// view over it names that stream. Positive column and channel steps only (cudaMemcpy2D's).
 std::unique_ptr<DeviceMemory> gather_on_device(const Pixels& in, const std::string& what);
 
-/// The CUDA frame's image copies so far (cu::testing::image_copies: host_to_device,
+/// The CUDA frames' image copies so far (stereo::testing::image_copies: host_to_device,
 /// device_to_device), or None without the CUDA backends.
 py::object frame_image_copies();
 

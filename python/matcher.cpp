@@ -344,7 +344,7 @@ void bind_testing(py::module_& testing) {
               "step, a channel stride, negative steps); read before and after a call");
   testing.def("image_copies", &frame_image_copies,
               "The image copies the CUDA frames have issued in this process, {host_to_device, device_to_device} "
-              "(cu::testing::image_copies), or None without the CUDA backends");
+              "(stereo::testing::image_copies, stereo/testing.h), or None without the CUDA backends");
   testing.def(
       "last_call_phases",
       [](const PyMatcher& matcher) {

@@ -1,9 +1,10 @@
-// Image views (core/image_view.h) and the public library (include/stereo/stereo.h) on the host:
+// Image views (stereo/image_view.h) and the public library (include/stereo/stereo.h) on the host:
 // the views' contract, the cpu and opencv backends on views with a pitch (each the map it gives
 // on ImageU8s), and the registry as stereo::list / params / options / create give it.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -12,6 +13,7 @@
 #include <stereo/stereo.h>
 
 #include "core/validate.h"
+#include "methods/builtin.h"
 #include "test_util.h"
 #include "view_util.h"
 
@@ -93,7 +95,7 @@ TEST(ImageView, HostBackendsGiveTheImageMapOnViews) {
     if (b.backend != "cpu" && b.backend != "opencv") continue;
     ASSERT_TRUE(b.available) << b.method << "/" << b.backend << ": " << b.unavailable_reason;
     SCOPED_TRACE(b.method + "/" + b.backend);
-    auto matcher = create(b.method, b.backend);
+    auto matcher = create_matcher(b.method, b.backend, {});
     test::expect_views_match_images(*matcher, rgb, rgb_right, DisparityRange{0, 8});
     test::expect_views_match_images(*matcher, grey, grey_right, DisparityRange{-2, 7});
     ++checked;
@@ -103,13 +105,13 @@ TEST(ImageView, HostBackendsGiveTheImageMapOnViews) {
 
 TEST(ImageView, HostBackendsRefuseDeviceMemoryNamingThemselves) {
   const ImageU8 image = test::random_texture(24, 8, 3);
-  auto matcher = create("salap", "cpu");
+  StereoMatcher matcher = create("salap", "cpu");
   const ImageView on_device = ImageView::cuda(image.data.data(), 24, 8, 3, 0, 0);
-  EXPECT_EQ(error_of([&] { (void)matcher->compute(on_device, on_device, DisparityRange{0, 4}); }),
+  EXPECT_EQ(error_of([&] { (void)matcher.compute(on_device, on_device, DisparityRange{0, 4}); }),
             "salap/cpu: the image pair is in CUDA device memory; this backend reads and writes host memory only");
   std::vector<float> map(24 * 8);
   EXPECT_EQ(error_of([&] {
-              (void)matcher->compute_into(ImageView(image), ImageView(image), DisparityRange{0, 4},
+              (void)matcher.compute_into(ImageView(image), ImageView(image), DisparityRange{0, 4},
                                           DisparityView::cuda(map.data(), 24, 8, 0, 0));
             }),
             "salap/cpu: the disparity view is in CUDA device memory; this backend reads and writes host memory only");
@@ -130,7 +132,7 @@ TEST(Library, ListsEveryRegistryEntry) {
 }
 
 // params() reads back the table each method registers as text: every key with the value a
-// matcher made with no overrides reports, and its doc.
+// matcher made with no overrides reports (both as `--set` text), and its doc.
 TEST(Library, ParamsAreTheDefaultsAMatcherReports) {
   for (const MethodInfo& m : builtin_registry().methods()) {
     SCOPED_TRACE(m.name);
@@ -140,11 +142,12 @@ TEST(Library, ParamsAreTheDefaultsAMatcherReports) {
     for (const Backend& b : list())
       if (b.method == m.name && b.available && backend.empty()) backend = b.backend;
     ASSERT_FALSE(backend.empty()) << m.name << " has no backend available here";
-    const nlohmann::json used = create(m.name, backend)->params();
+    const ParamValues used = create(m.name, backend).params();
     for (const Param& p : table) {
       EXPECT_FALSE(p.doc.empty()) << p.key;
-      ASSERT_TRUE(used.contains(p.key)) << p.key << " is in the table but not in " << m.name << "/" << backend;
-      EXPECT_EQ(p.value, used.at(p.key)) << p.key;
+      const auto it = std::find_if(used.begin(), used.end(), [&](const auto& kv) { return kv.first == p.key; });
+      ASSERT_NE(it, used.end()) << p.key << " is in the table but not in " << m.name << "/" << backend;
+      EXPECT_EQ(p.value, it->second) << p.key;
     }
   }
   EXPECT_NE(error_of([] { (void)params("nosuch"); }).find("nosuch"), std::string::npos);
@@ -154,9 +157,14 @@ TEST(Library, OptionsAndOverridesReachTheMatcher) {
   const std::vector<Param> threads = options("salap", "cpu");
   ASSERT_FALSE(threads.empty());
   const std::string key = threads.front().key;
-  auto matcher = create("salap", "cpu", {{"gamma", "7.5"}});
-  EXPECT_EQ(matcher->params().at("gamma"), 7.5);
-  EXPECT_TRUE(matcher->params().contains(key));
+  const ParamValues used = create("salap", "cpu", {{"gamma", "7.5"}}).params();
+  const auto value_of = [&](const std::string& k) {
+    for (const auto& [name, value] : used)
+      if (name == k) return value;
+    return std::string("(absent)");
+  };
+  EXPECT_EQ(value_of("gamma"), "7.5");
+  EXPECT_NE(value_of(key), "(absent)");
   EXPECT_NE(error_of([] { (void)create("salap", "cpu", {{"nosuch", "1"}}); }).find("unknown parameter 'nosuch'"),
             std::string::npos);
   EXPECT_EQ(method_info("salap").name, "salap");

@@ -19,12 +19,12 @@ int main(int argc, char** argv) {
     // RGB, as `stereo run` reads them (a grey file is expanded).
     const stereo::ImageU8 left = stereo::to_rgb(stereo::read_image(argv[1]));
     const stereo::ImageU8 right = stereo::to_rgb(stereo::read_image(argv[2]));
-    const auto matcher = stereo::create(method, backend);
-    const stereo::StereoResult r = matcher->compute(left, right, stereo::DisparityRange{0, std::stoi(argv[3])});
+    stereo::StereoMatcher matcher = stereo::create(method, backend);
+    const stereo::StereoResult r = matcher.compute(left, right, stereo::DisparityRange{0, std::stoi(argv[3])});
     stereo::write_pfm(argv[4], r.disparity);
     std::printf("%s: %dx%d in %.2f ms (upload %.2f, algorithm %.2f, read-back %.2f; %s) on %s\n",
-                matcher->component().c_str(), left.width, left.height, r.timing.total_ms(), r.timing.upload_ms,
-                r.timing.algorithm_ms, r.timing.readback_ms, r.timing.clock.c_str(), matcher->device().c_str());
+                matcher.component().c_str(), left.width, left.height, r.timing.total_ms(), r.timing.upload_ms,
+                r.timing.algorithm_ms, r.timing.readback_ms, r.timing.clock.c_str(), matcher.device().c_str());
     return 0;
   } catch (const std::exception& e) {  // stereo::Error: one line naming the component and the values
     std::fprintf(stderr, "%s\n", e.what());

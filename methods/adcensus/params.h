@@ -7,31 +7,15 @@
 #include <string>
 
 #include "core/error.h"
+#include "stereo/adcensus.h"
 
 namespace stereo {
 
 struct MethodInfo;  // core/registry.h; forward-declared so the CUDA stages need not see it
 
-struct AdCensusParams {
-  float lambda_ad = 10.0f;      // rho fall-off of C_AD, Table 1
-  float lambda_census = 30.0f;  // rho fall-off of C_census, Table 1
-  int arm_l1 = 34;              // L1, longest arm, Table 1
-  int arm_l2 = 17;              // L2, beyond which the tighter tau2 applies, Table 1
-  int tau1 = 20;                // colour threshold tau1, Table 1
-  int tau2 = 6;                 // colour threshold tau2, Table 1
-  int aggregation_iterations = 4;  // Sec. 2.2: 4 iterations, alternating H/V order
-  float pi1 = 1.0f;             // Pi1, Table 1
-  float pi2 = 3.0f;             // Pi2, Table 1
-  int tau_so = 15;              // tau_SO, Table 1
-  int tau_s = 20;               // region voting: minimum reliable pixels, Table 1
-  float tau_h = 0.4f;           // region voting: minimum winning share, Table 1
-  int voting_iterations = 5;    // Sec. 2.4: 5 iterations
-  // Not in the paper (a choice): the cost of a match p - d outside the other image. 2.0 is the
-  // bound of eq. 2 (each rho < 1), so such a match never beats one inside the image and the
-  // pixel is left to the LR check and the refinement, which exist for occlusions like it.
-  float out_of_image_cost = 2.0f;
-  std::string refine = "full";  // stop after a refinement step, for the paper's Fig. 7 table
-
+/// stereo::adcensus::Params (stereo/adcensus.h) with its binding to the `--set` keys and
+/// its range checks.
+struct AdCensusParams : adcensus::Params {
   template <class B>
   void describe(B& b) {
     b.field("lambda_ad", lambda_ad, "rho fall-off of the AD cost (Mei et al. Table 1: 10)");

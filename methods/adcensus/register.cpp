@@ -4,6 +4,7 @@
 #include "methods/adcensus/register.h"
 
 #include "methods/adcensus/params.h"
+#include "methods/typed_params.h"
 
 namespace stereo {
 
@@ -13,6 +14,10 @@ void register_adcensus(Registry& r) {
 #ifdef STEREO_WITH_CUDA
   register_adcensus_cuda(r);
 #endif
+}
+
+StereoMatcher create(const adcensus::Params& params, const std::string& backend, const Overrides& options) {
+  return create_typed<AdCensusParams>("adcensus", params, backend, options);
 }
 
 }  // namespace stereo

@@ -9,37 +9,15 @@
 #include <string>
 
 #include "core/error.h"
+#include "stereo/crossrt.h"
 
 namespace stereo {
 
 struct MethodInfo;  // core/registry.h; forward-declared so the CUDA stages need not see it
 
-struct CrossRtParams {
-  // Eq. 4 on intensities normalised to [0, 1] (|L - R| / 255): on 0..255 a fall-off of 0.3
-  // would saturate the AD term at a difference of one grey level; on [0, 1] it falls to
-  // 1 - 1/e at 0.3 * 255 = 76.5 grey levels, which is of the order of eq. 5's
-  // 1 - exp(-MC / 2.3) over the 0..6 Hamming range, so the two terms weigh alike (the
-  // reading under which the paper's two constants make sense together).
-  float lambda_ad = 0.3f;   // lambda_AD, Sec. V
-  float lambda_mc = 2.3f;   // lambda_MC, Sec. V
-  int t = 3;                // T, disparity-difference threshold of eq. 11, Sec. V
-  // W_x = 21 and W_y = 31 (Table I/II) read as full window widths 2 r + 1, so the arms reach
-  // r = 10 and 15 pixels on each side: every value of Table I is odd (5, 9, 21, 41, 61, 141),
-  // and Sec. V's windows for images twice the size, W_x = 41 and W_y = 61, are exactly the
-  // doubled radii (2 * 10, 2 * 15) as widths, where a per-side reading would double to 42 and
-  // 62. Sec. IV-B's loop "dx = 1 .. W_x" on each side reads per side instead: --set wx=21
-  // --set wy=31 (docs/methods/crossrt.md has both readings' figures).
-  int wx = 10;              // longest horizontal arm on each side: (W_x - 1) / 2, W_x = 21
-  int wy = 15;              // longest vertical arm on each side: (W_y - 1) / 2, W_y = 31
-  int tc = 13;              // TC: brightness threshold of the arms (|L(p) - L(q)| < TC, 0..255), Table II
-  int scale = 2;            // K of eq. 2: 2 = the paper; 1 = the same pipeline at full size
-  // Our addition (not in the paper): the left map's WTA refined to a fraction of a level by a
-  // parabola through the aggregated costs (reference::crossrt::wta_subpixel) before the median,
-  // fill and scale-up; the GCP test still compares the integer WTA maps. At K = 2 one level is
-  // two full-size pixels, so the paper's integer maps miss the 1 px threshold wherever the WTA
-  // rounds the wrong way; docs/methods/crossrt.md has the figures with and without it. 0 = the paper.
-  int subpixel = 1;
-
+/// stereo::crossrt::Params (stereo/crossrt.h) with its binding to the `--set` keys and
+/// its range checks.
+struct CrossRtParams : crossrt::Params {
   template <class B>
   void describe(B& b) {
     b.field("lambda_ad", lambda_ad, "AD fall-off, intensities on [0,1] (Chang & Maruyama Sec. V: 0.3)");

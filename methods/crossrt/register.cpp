@@ -4,6 +4,7 @@
 #include "methods/crossrt/register.h"
 
 #include "methods/crossrt/params.h"
+#include "methods/typed_params.h"
 
 namespace stereo {
 
@@ -13,6 +14,10 @@ void register_crossrt(Registry& r) {
 #ifdef STEREO_WITH_CUDA
   register_crossrt_cuda(r);
 #endif
+}
+
+StereoMatcher create(const crossrt::Params& params, const std::string& backend, const Overrides& options) {
+  return create_typed<CrossRtParams>("crossrt", params, backend, options);
 }
 
 }  // namespace stereo

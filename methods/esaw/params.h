@@ -31,6 +31,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "stereo/esaw.h"
 
 namespace stereo {
 
@@ -72,27 +73,9 @@ void validate_shared_ranges(const P& p, const std::string& component) {
 }
 
 /// ESAW (Sec. III-A). Defaults: Table III, 9 iterations.
-struct EsawParams {
-  int iterations = 9;      // T, Table III (9 iterations; the 5-iteration row uses base = 2.6)
-  float base = 1.90f;      // b of eq. 4, Table III at 9 iterations
-  float gamma_c = 17.0f;   // colour fall-off of the weight, Table III
-  float gamma_p = 36.0f;   // spatial fall-off of the weight, Table III
-  float tau = 12.0f;       // truncation of eq. 3, Table III
-  float lambda = 1.0f;     // eq. 3 scale: not in Table III for ESAW, and without effect (see above)
-  // The cost volume between passes: "fp16" rounds every pass's output to half precision (what
-  // the CUDA backend stores, to halve its memory traffic), "fp32" keeps single precision. The
-  // CPU reference models the same rounding so that the two backends can be compared exactly.
-  std::string storage = "fp16";
-  std::string border = "drop";  // a sample p +- s outside the image: a choice, see the file comment
-  // Delta_c of the weight: the CIELab distance of [17] in its 8-bit encoding, see
-  // EsmpParams::colour. Measured avg of 12 at 9 / 5 iterations (cpu, Middlebury v2): lab8 8.44 /
-  // 9.20 (more iterations help, as Table IV has it: 8.2 / 9.6); max_rgb 8.33 / 9.69; lab 10.67 /
-  // 9.72 (more iterations hurt).
-  std::string colour = "lab8";
-  bool median = true;      // step 4: 3x3 median of the disparity map
-  // The CUDA backend's own knobs (slab size, graph, fused kernels) are its Options
-  // (methods/esaw/cuda/esaw_cuda.cpp, EsawCudaOptions): none changes the result.
-
+/// stereo::esaw::Params (stereo/esaw.h) with its binding to the `--set` keys and
+/// its range checks.
+struct EsawParams : esaw::Params {
   template <class B>
   void describe(B& b) {
     b.field("iterations", iterations, "T, aggregation iterations (Table III: 9; 5 with base 2.6)");
@@ -110,53 +93,9 @@ struct EsawParams {
 };
 
 /// ESMP (Sec. III-B). Defaults: Table III, 8 iterations.
-struct EsmpParams {
-  int iterations = 8;      // T, Table III
-  // b of eq. 4, Table III. Its steps 482 and 1349 (iterations 7, 8) reach past every v2 image,
-  // so those passes do nothing here; base = 2.0 measures 7.71 against 8.82 (docs/methods/esmp.md).
-  float base = 2.80f;
-  float gamma_c = 18.0f;   // Table III
-  float gamma_p = 29.0f;   // Table III
-  float tau = 17.0f;       // Table III
-  float lambda = 0.15f;    // eq. 3 scale, Table III
-  float c = 1.0f;          // slope of V(x) = min(c|x|, eta), eq. 10, Table III
-  float eta_factor = 0.0375f;  // eta = eta_factor * d_max, Table III (d_max read as levels - 1)
-  // How eq. 13-16 are read (docs/methods/esmp.md "Readings of eq. 13-16", measured avg of 12 on
-  // Middlebury v2 at Table III's settings):
-  //  literal: every sample of every pass is a message, as eq. 14/16 are written (8.82; 7.71
-  //           with base 2.0). Min-sum with a truncated linear V is idempotent and a weighted mean
-  //           of messages is a fixed point of it, so this is ESAW on cost2msg(C0) with ESMP's
-  //           weights: the later cost2msg passes change nothing. It is the only reading that
-  //           fits all of the paper: one isotropic message volume ("1/4 of BP's memory"), Table
-  //           II's aggr_H+/aggr_V+ reading one volume at three taps, Fig. 6 summing p's own message.
-  //  centre:  eq. 9 read with q = p: d_q = d_p there and V(0) = 0, so p's own term is its
-  //           cost, not its message; only the two side samples send messages (9.15).
-  //  data:    the data cost kept apart from the propagated messages, as belief propagation
-  //           keeps it: A = w_c A(p) + w_l M(p_l) + w_r M(p_r) with M = cost2msg(C0 + A), the
-  //           WTA on C0 + A (17.3: p's single-pixel cost weighs as much as all it gathered).
-  //  bp:      belief propagation's messages without the receiver's own contribution, with a
-  //           left-going and a right-going buffer per pass (reference::aggr_bp; 8.78). Sent in
-  //           one synchronous round it would equal `centre`: an edge p, p + s is new in every pass.
-  //  bpsum:   BP's bookkeeping: belief = C0 + the sum of all messages received (weights not
-  //           normalised), message = min-sum of the sender's belief, moved to minimum 0 (15.4).
-  //  sum:     eq. 14/16 as Fig. 6's plain sum, the weights not normalised (13.2).
-  //  costs:   control, no messages at all: ESAW with ESMP's settings (9.79).
-  // None reaches the paper's 7.42 at b = 2.8; literal is the paper's own structure, the default.
-  std::string esmp_variant = "literal";
-  std::string storage = "fp16";  // as EsawParams::storage
-  std::string border = "drop";   // as EsawParams::border
-  // Delta_c, the colour distance of the adaptive weight (methods/esaw/cuda/NOTES.md "Accuracy
-  // readings"): Sec. III-A says "w is the normalized weight computed as in [17]", and [17]
-  // (Yoon and Kweon) measures Delta_c as the Euclidean distance in CIELab. lab8: that distance
-  // between CIELab colours as 8-bit images hold them (L* x 255/100, a* + 128, b* + 128, rounded;
-  // cpu and cuda, bit-exact). Measured avg of 12 (cpu, Middlebury v2): lab8 8.34, the only reading
-  // that keeps both of the paper's orderings (ESMP below ESAW, here 8.44, Sec. V; ESAW better at 9
-  // iterations than at 5); max_rgb 8.82 (ESAW 8.33), lab (L* 0..100; cpu only) 8.66 (ESAW 10.67).
-  std::string colour = "lab8";
-  bool median = true;
-  // The CUDA backend's own knobs (folded passes, fused C0) are its Options
-  // (methods/esaw/cuda/esaw_cuda.cpp, EsmpCudaOptions): none changes the result.
-
+/// stereo::esmp::Params (stereo/esaw.h) with its binding to the `--set` keys and
+/// its range checks.
+struct EsmpParams : esmp::Params {
   template <class B>
   void describe(B& b) {
     b.field("iterations", iterations, "T, aggregation iterations (Table III: 8)");

@@ -4,6 +4,7 @@
 #include "methods/esaw/register.h"
 
 #include "methods/esaw/params.h"
+#include "methods/typed_params.h"
 
 namespace stereo {
 
@@ -17,6 +18,14 @@ void register_esaw(Registry& r) {
   register_esaw_cuda(r);
   register_esmp_cuda(r);
 #endif
+}
+
+StereoMatcher create(const esaw::Params& params, const std::string& backend, const Overrides& options) {
+  return create_typed<EsawParams>("esaw", params, backend, options);
+}
+
+StereoMatcher create(const esmp::Params& params, const std::string& backend, const Overrides& options) {
+  return create_typed<EsmpParams>("esmp", params, backend, options);
 }
 
 }  // namespace stereo

@@ -13,20 +13,15 @@
 #include <string>
 
 #include "core/error.h"
+#include "stereo/salap.h"
 
 namespace stereo {
 
 struct MethodInfo;  // core/registry.h; forward-declared so the CUDA stages need not see it
 
-struct SalapParams {
-  float gamma = 5.0f;              // SA-LAP fall-off gamma_p, Lu et al. Sec. 4
-  int window = 33;                 // N: N x N kernel, quadrants (W+1)^2 = 17 x 17, Sec. 4
-  float tau = 20.0f;               // TAD truncation (intensity levels), Sec. 4
-  float alpha = 0.02f;             // eq. 3 penalty of category b, in units of tau (0.02 tau), Sec. 4
-  float beta = 0.04f;              // eq. 3 penalty of category c, in units of tau (0.04 tau), Sec. 4
-  std::string windows = "9";       // "9": categories a, b, c (Table 1 "9-window"); "4": c only (Fig. 2 i-l)
-  std::string cost = "rgb_mean";   // open in the paper: mean of per-channel |dRGB| reproduces Table 1 best
-
+/// stereo::salap::Params (stereo/salap.h) with its binding to the `--set` keys and
+/// its range checks.
+struct SalapParams : salap::Params {
   template <class B>
   void describe(B& b) {
     b.field("gamma", gamma, "kernel fall-off gamma_p (Lu et al. Sec. 4: 5.0)");

@@ -4,6 +4,7 @@
 #include "methods/salap/register.h"
 
 #include "methods/salap/params.h"
+#include "methods/typed_params.h"
 
 namespace stereo {
 
@@ -17,6 +18,10 @@ void register_salap(Registry& r) {
 #ifdef STEREO_WITH_CUDA
   register_salap_cuda(r);
 #endif
+}
+
+StereoMatcher create(const salap::Params& params, const std::string& backend, const Overrides& options) {
+  return create_typed<SalapParams>("salap", params, backend, options);
 }
 
 }  // namespace stereo

@@ -9,24 +9,15 @@
 #include <string>
 
 #include "core/error.h"
+#include "stereo/sgbm.h"
 
 namespace stereo {
 
 struct MethodInfo;
 
-struct SgbmParams {
-  int block_size = 5;          // matched block side, odd; OpenCV documents 3..11
-  int p1 = 0;                  // 0 = OpenCV's recommended 8 x channels x block_size^2
-  int p2 = 0;                  // 0 = OpenCV's recommended 32 x channels x block_size^2
-  int uniqueness_ratio = 10;   // OpenCV's documented 5..15 range, its middle
-  int disp12_max_diff = 1;     // left-right check tolerance in pixels (OpenCV samples use 1)
-  int speckle_window = 100;    // OpenCV documents 50..200
-  int speckle_range = 2;       // OpenCV documents 1 or 2 (x16 internally)
-  int pre_filter_cap = 63;     // OpenCV's samples: the largest cap of the x-derivative prefilter
-  std::string mode = "sgbm_3way";  // MODE_SGBM_3WAY: 3 directions, the fast mode users run
-  std::string fill = "left";   // invalid pixels take the nearest valid disparity to their left
-  int threads = 0;             // 0 = OpenCV's own default (cv::getNumThreads())
-
+/// stereo::sgbm::Params (stereo/sgbm.h) with its binding to the `--set` keys and
+/// its range checks.
+struct SgbmParams : sgbm::Params {
   template <class B>
   void describe(B& b) {
     b.field("block_size", block_size, "matched block side, odd (OpenCV: 3..11; 5 chosen)");

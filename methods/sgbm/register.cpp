@@ -4,6 +4,7 @@
 #include "methods/sgbm/register.h"
 
 #include "methods/sgbm/params.h"
+#include "methods/typed_params.h"
 
 namespace stereo {
 
@@ -13,6 +14,10 @@ void register_sgbm([[maybe_unused]] Registry& r) {
   r.add_method(sgbm_method_info());
   register_sgbm_opencv(r);
 #endif
+}
+
+StereoMatcher create(const sgbm::Params& params, const std::string& backend, const Overrides& options) {
+  return create_typed<SgbmParams>("sgbm", params, backend, options);
 }
 
 }  // namespace stereo

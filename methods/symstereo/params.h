@@ -10,26 +10,15 @@
 #include <string>
 
 #include "core/error.h"
+#include "stereo/symstereo.h"
 
 namespace stereo {
 
 struct MethodInfo;  // core/registry.h
 
-struct SymStereoParams {
-  int wavelets = 30;             // N, Fig. 3 (a), (b): N = 30
-  float ratio = 1.05f;           // m of eq. 1, lambda_k = m lambda_(k-1); Fig. 3: m = 1.05
-  // The filter shape is not in this paper, which defers to Antunes & Barreto (ICCV-W 2011; not
-  // in the suite): both values below are choices, from a small sweep on the Middlebury v2
-  // scenes (docs/methods/symstereo.md, "Accuracy"; average bad > 1 nonocc 23.3 % here against 37.7 % with the
-  // usual log-Gabor values lambda_1 = 3, sigma/omega0 = 0.55 of Kovesi's phase-congruency
-  // banks). With N = 30 and m = 1.05 the wavelengths then span 6 .. 24.8 px: longer filters
-  // are the only support a per-pixel cost without aggregation has, and Fig. 3's smooth maps
-  // ("less noise ... more blurred edges") point the same way.
-  float min_wavelength = 6.0f;  // lambda_1 in pixels
-  // sigma / omega0 of the log-Gabor, exp(-ln(w/w0)^2 / (2 ln(sigma/omega0)^2)): 0.65 is about
-  // 1.5 octaves of bandwidth (0.55, the common value, about 2).
-  float sigma_on_f = 0.65f;
-
+/// stereo::symstereo::Params (stereo/symstereo.h) with its binding to the `--set` keys and
+/// its range checks.
+struct SymStereoParams : symstereo::Params {
   template <class B>
   void describe(B& b) {
     b.field("wavelets", wavelets, "number of log-Gabor wavelets N (Mota et al. Fig. 3: 30)");

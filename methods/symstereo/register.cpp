@@ -4,6 +4,7 @@
 #include "methods/symstereo/register.h"
 
 #include "methods/symstereo/params.h"
+#include "methods/typed_params.h"
 
 namespace stereo {
 
@@ -19,6 +20,10 @@ void register_symstereo([[maybe_unused]] Registry& r) {  // unused in a build wi
 #ifdef STEREO_WITH_CUDA
   register_symstereo_cuda(r);
 #endif
+}
+
+StereoMatcher create(const symstereo::Params& params, const std::string& backend, const Overrides& options) {
+  return create_typed<SymStereoParams>("symstereo", params, backend, options);
 }
 
 }  // namespace stereo
