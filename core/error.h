@@ -44,4 +44,9 @@ inline void require(bool condition, MakeMessage&& make_message, ErrorKind kind =
   if (!condition) throw Error(make_message(), kind);
 }
 
+/// A float as a user would type it, for error messages: the shortest text that reads back as
+/// the same float (`-1`, `0.02`, `1e+30`), where std::to_string would print "-1.000000".
+/// (Defined in core/params.cpp, beside the parsing that reads such text back.)
+std::string number_text(float value);
+
 }  // namespace stereo
