@@ -31,8 +31,16 @@ enum class Memory {
   cuda,  ///< CUDA device memory of ImageView::device / DisparityView::device
 };
 
-/// `height` rows of `width` pixels of `channels` interleaved bytes (1 = grey, 3 = RGB); row y
-/// starts at data + y * pitch. Borrowed: nothing here keeps the memory alive.
+/// The order of a colour view's three bytes per pixel. Every method reads RGB; OpenCV's
+/// cv::imread and cv::Mat hand out BGR, which a matcher would read as other colours (and match
+/// to another map) unless the view says so.
+enum class ChannelOrder {
+  rgb,  ///< red, green, blue: PNG/stb, PIL, NumPy images, the suite's own ImageU8
+  bgr,  ///< blue, green, red: OpenCV
+};
+
+/// `height` rows of `width` pixels of `channels` interleaved bytes (1 = grey, 3 = colour in
+/// `order`); row y starts at data + y * pitch. Borrowed: nothing here keeps the memory alive.
 struct ImageView {
   const std::uint8_t* data = nullptr;
   int width = 0;
@@ -45,6 +53,9 @@ struct ImageView {
   /// the image are queued; the matcher waits for that stream's work (an event, not the host)
   /// before it reads. 0 = the default stream, where most libraries (PyTorch, CuPy) write.
   std::uintptr_t stream = 0;
+  /// A 3-channel view's byte order. Matcher::compute reads a BGR host view through one RGB
+  /// copy (as_rgb); grey views ignore it.
+  ChannelOrder order = ChannelOrder::rgb;
 
   ImageView() = default;
   /// A host view; `pitch` 0 means dense (width * channels).
@@ -111,6 +122,12 @@ const char* to_string(Memory memory);
 
 /// A dense copy of a host view: what a backend whose stages take an ImageU8 reads.
 ImageU8 to_image(const ImageView& view);
+
+/// `view` as the RGB view every method reads: the view itself where it is grey or RGB, else
+/// (a BGR host view) a dense view of `storage`, which receives the RGB copy and must outlive
+/// the returned view. A BGR view in CUDA memory is refused (stereo::Error naming `component`):
+/// reverse its channels on the device first.
+ImageView as_rgb(const ImageView& view, ImageU8& storage, const std::string& component);
 
 /// Copies `map` (width x height, one channel) into the host view `out` of the same size, row by row.
 void copy_rows(const ImageF& map, const DisparityView& out);
