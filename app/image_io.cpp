@@ -147,6 +147,10 @@ void check_header(const std::filesystem::path& path, const std::vector<unsigned 
       return (std::uint64_t(bytes[at]) << 24) | (std::uint64_t(bytes[at + 1]) << 16) | (std::uint64_t(bytes[at + 2]) << 8) |
              std::uint64_t(bytes[at + 3]);
     };
+    // stb calls a zero-sized PNG an "unknown image type"; the user needs to hear what is wrong.
+    if (be32(16) == 0 || be32(20) == 0)
+      throw Error("cannot decode image " + path.string() + ": its PNG header says " + size_text(be32(16), be32(20)) +
+                  " pixels (a zero width or height)");
     check_pixel_count(path, be32(16), be32(20));
     // Every chunk's declared length must fit in what is left of the file: stb grows its IDAT
     // buffer to a chunk's declared length before reading it, so a 1 KB file whose chunk claims

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "core/error.h"
 
@@ -21,6 +22,17 @@ ImageU8 to_image(const ImageView& view) {
   }
   for (int y = 0; y < view.height; ++y) std::memcpy(out.row(y), view.row(y), row_bytes);
   return out;
+}
+
+ImageView as_rgb(const ImageView& view, ImageU8& storage, const std::string& component) {
+  if (view.order == ChannelOrder::rgb || view.channels != 3) return view;
+  require(view.memory == Memory::host,
+          component + ": a BGR view in CUDA memory is not reordered on the device; pass it as RGB "
+                      "(reverse the channel axis, e.g. tensor.flip(-1)) or from host memory",
+          ErrorKind::invalid_argument);
+  storage = to_image(view);
+  for (std::size_t i = 0; i + 2 < storage.data.size(); i += 3) std::swap(storage.data[i], storage.data[i + 2]);
+  return ImageView(storage);
 }
 
 void copy_rows(const ImageF& map, const DisparityView& out) {

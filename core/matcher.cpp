@@ -88,23 +88,29 @@ DisparityMap Matcher::match_compact(const ImageU8& left, const ImageU8& right, D
   return DisparityMap::of_pixels(std::move(r.disparity), range);
 }
 
+// Each view entry point hands the backend RGB views only (as_rgb): a BGR pair is read through
+// one RGB copy each, an RGB or grey pair as it is.
 StereoResult Matcher::compute(const ImageView& left, const ImageView& right, DisparityRange range) {
   validate_pair(left, right, range, component());
-  return match_view(left, right, range);
+  ImageU8 left_rgb, right_rgb;
+  return match_view(as_rgb(left, left_rgb, component()), as_rgb(right, right_rgb, component()), range);
 }
 
 DisparityMap Matcher::compute_compact(const ImageView& left, const ImageView& right, DisparityRange range,
                                       Timing* timing) {
   validate_pair(left, right, range, component());
   Timing local;
-  return match_compact_view(left, right, range, timing != nullptr ? *timing : local);
+  ImageU8 left_rgb, right_rgb;
+  return match_compact_view(as_rgb(left, left_rgb, component()), as_rgb(right, right_rgb, component()), range,
+                            timing != nullptr ? *timing : local);
 }
 
 Timing Matcher::compute_into(const ImageView& left, const ImageView& right, DisparityRange range,
                              const DisparityView& out) {
   validate_pair(left, right, range, component());
   validate_output(out, left.width, left.height, component());
-  return match_into(left, right, range, out);
+  ImageU8 left_rgb, right_rgb;
+  return match_into(as_rgb(left, left_rgb, component()), as_rgb(right, right_rgb, component()), range, out);
 }
 
 void Matcher::not_in_host_memory(const char* what) const {

@@ -24,6 +24,12 @@ T parse_number(const std::string& component, const std::string& key, const std::
 
 }  // namespace
 
+std::string number_text(float value) {
+  char text[32];
+  const auto result = std::to_chars(text, text + sizeof text, value);
+  return std::string(text, result.ptr);
+}
+
 std::pair<std::string, std::string> parse_override(const std::string& text) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0)

@@ -92,9 +92,11 @@ class PyMatcher {
     }
   }
 
-  py::object compute(const py::handle& left_object, const py::handle& right_object, const std::string& out) {
+  py::object compute(const py::handle& left_object, const py::handle& right_object, const std::string& out,
+                     const std::string& order) {
     const auto entered = std::chrono::steady_clock::now();
     const std::string component = check_out(out);
+    const ChannelOrder channel_order = check_order(order, component);
     // Both held (with what keeps their memory) until this call returns, released with the GIL.
     const InputImage left = read_input(left_object, component, "left");
     const InputImage right = read_input(right_object, component, "right");
@@ -106,8 +108,9 @@ class PyMatcher {
       const py::gil_scoped_release unlocked;
       // Python threads may share this object; the matcher itself is not reentrant.
       const std::lock_guard<std::mutex> lock(busy_);
-      const InputView l = view_input(left, backend_ == "cuda", component + ": left");
-      const InputView r = view_input(right, backend_ == "cuda", component + ": right");
+      InputView l = view_input(left, backend_ == "cuda", component + ": left");
+      InputView r = view_input(right, backend_ == "cuda", component + ": right");
+      l.view.order = r.view.order = channel_order;
       record.left.copied = l.host_copy_bytes + l.device_copy_bytes != 0;
       record.right.copied = r.host_copy_bytes + r.device_copy_bytes != 0;
       record.host_copy_bytes = l.host_copy_bytes + r.host_copy_bytes;
@@ -219,6 +222,13 @@ class PyMatcher {
     return component;
   }
 
+  /// compute()'s `order` as the views carry it: "rgb" or "bgr" (OpenCV's cv2.imread).
+  static ChannelOrder check_order(const std::string& order, const std::string& component) {
+    require(order == "rgb" || order == "bgr",
+            [&] { return component + ": order must be 'rgb' or 'bgr', got '" + order + "'"; }, INPUT);
+    return order == "bgr" ? ChannelOrder::bgr : ChannelOrder::rgb;
+  }
+
   /// The CUDA ordinal the matcher runs on (cuda backends).
   [[nodiscard]] int ordinal() const { return matcher_->device_info().value("ordinal", 0); }
 
@@ -269,7 +279,7 @@ One stereo method on one backend, searching disparities min_disparity .. min_dis
   **params       the method's parameters and the backend's options, as `stereo run --set
                  key=value` takes them (stereo.params(method) lists both, with defaults)
 
-compute(left, right, out="numpy") matches a pair: uint8 arrays of shape (H, W) or (H, W, 3),
+compute(left, right, out="numpy", order="rgb") matches a pair: uint8 arrays of shape (H, W) or (H, W, 3),
 NumPy arrays of any strides, objects with __dlpack__ or __cuda_array_interface__ (PyTorch and
 CuPy arrays; CUDA memory on a cuda backend, which reads it in place), and returns the
 disparity of the left view in pixels as a float32 (H, W) NumPy array, inf where the method
@@ -304,16 +314,20 @@ void bind_matcher(py::module_& m) {
            py::arg("method"), py::arg("backend") = "cpu", py::arg("levels") = 64, py::arg("min_disparity") = 0,
            py::arg("device") = py::none())
       .def("compute", &PyMatcher::compute, py::arg("left"), py::arg("right"), py::arg("out") = "numpy",
+           py::arg("order") = "rgb",
            R"doc(The disparity map of the pair (left is the reference view).
 
-left, right: uint8 (H, W) grey or (H, W, 3) RGB, equal shapes, both in host or both in CUDA
+left, right: uint8 (H, W) grey or (H, W, 3) colour, equal shapes, both in host or both in CUDA
 memory; NumPy arrays (any strides), objects with __dlpack__ or __cuda_array_interface__, or
 anything numpy.asarray takes. Read in place where the pixels are interleaved (rows of any
 pitch), else copied once (docs/python.md lists the layouts). out: "numpy" (a float32 (H, W)
 array, inf = no disparity) or "cuda" (a stereo.DeviceArray in the matcher's GPU memory,
 written there by the GPU, never through the host; cuda backends). Raises ValueError for a bad
 input, RuntimeError where the device or context is unusable or the backend cannot read the
-inputs' memory, MemoryError where the problem does not fit.)doc")
+inputs' memory, MemoryError where the problem does not fit.
+order: the colour images' channel order, "rgb" (PIL, imageio, stereo.load_scene) or "bgr"
+(OpenCV's cv2.imread); every method matches RGB, so a BGR pair passed as "rgb" gives another
+map. "bgr" costs one host copy per image; BGR in CUDA memory is refused (flip it first).)doc")
       .def_property_readonly("last_timing", &PyMatcher::last_timing,
                              "The last compute()'s timing: upload_ms, algorithm_ms, readback_ms, total_ms, "
                              "stages {name: ms} and the clock that measured them (None before the first call)")

@@ -12,10 +12,13 @@ bash scripts/build.sh --demo
 t_build=$SECONDS
 stereo=build-demo/stereo
 scene=""
-if bash data/fetch_public_pairs.sh "$stereo" data/public >/tmp/stereo-fetch.log 2>&1 && [ -d data/public/aloe ]; then
+# The fetch's log goes beside the demo's outputs: a fixed /tmp name would clash between users.
+mkdir -p out/demo
+fetch_log=out/demo/fetch.log
+if bash data/fetch_public_pairs.sh "$stereo" data/public >"$fetch_log" 2>&1 && [ -d data/public/aloe ]; then
   scene=data/public/aloe
 else
-  echo "demo: could not obtain Aloe from apt ($(tail -1 /tmp/stereo-fetch.log)); using a synthetic scene"
+  echo "demo: could not obtain Aloe from apt ($(tail -1 "$fetch_log")); using a synthetic scene"
   "$stereo" synth --size 450x375 -d 64 --seed 1 --out data/public/synth-planes >/dev/null
   scene=data/public/synth-planes
 fi
@@ -26,7 +29,6 @@ if [ "$(echo "$gl_status" | awk '{print $3}')" != "yes" ]; then
   echo "demo: $(echo "$gl_status" | cut -c33-); using the CPU reference"
   backend=cpu
 fi
-mkdir -p out
 "$stereo" eval "$scene" -m salap -b "$backend" --out out/demo
 echo
 echo "disparity map, colour picture and error map: out/demo/ (result.json holds every number)"

@@ -30,10 +30,11 @@ else
     # `stereo view`: Dear ImGui (1.86 on Debian 12, its glfw and opengl3 backends compiled in)
     libimgui-dev
     # the Python module and its tests (for Debian's /usr/bin/python3): pybind11, NumPy, pytest;
-    # PyTorch CPU for the DLPack tests, matplotlib for examples/python/compare.py. The test
+    # PyTorch CPU for the DLPack tests, matplotlib for examples/python/compare.py, OpenCV's cv2
+    # for the BGR test (tests/python/test_order.py) and docs/python.md's cv2 example. The test
     # scripts (tests/test_scripts.sh, tests/test_mpi.sh) read JSON with python3 too.
     python3 python3-dev python3-numpy python3-pybind11 pybind11-dev python3-pytest python3-torch
-    python3-matplotlib
+    python3-matplotlib python3-opencv
     # `pip install .` in a virtual environment (scripts/test.sh checks it)
     python3-venv python3-setuptools python3-pip
     # `stereo data get/add/verify` (optional at build time: STEREO_WITH_DATA_DOWNLOAD)

@@ -121,6 +121,23 @@ TEST_F(Cli, UnknownMethodBackendAndKey) {
   expect_user_error(stereo("run " + p("l.png") + " " + p("r.png") + " -m salap --set window=32 -d 8 -o " + p("out.pfm")), "window");
 }
 
+// A float parameter's error prints the value as the user typed it, not std::to_string's "-1.000000".
+TEST_F(Cli, ParameterErrorsPrintFloatsAsTyped) {
+  Outcome o = stereo("run " + p("l.png") + " " + p("r.png") + " -m salap -b cpu --set gamma=-1 -d 8 -o " + p("out.pfm"));
+  expect_user_error(o, "gamma must be > 0, got -1\n");
+  o = stereo("run " + p("l.png") + " " + p("r.png") + " -m salap -b cpu --set tau=255.5 -d 8 -o " + p("out.pfm"));
+  expect_user_error(o, "got 255.5\n");
+}
+
+// An accuracy-only comparison says nothing of speed runs it does not make.
+TEST_F(Cli, CompareWithoutSpeedSaysNothingOfSpeed) {
+  ASSERT_EQ(stereo("synth --size 64x48 -d 8 --out " + p("scene")).code, 0);
+  const Outcome o = stereo("compare " + p("scene") + " --methods salap --backends cpu --no-speed --out " + p("cmp"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.err.find("speed"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("accuracy only"), std::string::npos) << o.err;
+}
+
 TEST_F(Cli, UnavailableBackendSaysWhy) {
   const Outcome list = stereo("list --json");
   ASSERT_EQ(list.code, 0) << list.err;

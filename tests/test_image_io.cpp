@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <vector>
@@ -126,6 +127,31 @@ TEST(ImageIo, PngChunkLongerThanTheFileIsRefusedByName) {
     const std::string what = e.what();
     EXPECT_NE(what.find("long_chunk.png"), std::string::npos) << what;
     EXPECT_NE(what.find("declares 1073741824 bytes"), std::string::npos) << what;
+  }
+}
+
+// A PNG whose header says 0x0 is named with what is wrong, not stb's "unknown image type".
+TEST(ImageIo, ZeroSizedPngSaysSo) {
+  const fs::path dir = temp_dir();
+  ImageU8 img(8, 4, 1);
+  write_png(dir / "ok.png", img);
+  std::ifstream in(dir / "ok.png", std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::fill(bytes.begin() + 16, bytes.begin() + 24, char(0));  // IHDR width and height
+  {
+    std::ofstream out(dir / "empty.png", std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  for (const auto& read : {std::function<void()>([&] { read_image(dir / "empty.png"); }),
+                           std::function<void()>([&] { read_png16(dir / "empty.png"); })}) {
+    try {
+      read();
+      FAIL() << "a 0x0 PNG was accepted";
+    } catch (const Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("empty.png"), std::string::npos) << what;
+      EXPECT_NE(what.find("0x0 pixels (a zero width or height)"), std::string::npos) << what;
+    }
   }
 }
 

@@ -216,7 +216,9 @@ void cmd_compare(const CompareArgs& a) {
   // halfway still leaves every finished cell on disk ----
   const auto start = std::chrono::steady_clock::now();
   std::cerr << "compare: " << cells.size() << " cells over " << lanes.size() << " method/backend lanes, "
-            << a.repeats << " repeats per speed cell; writing " << out.string() << "\n";
+            << (a.no_speed ? std::string("accuracy only")
+                           : std::to_string(a.repeats) + " repeats per speed cell")
+            << "; writing " << out.string() << "\n";
   // One cell's row: what it measured, or why it has none (the run goes on either way).
   const auto run_cell = [&](const Cell& c, Lane& lane) {
     json row;

@@ -116,6 +116,11 @@ void draw_controls(const ViewerState& state, UiState& ui, ImVec2 pos) {
   sequence_controls(state, ui);
   ImGui::Separator();
   ImGui::TextUnformatted("Parameters (hover for the source; Enter applies)");
+  // The parameters scroll in their own region above the Open / Screenshot rows, so that those
+  // stay in view however many parameters and backend options the method has (AD-Census's
+  // pushed them below the panel's edge).
+  const float footer = ImGui::GetStyle().ItemSpacing.y + 3.0f * ImGui::GetFrameHeightWithSpacing();
+  ImGui::BeginChild("parameters", ImVec2(0.0f, -footer));
   bool options_heading = false;
   for (const ParamRow& row : state.params()) {
     if (row.backend_option && !options_heading) {
@@ -124,6 +129,7 @@ void draw_controls(const ViewerState& state, UiState& ui, ImVec2 pos) {
     }
     param_widget(row, ui);
   }
+  ImGui::EndChild();
   ImGui::Separator();
   ImGui::InputText("left / scene", &ui.open_a);
   ImGui::InputText("right", &ui.open_b);

@@ -100,13 +100,21 @@ void draw_error(const ViewResult& r, PanelTextures& tex, UiState& ui, ImVec2 pos
 
 void draw_timing(const ViewResult& r, ImVec2 pos) {
   ImGui::SetNextWindowPos(pos, ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(372.0f, 300.0f), ImGuiCond_FirstUseEver);
+  // Down to the window's bottom edge (1000 px at the default size: 390 px), at least 300.
+  const float height = std::max(300.0f, ImGui::GetIO().DisplaySize.y - pos.y);
+  ImGui::SetNextWindowSize(ImVec2(372.0f, height), ImGuiCond_FirstUseEver);
   ImGui::Begin("Timing");
   ImGui::TextWrapped("%s", r.device.c_str());
   ImGui::TextWrapped("%dx%d, disparities %s (%d levels); %s", r.width, r.height, cli::range_text(r.range).c_str(),
                      r.range.count, r.timing.clock.c_str());
   ImGui::Text("upload    %8.3f ms", r.timing.upload_ms);
+  // The stages scroll in their own region above the totals, so that the total and the Mde/s
+  // stay in view for a method of many stages (AD-Census's ten hid them).
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  const int summary_lines = 6 + (r.error_on_device ? 1 : 0) + (r.error_on_device && r.figures_upload_ms > 0.0 ? 1 : 0);
+  ImGui::BeginChild("stages", ImVec2(0.0f, -(float(summary_lines) * line + ImGui::GetStyle().ItemSpacing.y)));
   for (const auto& [name, ms] : r.timing.stages) ImGui::Text("  %-14s %8.3f ms", name.c_str(), ms);
+  ImGui::EndChild();
   ImGui::Text("algorithm %8.3f ms", r.timing.algorithm_ms);
   ImGui::Text("read-back %8.3f ms%s", r.timing.readback_ms, r.on_device ? " (into the GL buffer, on the GPU)" : "");
   if (r.error_on_device) ImGui::Text("figures   %8.3f ms (eval's, on the GPU, host clock)", r.figures_ms);
@@ -121,7 +129,13 @@ void draw_timing(const ViewResult& r, ImVec2 pos) {
 }
 
 void draw_cursor(const ViewerState& state, const ViewResult& r, PanelTextures& tex, const UiState& ui, ImVec2 pos) {
-  ImGui::SetNextWindowSizeConstraints(ImVec2(380.0f, 0.0f), ImVec2(380.0f, FLT_MAX));
+  // Tall enough from the first frame for the position and ground-truth lines and the two-line
+  // cost-curve hint: an auto-resizing panel grows a frame after its content, so a screenshot
+  // taken as the cursor first appears cut the ground truth off.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float min_height = ImGui::GetFrameHeight() + 2.0f * style.WindowPadding.y +
+                           4.0f * ImGui::GetTextLineHeightWithSpacing();
+  ImGui::SetNextWindowSizeConstraints(ImVec2(380.0f, min_height), ImVec2(380.0f, FLT_MAX));
   begin_panel("Cursor", pos);
   if (!ui.cursor) {
     ImGui::TextUnformatted("Move the mouse over an image.");

@@ -66,7 +66,10 @@ ViewerWindow::ViewerWindow(ViewerState& state, const WindowOptions& options)
     offscreen_fbo_.check_complete();
   } else {
     if (glfwInit() != GLFW_TRUE)
-      throw Error("view: cannot open a window: glfwInit failed: " + glfw_error(), ErrorKind::unavailable);
+      throw Error("view: cannot open a window: glfwInit failed: " + glfw_error() +
+                      " (without a display: STEREO_VIEW_CONTEXT=headless draws offscreen, with --frames N "
+                      "--screenshot FILE; or run under xvfb-run -a)",
+                  ErrorKind::unavailable);
     glfwDefaultWindowHints();
     glfwWindowHint(GLFW_VISIBLE, options.visible ? GLFW_TRUE : GLFW_FALSE);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);

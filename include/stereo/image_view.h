@@ -31,8 +31,16 @@ enum class Memory {
   cuda,  ///< CUDA device memory of ImageView::device / DisparityView::device
 };
 
-/// `height` rows of `width` pixels of `channels` interleaved bytes (1 = grey, 3 = RGB); row y
-/// starts at data + y * pitch. Borrowed: nothing here keeps the memory alive.
+/// The order of a colour view's three bytes per pixel. Every method reads RGB; OpenCV's
+/// cv::imread and cv::Mat hand out BGR, which a matcher would read as other colours (and match
+/// to another map) unless the view says so.
+enum class ChannelOrder {
+  rgb,  ///< red, green, blue: PNG/stb, PIL, NumPy images, the suite's own ImageU8
+  bgr,  ///< blue, green, red: OpenCV
+};
+
+/// `height` rows of `width` pixels of `channels` interleaved bytes (1 = grey, 3 = colour in
+/// `order`); row y starts at data + y * pitch. Borrowed: nothing here keeps the memory alive.
 struct ImageView {
   const std::uint8_t* data = nullptr;
   int width = 0;
@@ -45,6 +53,9 @@ struct ImageView {
   /// the image are queued; the matcher waits for that stream's work (an event, not the host)
   /// before it reads. 0 = the default stream, where most libraries (PyTorch, CuPy) write.
   std::uintptr_t stream = 0;
+  /// A 3-channel view's byte order. Matcher::compute reads a BGR host view through one RGB
+  /// copy (as_rgb, core/image_view.h); grey views ignore it.
+  ChannelOrder order = ChannelOrder::rgb;
 
   ImageView() = default;
   /// A host view; `pitch` 0 means dense (width * channels).

@@ -51,7 +51,7 @@ struct AdCensusParams : adcensus::Params {
     // Eq. 2 lies in [0, 2); the CUDA aggregation's fixed-point integral is sized for costs <= 2.
     require(out_of_image_cost >= 0.0f && out_of_image_cost <= 2.0f,
             component + ": out_of_image_cost must be in [0, 2] (the range of eq. 2), got " +
-                std::to_string(out_of_image_cost));
+                number_text(out_of_image_cost));
   }
 };
 

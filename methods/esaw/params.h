@@ -66,10 +66,10 @@ void validate_shared_ranges(const P& p, const std::string& component) {
                       "8-bit CIELab)");
   require(p.iterations >= 1 && p.iterations <= 20,
           component + ": iterations must be in 1..20, got " + std::to_string(p.iterations));
-  require(p.base >= 1.0f && p.base <= 8.0f, component + ": base must be in [1, 8], got " + std::to_string(p.base));
+  require(p.base >= 1.0f && p.base <= 8.0f, component + ": base must be in [1, 8], got " + number_text(p.base));
   require(p.gamma_c > 0.0f && p.gamma_p > 0.0f, component + ": gamma_c and gamma_p must be > 0");
-  require(p.tau > 0.0f && p.tau <= 255.0f, component + ": tau must be in (0, 255], got " + std::to_string(p.tau));
-  require(p.lambda > 0.0f, component + ": lambda must be > 0, got " + std::to_string(p.lambda));
+  require(p.tau > 0.0f && p.tau <= 255.0f, component + ": tau must be in (0, 255], got " + number_text(p.tau));
+  require(p.lambda > 0.0f, component + ": lambda must be > 0, got " + number_text(p.lambda));
 }
 
 /// ESAW (Sec. III-A). Defaults: Table III, 9 iterations.

@@ -43,8 +43,8 @@ struct SalapParams : salap::Params {
     require(radius() % 2 == 0, component + ": (N-1)/2 must be even (W/2 bilinear pairs), got W = " +
                                    std::to_string(radius()));
     require(radius() <= 64, component + ": window N at most 129, got " + std::to_string(window));
-    require(gamma > 0.0f, component + ": gamma must be > 0, got " + std::to_string(gamma));
-    require(tau > 0.0f && tau <= 255.0f, component + ": tau must be in (0, 255], got " + std::to_string(tau));
+    require(gamma > 0.0f, component + ": gamma must be > 0, got " + number_text(gamma));
+    require(tau > 0.0f && tau <= 255.0f, component + ": tau must be in (0, 255], got " + number_text(tau));
     require(alpha >= 0.0f && beta >= 0.0f, component + ": alpha and beta must be >= 0");
   }
 };

@@ -33,11 +33,11 @@ struct SymStereoParams : symstereo::Params {
   void validate(const std::string& component) const {
     require(wavelets >= 1 && wavelets <= 256,
             component + ": wavelets must be in 1..256, got " + std::to_string(wavelets));
-    require(ratio >= 1.0f && ratio <= 4.0f, component + ": ratio m must be in [1, 4], got " + std::to_string(ratio));
+    require(ratio >= 1.0f && ratio <= 4.0f, component + ": ratio m must be in [1, 4], got " + number_text(ratio));
     require(min_wavelength >= 2.0f,
-            component + ": min_wavelength must be >= 2 px (Nyquist), got " + std::to_string(min_wavelength));
+            component + ": min_wavelength must be >= 2 px (Nyquist), got " + number_text(min_wavelength));
     require(sigma_on_f > 0.0f && sigma_on_f < 1.0f,
-            component + ": sigma_on_f must be in (0, 1), got " + std::to_string(sigma_on_f));
+            component + ": sigma_on_f must be in (0, 1), got " + number_text(sigma_on_f));
   }
 };
 

@@ -18,8 +18,8 @@ Python-level methods and its stream handshake) are timed by the binding inside t
 ("producer us", last_call_phases' "producer"); "own" is each call's binding time less its
 producer's, the median over the calls.
 
-    PYTHONPATH=build/python python3 tests/python/bench_overhead.py --backend cuda
-    PYTHONPATH=build/python python3 tests/python/bench_overhead.py --method salap --backend cpu --size 320x240 --levels 32
+    PYTHONPATH=build/python /usr/bin/python3 tests/python/bench_overhead.py --backend cuda
+    PYTHONPATH=build/python /usr/bin/python3 tests/python/bench_overhead.py --method salap --backend cpu --size 320x240 --levels 32
 """
 
 import argparse
