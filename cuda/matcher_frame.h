@@ -11,7 +11,9 @@
 ///    reused while the key stays), the upload of the two images (ImageU8s, host views of
 ///    any pitch, or views in device memory: input_copy()), one StageClock
 ///    (cuda/stage_clock.h) and the read-back of the float map (into an ImageF or the
-///    caller's host or device memory); a method adds its stages.
+///    caller's host or device memory) and the pass inspector (keep_passes(), inspector():
+///    the buffers a method names per stage in show_stages, cuda/stage_show.h, read from the
+///    workspace when asked); a method adds its stages.
 /// Class templates over the method's types, as reference::CpuMatcher<Params> is for the cpu
 /// backend, because the binder refers to the Params and Options fields themselves and the
 /// workspace holds the method's own buffer struct; what depends on neither (device, stream,
@@ -43,6 +45,7 @@
 #include "cuda/common.h"
 #include "cuda/frame_stream.h"
 #include "cuda/stage_clock.h"
+#include "cuda/stage_show.h"
 #include "cuda/workspace.h"
 #include "stereo/testing.h"
 
@@ -164,6 +167,26 @@ void count_image_copy(Memory from);
 /// the method's stages run and timed, one float map read back.
 template <class P, class O, class Buffers>
 class FrameMatcher : public CudaMatcher<P, O> {
+ public:
+  /// Shows, after every later frame, what show_stages names in the workspace; nothing is kept
+  /// beyond the workspace itself, so a kept frame costs no more than a plain one.
+  void keep_passes(bool keep) override {
+    keep_ = keep;
+    shown_.clear();
+  }
+  /// The stages of the last frame (of a sequence: its last), while keep_passes(true) holds;
+  /// empty before the first frame and after one that failed. Its readers copy from the
+  /// workspace, so they show the last frame until the next one runs.
+  PassInspector* inspector() override {
+    if (!keep_) return nullptr;
+    shown_.clear();
+    if (const Buffers* w = workspace_.held(); w != nullptr && shown_range_) {
+      StageShow show(shown_, this->ordinal());
+      show_stages(show, *w, *shown_range_);
+    }
+    return &shown_;
+  }
+
  protected:
   using Key = typename Buffers::Key;
 
@@ -195,6 +218,10 @@ class FrameMatcher : public CudaMatcher<P, O> {
   /// on the device (a frame where it does not hold comes back as floats), so it costs speed,
   /// never the map, where it is wrong. Default: false.
   [[nodiscard]] virtual bool whole_levels(DisparityRange /*range*/) const { return false; }
+  /// Names, per stage, the buffer of `buffers` that holds its output once a frame over `range`
+  /// is done, with its layout (PassLayout::name: the stage's lap, or "lap.buffer"), in pipeline
+  /// order. Buffers a later stage overwrites are not shown. Default: none.
+  virtual void show_stages(StageShow& /*show*/, const Buffers& /*buffers*/, DisparityRange /*range*/) const {}
 
   // ---- the frame's steps -------------------------------------------------------------
 
@@ -246,7 +273,10 @@ class FrameMatcher : public CudaMatcher<P, O> {
     };
     hooks.before_frame = [&] { before_frame(*buffers, range, s); };
     hooks.run_stages = [&](StageClock& clock) -> const DeviceImage<float>& {
-      return run_stages(*buffers, range, clock, s);
+      shown_range_.reset();
+      const DeviceImage<float>& map = run_stages(*buffers, range, clock, s);
+      shown_range_ = range;
+      return map;
     };
     sequence_.run(range, whole_levels(range), s, next, done, hooks);
   }
@@ -260,6 +290,7 @@ class FrameMatcher : public CudaMatcher<P, O> {
   template <class ReadBack>
   const Buffers& run_frame(const ImageView& left, const ImageView& right, DisparityRange range, ReadBack&& read) {
     cudaStream_t s = this->stream();
+    shown_range_.reset();
     Buffers& buffers = prepare(left, range, s);
     before_frame(buffers, range, s);
     this->accept_views(left, right, s);
@@ -267,6 +298,7 @@ class FrameMatcher : public CudaMatcher<P, O> {
     upload_pair(buffers, left, right, s);
     clock_.uploaded();
     const DeviceImage<float>& map = run_stages(buffers, range, clock_, s);
+    shown_range_ = range;
     clock_.matched();
     read(map, s);
     clock_.read_back();
@@ -275,6 +307,9 @@ class FrameMatcher : public CudaMatcher<P, O> {
 
   StageClock clock_;
   FrameStream sequence_;
+  bool keep_ = false;
+  PassTable shown_{this->component()};
+  std::optional<DisparityRange> shown_range_;  // the range of the frame the workspace holds, once run
 };
 
 /// The registry entry of CUDA matcher M (constructed from the overrides): usable where a CUDA

@@ -333,7 +333,10 @@ class GlMatcher : public Matcher {
     const std::string component = this->component();
     PassKeeper keeper;
     if constexpr (InspectablePasses<P>) {
-      if (keep_) keeper.start(passes_->inspect_targets());
+      if (keep_) {
+        kept_.clear();  // a run that fails shows nothing rather than the run before it
+        keeper.start(passes_->inspect_targets());
+      }
     }
     passes_->clear_selection();
     for (int d0 = 0; d0 < frame.range.count; d0 += P::LEVELS_PER_GROUP) {

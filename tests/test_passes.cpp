@@ -1,14 +1,18 @@
 // dump_passes (app/passes.h) and `stereo passes` on salap/cpu, whose inspector is the
-// reference's stages one level per slice; the salap/cpu inspector itself.
+// reference's stages one level per slice: the files, the size announced before them, the stage
+// filter; the salap/cpu inspector itself.
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
+#include <cstdint>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "app/image_io.h"
 #include "app/passes.h"
@@ -147,14 +151,99 @@ TEST(DumpPasses, RefusesWithoutLeavingAnything) {
   fs::remove_all(root);
 }
 
+// Matcher's own keep_passes: a backend that shows nothing refuses, naming itself.
 TEST(DumpPasses, BackendsWithoutInspectorRefuse) {
-  auto m = create_matcher("esaw", "cpu", Overrides{});
+  struct Bare final : Matcher {
+    [[nodiscard]] nlohmann::json params() const override { return nlohmann::json::object(); }
+    [[nodiscard]] std::string component() const override { return "bare/none"; }
+    [[nodiscard]] std::string device() const override { return "nothing"; }
+    StereoResult match(const ImageU8& left, const ImageU8& /*right*/, DisparityRange /*range*/) override {
+      return StereoResult{ImageF(left.width, left.height, 1), {}, std::nullopt};
+    }
+  } m;
   try {
-    m->keep_passes(true);
-    ADD_FAILURE() << "esaw/cpu kept passes";
+    m.keep_passes(true);
+    ADD_FAILURE() << "bare/none kept passes";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("bare/none"), std::string::npos) << e.what();
   }
+  EXPECT_EQ(m.inspector(), nullptr);
+}
+
+std::uintmax_t bytes_in(const fs::path& dir) {
+  std::uintmax_t bytes = 0;
+  for (const auto& e : fs::directory_iterator(dir)) bytes += fs::file_size(e.path());
+  return bytes;
+}
+
+// The size announced before the first write is what lands on disk, file for file and byte for
+// byte, with and without a stage filter.
+TEST(DumpPasses, AnnouncesWhatItWrites) {
+  const fs::path root = test::fresh_test_dir("stereo_passes_size_");
+  const Pair pair = make_pair();
+  auto m = kept_cpu_run(pair);
+  for (const std::vector<std::string>& stages :
+       {std::vector<std::string>{}, std::vector<std::string>{"vertical"}, std::vector<std::string>{"t?d", "select"}}) {
+    const fs::path dir = root / ("dump" + std::to_string(stages.size()));
+    std::optional<PassDumpSize> announced;
+    PassDumpOptions options;
+    options.range = RANGE;
+    options.stages = stages;
+    options.announce = [&](const PassDumpSize& size) {
+      EXPECT_FALSE(fs::exists(dir)) << "announced after writing";
+      announced = size;
+    };
+    const PassDump dump = dump_passes(*m, dir, options);
+    ASSERT_TRUE(announced.has_value());
+    EXPECT_EQ(announced->passes_kept, 9);
+    EXPECT_EQ(announced->passes, dump.passes);
+    EXPECT_EQ(announced->files, files_in(dir).size());
+    EXPECT_EQ(announced->files, dump.files.size());
+    EXPECT_EQ(announced->bytes, bytes_in(dir));
+    EXPECT_EQ(dump.bytes, announced->bytes);
+  }
+  fs::remove_all(root);
+}
+
+// A stage filter writes the passes whose name or stage (up to the first '.') it matches, and
+// refuses a pattern that matches none, naming the passes there are.
+TEST(DumpPasses, StageFilter) {
+  EXPECT_TRUE(pass_selected("SD.left", {"SD"}));
+  EXPECT_TRUE(pass_selected("arms x.right", {"arms ?.*"}));
+  EXPECT_TRUE(pass_selected("vertical.c2", {"*.c[0-3]"}));
+  EXPECT_FALSE(pass_selected("vertical.c2", {"vert"}));
+  EXPECT_FALSE(pass_selected("tad", {"select", "window*"}));
+  EXPECT_TRUE(pass_selected("tad", {}));
+
+  const fs::path root = test::fresh_test_dir("stereo_passes_filter_");
+  const Pair pair = make_pair();
+  auto m = kept_cpu_run(pair);
+  PassDumpOptions options;
+  options.range = RANGE;
+  options.stages = {"horizontal", "select"};
+  const PassDump dump = dump_passes(*m, root / "some", options);
+  EXPECT_EQ(dump.passes, 3);
+  std::ifstream in(root / "some" / "passes.json");
+  const nlohmann::json j = nlohmann::json::parse(in);
+  ASSERT_EQ(j["passes"].size(), 3u);
+  EXPECT_EQ(j["passes"][0]["name"], "horizontal.c_left");
+  EXPECT_EQ(j["passes"][1]["name"], "horizontal.c_right");
+  EXPECT_EQ(j["passes"][2]["name"], "select");
+  // 2 per-level passes x 5 levels x (PNG + PFM), the select plane's two, passes.json.
+  EXPECT_EQ(files_in(root / "some").size(), 2u * 5u * 2u + 2u + 1u);
+
+  options.stages = {"select", "aggregate_h"};
+  try {
+    (void)dump_passes(*m, root / "none", options);
+    ADD_FAILURE() << "a pattern that matches nothing was taken";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("aggregate_h"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("window_cost"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(root / "none"));
+  fs::remove_all(root);
 }
 
 TEST(PassesCommand, WritesTheDumpAndFailsInOneLine) {
@@ -167,6 +256,13 @@ TEST(PassesCommand, WritesTheDumpAndFailsInOneLine) {
   ASSERT_EQ(ok.code, 0) << ok.err;
   EXPECT_TRUE(fs::exists(dir / "dump" / "tad_d3-3.png"));
   EXPECT_TRUE(fs::exists(dir / "dump" / "passes.json"));
+  // The size first, then the files; a stage filter keeps the dump to its passes.
+  EXPECT_NE(ok.out.find("passes: writing 9 of 9 passes, "), std::string::npos) << ok.out;
+  const test::CliOutcome some = test::run_stereo(
+      dir, "passes " + images + " -m salap -d 4 --stage window_cost --stage 'tad' --out " + (dir / "some").string());
+  ASSERT_EQ(some.code, 0) << some.err;
+  EXPECT_NE(some.out.find("passes: writing 2 of 9 passes, 17 files, "), std::string::npos) << some.out;
+  EXPECT_EQ(files_in(dir / "some").size(), 17u);
   const test::CliOutcome again = test::run_stereo(dir, "passes " + images + " -m salap -d 4 --out " + (dir / "dump").string());
   EXPECT_NE(again.code, 0);
   EXPECT_NE(again.err.find("not empty"), std::string::npos) << again.err;

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "app/cli/method_choice.h"
 #include "app/image_io.h"
@@ -18,6 +19,7 @@ namespace {
 
 struct PassesArgs {
   std::string left, right, out;
+  std::vector<std::string> stages;
   int levels = 64;
   int min_disparity = 0;
   MethodChoice choice;
@@ -32,7 +34,14 @@ void cmd_passes(const PassesArgs& a) {
   matcher->keep_passes(true);
   print_params(a.choice.method, a.choice.backend, *matcher, a.choice.preset());
   matcher->compute(left, right, range);
-  const PassDump dump = dump_passes(*matcher, a.out, range);
+  PassDumpOptions options;
+  options.range = range;
+  options.stages = a.stages;
+  options.announce = [&](const PassDumpSize& size) {
+    std::cout << "passes: writing " << size.passes << " of " << size.passes_kept << " passes, "
+              << describe_size(size) << " into " << a.out << std::endl;
+  };
+  const PassDump dump = dump_passes(*matcher, a.out, options);
   std::cout << dump.passes << " passes, " << dump.files.size() << " files in " << dump.dir.string()
             << " (layouts in passes.json)\n";
 }
@@ -49,6 +58,9 @@ void add_passes_command(CLI::App& app) {
   p->add_option("-d,--levels", args->levels, "number of disparities searched: MIN .. MIN+LEVELS-1")->capture_default_str();
   p->add_option("--min-disparity", args->min_disparity, "smallest disparity searched (may be negative)")
       ->capture_default_str();
+  p->add_option("--stage", args->stages,
+                "write only the passes whose name or stage (the name up to its first '.') matches this shell "
+                "pattern (repeatable; e.g. --stage SD --stage 'CA.*'); default: every pass");
   p->add_option("--out", args->out, "folder to create (must not exist or be empty): <pass>_d<first>-<last>.png, "
                                     "<pass>_d<disp>.pfm, passes.json")
       ->required();

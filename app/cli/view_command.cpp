@@ -24,14 +24,28 @@ namespace {
 struct ViewArgs {
   std::string a, b, gt, screenshot, dump_passes, size = "1600x1000";
   std::string method = "salap", backend = "cpu";
-  std::vector<std::string> sets;
+  std::vector<std::string> sets, stages;
   int levels = 0;
   int min_disparity = 0;
   int frames = 0;
   bool inspector = false, play = false, no_views = false, no_interop = false;
 };
 
+// --dump-passes DIR of the last run, its size said before anything is written.
+PassDump dump_view_passes(const ViewArgs& a, const view::ViewerState& state) {
+  PassDumpOptions options;
+  options.range = state.range();
+  options.stages = a.stages;
+  options.announce = [&](const PassDumpSize& size) {
+    std::cout << "passes: writing " << size.passes << " of " << size.passes_kept << " passes, "
+              << describe_size(size) << " into " << a.dump_passes << std::endl;
+  };
+  return dump_passes(*state.matcher(), a.dump_passes, options);
+}
+
 void cmd_view(const ViewArgs& a) {
+  require(a.stages.empty() || !a.dump_passes.empty(), "view: --stage selects what --dump-passes DIR writes",
+          ErrorKind::invalid_argument);
   require(a.frames >= 0, "view: --frames must be >= 0, got " + std::to_string(a.frames), ErrorKind::invalid_argument);
   require(a.screenshot.empty() || a.frames > 0, "view: --screenshot FILE needs --frames N (the frame it shows)",
           ErrorKind::invalid_argument);
@@ -53,7 +67,7 @@ void cmd_view(const ViewArgs& a) {
     // from the first run, then dumped as `stereo passes` dumps them.
     require(state.apply(view::Change::passes(true)), [&] { return state.error(); });
     require(state.inspector() != nullptr, [&] { return "view: --dump-passes: " + state.passes_note(); });
-    const PassDump d = dump_passes(*state.matcher(), a.dump_passes, state.range());
+    const PassDump d = dump_view_passes(a, state);
     std::cout << "passes: " << d.passes << " into " << d.dir.string() << "\n";
     return;
   }
@@ -120,7 +134,7 @@ void cmd_view(const ViewArgs& a) {
   if (!a.dump_passes.empty()) {
     window_owner.reset();  // a GL matcher's inspector reads in its own context, which the window's must not hold
     require(state.matcher() != nullptr, "view: --dump-passes: no run to dump: " + state.error());
-    const PassDump d = dump_passes(*state.matcher(), a.dump_passes, state.range());
+    const PassDump d = dump_view_passes(a, state);
     std::cout << "passes: " << d.passes << " into " << d.dir.string() << "\n";
   }
   // A scripted run (--frames) that ends on an error says so in its exit status; a closed
@@ -157,6 +171,9 @@ void add_view_command(CLI::App& app) {
   v->add_option("--dump-passes", args->dump_passes,
                 "write every pass of the run into DIR as `stereo passes` does (PNG + PFM + passes.json): alone, "
                 "without opening a window; with --frames N, after the last frame");
+  v->add_option("--stage", args->stages,
+                "with --dump-passes: write only the passes whose name or stage (up to the first '.') matches this "
+                "shell pattern (repeatable)");
   v->callback([args] { cmd_view(*args); });
 }
 

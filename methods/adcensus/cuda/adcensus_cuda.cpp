@@ -138,24 +138,17 @@ class AdCensusCudaMatcher final : public cu::FrameMatcher<AdCensusParams, AdCens
     join_ = cu::make_event();
   }
 
+ private:
   // What the workspace holds after the last frame (adcensus_inspect.h); nothing else is kept.
-  void keep_passes(bool keep) override {
-    inspector_ = keep ? std::make_unique<PassTable>(COMPONENT) : nullptr;
-  }
-  PassInspector* inspector() override {
-    const AdCensusBuffers* w = workspace_.held();
-    if (inspector_ && w) {
-      const bool right = params_.refine != "none";  // else nothing computed the right view's volume and map
-      ca::show_frame(*inspector_,
-                     {{&w->census_left, &w->census_right}, {&w->arms_left, &w->arms_right},
-                      right ? &w->cost_right : nullptr, &w->paths, &w->cost_left,
-                      {&w->disparity_left, right ? &w->disparity_right : nullptr}},
-                     ordinal());
-    }
-    return inspector_.get();
+  void show_stages(cu::StageShow& show, const AdCensusBuffers& w, DisparityRange /*range*/) const override {
+    const bool right = params_.refine != "none";  // else nothing computed the right view's volume and map
+    ca::show_frame(show.table(),
+                   {{&w.census_left, &w.census_right}, {&w.arms_left, &w.arms_right},
+                    right ? &w.cost_right : nullptr, &w.paths, &w.cost_left,
+                    {&w.disparity_left, right ? &w.disparity_right : nullptr}},
+                   show.ordinal());
   }
 
- private:
   [[nodiscard]] nlohmann::json facts() const override {
     return {{"cost_storage", "fp16"}};  // what the volumes hold (methods/adcensus/cuda/NOTES.md)
   }
@@ -339,7 +332,6 @@ class AdCensusCudaMatcher final : public cu::FrameMatcher<AdCensusParams, AdCens
   std::uint64_t graph_generation_ = 0;
   int graph_range_min_ = 0;
   const cu::DeviceImage<float>* graph_result_ = nullptr;
-  std::unique_ptr<PassTable> inspector_;  // keep_passes(true)
 };
 
 }  // namespace

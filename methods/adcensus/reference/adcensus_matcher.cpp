@@ -25,13 +25,7 @@ class AdCensusCpu final : public reference::CpuMatcher<AdCensusParams> {
 
   // The stages are copied out of the run when asked (adcensus_inspect.h), outside no timing
   // of their own: a kept run's scanline lap includes the copies.
-  void keep_passes(bool keep) override {
-    keep_ = keep;
-    kept_.clear();
-  }
-  PassInspector* inspector() override { return keep_ ? &kept_ : nullptr; }
-
-  StereoResult match(const ImageU8& left_input, const ImageU8& right_input, DisparityRange range) override {
+  StereoResult run(const ImageU8& left_input, const ImageU8& right_input, DisparityRange range) override {
     StereoResult result;
     reference::HostStageClock clock(result.timing);
     const std::string& stop = params_.refine;
@@ -62,8 +56,8 @@ class AdCensusCpu final : public reference::CpuMatcher<AdCensusParams> {
     cost_left = {};
     reference::CostVolume c2_right;
     if (both_views) c2_right = reference::scanline_optimize(cost_right, left, right, params_, true);
-    if (keep_)
-      reference::keep_adcensus_stages(kept_, {left_census, right_census, arms_left, arms_right,
+    if (keeping())
+      reference::keep_adcensus_stages(kept_stages(), {left_census, right_census, arms_left, arms_right,
                                         both_views ? &cost_right : nullptr, c2_left,
                                         both_views ? &c2_right : nullptr});
     cost_right = {};
@@ -108,10 +102,6 @@ class AdCensusCpu final : public reference::CpuMatcher<AdCensusParams> {
     clock.lap("refine median");
     return finish(std::move(disparity));
   }
-
- private:
-  bool keep_ = false;
-  PassTable kept_{"adcensus/cpu"};
 };
 
 }  // namespace

@@ -71,21 +71,17 @@ class CrossRtCudaMatcher final : public cu::FrameMatcher<CrossRtParams, cu::NoOp
   explicit CrossRtCudaMatcher(const Overrides& overrides)
       : FrameMatcher(COMPONENT, overrides), tables_(cr::make_tables(params_)) {}
 
+ private:
   // What the workspace holds after the last frame (crossrt_inspect.h); nothing else is kept.
-  void keep_passes(bool keep) override { inspector_ = keep ? std::make_unique<PassTable>(COMPONENT) : nullptr; }
-  PassInspector* inspector() override {
-    const CrossRtBuffers* w = workspace_.held();
-    if (inspector_ && w)
-      cr::show_frame(*inspector_,
-                     {{&w->scaled_left, &w->scaled_right}, {&w->arms_x_left, &w->arms_x_right},
-                      {&w->arms_y_left, &w->arms_y_right}, {&w->cax_left, &w->cax_right},
-                      {&w->disparity_left, &w->disparity_right}, &w->gcp_mask, &w->median, &w->filled,
-                      params_.scale == 2 ? &w->full : nullptr},
-                     ordinal());
-    return inspector_.get();
+  void show_stages(cu::StageShow& show, const CrossRtBuffers& w, DisparityRange /*range*/) const override {
+    cr::show_frame(show.table(),
+                   {{&w.scaled_left, &w.scaled_right}, {&w.arms_x_left, &w.arms_x_right},
+                    {&w.arms_y_left, &w.arms_y_right}, {&w.cax_left, &w.cax_right},
+                    {&w.disparity_left, &w.disparity_right}, &w.gcp_mask, &w.median, &w.filled,
+                    params_.scale == 2 ? &w.full : nullptr},
+                   show.ordinal());
   }
 
- private:
   [[nodiscard]] nlohmann::json facts() const override {
     return {{"cost_storage", "uint16 CA_x"}};  // methods/crossrt/cuda/NOTES.md
   }
@@ -168,7 +164,6 @@ class CrossRtCudaMatcher final : public cu::FrameMatcher<CrossRtParams, cu::NoOp
   }
 
   cr::DeviceTables tables_{};
-  std::unique_ptr<PassTable> inspector_;  // keep_passes(true)
 };
 
 }  // namespace

@@ -94,6 +94,21 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
     }
   }
 
+  // The pass inspector: the images the workspace holds after a frame, named as the cpu
+  // backend's laps (reference/esaw_matcher.cpp) so each compares with its CPU twin by name.
+  // The volumes are not shown: the slabs and the passes' ping-pong overwrite every stage's
+  // volume with the next one's. The winner-takes-all runs inside the last pass here; its
+  // map and costs are select_disparity's.
+  void show_stages(cu::StageShow& show, const EsawBuffers& w, DisparityRange /*range*/) const override {
+    show.image("rgb2grey.left", "the grey image: integer BT.601 luma", w.grey_left);
+    show.image("rgb2grey.right", "the grey image: integer BT.601 luma", w.grey_right);
+    if (w.lab8) show.image("rgb2lab8", "the weights' guide: the left image in 8-bit CIELAB", w.lab8_left);
+    show.image("select_disparity.cost", "the aggregated cost of the winning disparity", w.winner.cost);
+    show.image("select_disparity", "the winner-takes-all of the aggregated costs, disparity in pixels",
+               w.winner.disparity);
+    if (params_.median) show.image("median_filter", "the 3x3 median of the map (step 4)", w.disparity);
+  }
+
   // The fused WTA's range.min + k, and the median of nine of them: a sequence reads back level
   // indices (a pixel no level won keeps +inf, and its frame comes back as floats).
   [[nodiscard]] bool whole_levels(DisparityRange /*range*/) const override { return true; }

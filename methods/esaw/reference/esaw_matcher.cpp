@@ -1,5 +1,7 @@
 // The `cpu` backends of ESAW and ESMP: the reference stages of reference/esaw.h behind the
-// Matcher interface, timed stage by stage with the host clock.
+// Matcher interface, timed stage by stage with the host clock. The pass inspector shows each
+// stage's output under its lap's name; a pass of iteration t is "aggr_H.t<t>" (every
+// iteration's volume is kept, so the last one's shows what select_disparity reads).
 
 #include <algorithm>
 #include <cstddef>
@@ -38,6 +40,7 @@ class EsawFamilyCpu : public ref::CpuMatcher<Params> {
 
  protected:
   using ref::CpuMatcher<Params>::params_;
+  using ref::CpuMatcher<Params>::show;
 
   // The adaptive weights' guide: the reference (left) image under the chosen Delta_c.
   [[nodiscard]] ref::WeightGuide weight_guide(const ImageU8& left_input) const {
@@ -47,23 +50,34 @@ class EsawFamilyCpu : public ref::CpuMatcher<Params> {
   // Eq. 3's costs C0 of the pair, timed (with the weight guide built before) as rgb2grey and
   // init_cost.
   [[nodiscard]] ref::CostVolume initial_cost(const ImageU8& left_input, const ImageU8& right_input,
-                                             DisparityRange range, ref::HostStageClock& clock) const {
+                                             DisparityRange range, ref::HostStageClock& clock) {
     const ImageU8 grey_left = ref::rgb2grey(to_rgb(left_input));
     const ImageU8 grey_right = ref::rgb2grey(to_rgb(right_input));
     clock.lap("rgb2grey");
+    show("rgb2grey.left", "the grey image: integer BT.601 luma", grey_left);
+    show("rgb2grey.right", "the grey image: integer BT.601 luma", grey_right);
     ref::CostVolume cost =
         ref::init_cost(grey_left, grey_right, range, params_.lambda, params_.tau, storage_of(params_.storage));
     clock.lap("init_cost");
+    show("init_cost", "C0: lambda min(|I_L - I_R|, tau) (eq. 3)", cost);
     return cost;
   }
 
+  // Shows `volume`, what pass `name` of iteration t (step `step`) left.
+  void show_pass(const char* name, int t, int step, const ref::CostVolume& volume) {
+    show(std::string(name) + ".t" + std::to_string(t),
+         std::string(name) + " of iteration " + std::to_string(t) + " (step " + std::to_string(step) + ")", volume);
+  }
+
   // The WTA of the aggregated costs and, when asked, step 4's 3x3 median, each timed.
-  [[nodiscard]] ImageF disparity_of(const ref::CostVolume& cost, ref::HostStageClock& clock) const {
+  [[nodiscard]] ImageF disparity_of(const ref::CostVolume& cost, ref::HostStageClock& clock) {
     ImageF disparity = ref::select_disparity(cost);
     clock.lap("select_disparity");
+    show("select_disparity", "the winner-takes-all of the aggregated costs, disparity in pixels", disparity);
     if (params_.median) {
       disparity = ref::median_filter(disparity);
       clock.lap("median_filter");
+      show("median_filter", "the 3x3 median of the map (step 4)", disparity);
     }
     return disparity;
   }
@@ -73,7 +87,7 @@ class EsawCpu final : public EsawFamilyCpu<EsawParams> {
  public:
   explicit EsawCpu(const Overrides& overrides) : EsawFamilyCpu("esaw/cpu", overrides) {}
 
-  StereoResult match(const ImageU8& left_input, const ImageU8& right_input, DisparityRange range) override {
+  StereoResult run(const ImageU8& left_input, const ImageU8& right_input, DisparityRange range) override {
     StereoResult result;
     ref::HostStageClock clock(result.timing);
     const EsawParams& p = params_;
@@ -85,8 +99,10 @@ class EsawCpu final : public EsawFamilyCpu<EsawParams> {
       const int step = stereo::esaw::esaw_step(p.base, t);
       cost = ref::aggr_H(cost, cost, left, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);
       clock.lap("aggr_H");
+      show_pass("aggr_H", t, step, cost);
       cost = ref::aggr_V(cost, cost, left, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);
       clock.lap("aggr_V");
+      show_pass("aggr_V", t, step, cost);
     }
     result.disparity = disparity_of(cost, clock);
     clock.finish();
@@ -98,7 +114,7 @@ class EsmpCpu final : public EsawFamilyCpu<EsmpParams> {
  public:
   explicit EsmpCpu(const Overrides& overrides) : EsawFamilyCpu("esmp/cpu", overrides) {}
 
-  StereoResult match(const ImageU8& left_input, const ImageU8& right_input, DisparityRange range) override {
+  StereoResult run(const ImageU8& left_input, const ImageU8& right_input, DisparityRange range) override {
     StereoResult result;
     ref::HostStageClock clock(result.timing);
     const EsmpParams& p = params_;
@@ -107,9 +123,13 @@ class EsmpCpu final : public EsawFamilyCpu<EsmpParams> {
     // the range (levels - 1): the same for the paper's ranges, which start at 0, and never
     // negative (a range below zero would otherwise truncate every message under its minimum).
     const float eta = p.eta_factor * float(range.count - 1);
+    int messages = 0;  // the inspector's count of cost2msg calls in this run
     const auto msg = [&](const ref::CostVolume& v) {
       ref::CostVolume m = ref::cost2msg(v, p.c, eta, storage);
       clock.lap("cost2msg");
+      ++messages;
+      show("cost2msg." + std::to_string(messages),
+           "the min-sum messages (eq. 13-21), call " + std::to_string(messages) + " of the run", m);
       return m;
     };
 
@@ -156,9 +176,13 @@ class EsmpCpu final : public EsawFamilyCpu<EsmpParams> {
           cost = aggr(cost, m, left, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);
         }
         clock.lap(name);
+        show_pass(name, t, step, cost);
       }
     }
-    if (p.esmp_variant == "data") cost = ref::add_volumes(c0, cost, storage);
+    if (p.esmp_variant == "data") {
+      cost = ref::add_volumes(c0, cost, storage);
+      show("add_volumes", "C0 + the messages A: what select_disparity reads (esmp_variant=data)", cost);
+    }
     result.disparity = disparity_of(cost, clock);
     clock.finish();
     return result;

@@ -77,13 +77,7 @@ class SalapCpu final : public reference::CpuMatcher<SalapParams, CpuOptions> {
 
   // Kept stages are recomputed after the run by the whole-frame reference functions (the run
   // itself keeps only two transposed frames): outside Timing, and only when asked.
-  void keep_passes(bool keep) override {
-    keep_ = keep;
-    kept_.clear();
-  }
-  PassInspector* inspector() override { return keep_ ? &kept_ : nullptr; }
-
-  StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
+  StereoResult run(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
     using reference::Side;
     StereoResult result;
     reference::HostStageClock clock(result.timing);
@@ -136,13 +130,9 @@ class SalapCpu final : public reference::CpuMatcher<SalapParams, CpuOptions> {
       });
     }
     clock.finish();
-    if (keep_) reference::keep_salap_stages(kept_, left, right, range, disparity, params_, q, pool);
+    if (keeping()) reference::keep_salap_stages(kept_stages(), left, right, range, disparity, params_, q, pool);
     return result;
   }
-
- private:
-  bool keep_ = false;
-  PassTable kept_{"salap/cpu"};
 };
 
 }  // namespace

@@ -82,18 +82,12 @@ class SymStereoCudaMatcher final : public cu::FrameMatcher<SymStereoParams, cu::
   explicit SymStereoCudaMatcher(const Overrides& overrides) : FrameMatcher(COMPONENT, overrides) {}
 
   void request_cost_volume(bool keep) override { keep_dsi_ = keep; }
+ private:
   // What the workspace holds after the last frame (symstereo_inspect.h); nothing else is kept.
-  void keep_passes(bool keep) override {
-    inspector_ = keep ? std::make_unique<PassTable>(COMPONENT) : nullptr;
-  }
-  PassInspector* inspector() override {
-    const SymStereoBuffers* w = workspace_.held();
-    if (inspector_ && w)
-      cs::show_frame(*inspector_, {w->grey.get(), w->padded, w->dsi.get(), &w->disparity, range_}, ordinal());
-    return inspector_.get();
+  void show_stages(cu::StageShow& show, const SymStereoBuffers& w, DisparityRange range) const override {
+    cs::show_frame(show.table(), {w.grey.get(), w.padded, w.dsi.get(), &w.disparity, range}, show.ordinal());
   }
 
- private:
   [[nodiscard]] nlohmann::json facts() const override {
     return {{"response_storage", "fp32"}};  // methods/symstereo/cuda/NOTES.md: why not fp16
   }
@@ -135,7 +129,6 @@ class SymStereoCudaMatcher final : public cu::FrameMatcher<SymStereoParams, cu::
     clock.lap("energy");
     cs::wta(w.dsi.get(), w.width, w.height, range, w.disparity.get(), s);
     clock.lap("wta");
-    range_ = range;  // the inspector's (the workspace holds levels, not the range)
     return w.disparity;
   }
 
@@ -166,8 +159,6 @@ class SymStereoCudaMatcher final : public cu::FrameMatcher<SymStereoParams, cu::
   }
 
   bool keep_dsi_ = false;
-  DisparityRange range_;
-  std::unique_ptr<PassTable> inspector_;  // keep_passes(true)
 };
 
 }  // namespace

@@ -1,6 +1,8 @@
 // The `cpu` backend of SymStereo: the reference stages of reference/symstereo.h behind the
 // Matcher interface, timed stage by stage with the host clock. The FFTW plan and the filter
 // bank are made on the first pair of a size and reused for every later pair of that size.
+// The pass inspector shows the grey rows, the DSI and the map, as symstereo/cuda does
+// (cuda/symstereo_inspect.h); the complex spectra and responses are not shown.
 
 #include <memory>
 #include <string>
@@ -23,7 +25,7 @@ class SymStereoCpu final : public reference::CpuMatcher<SymStereoParams> {
 
   void request_cost_volume(bool keep) override { keep_dsi_ = keep; }
 
-  StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
+  StereoResult run(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
     namespace ref = reference;
     StereoResult result;
     ref::HostStageClock clock(result.timing);
@@ -35,6 +37,10 @@ class SymStereoCpu final : public reference::CpuMatcher<SymStereoParams> {
     const ImageF grey_left = ref::pad_rows(ref::grey_float(left), wp);
     const ImageF grey_right_flipped = ref::pad_rows(ref::flip_rows(ref::grey_float(right)), wp);
     clock.lap("flip");
+    if (keeping()) {
+      show("flip.left", "the float grey image (step 4)", first_columns(grey_left, w));
+      show("flip.right", "the float grey image, mirrored (step 4)", first_columns(grey_right_flipped, w));
+    }
     const ref::ComplexRows spec_left = ref::row_fft(grey_left, *plan_);
     const ref::ComplexRows spec_right = ref::row_fft(grey_right_flipped, *plan_);
     clock.lap("fft");
@@ -48,8 +54,10 @@ class SymStereoCpu final : public reference::CpuMatcher<SymStereoParams> {
     clock.lap("inverse fft + flip back");
     ref::Dsi dsi = ref::energy(resp_left, resp_right, w, h, range);
     clock.lap("energy");
+    if (keeping()) show_dsi(dsi);
     result.disparity = ref::wta(dsi);
     clock.lap("wta");
+    show("wta", "the winner-takes-all of the energy, disparity in pixels", result.disparity);
     clock.finish();
     if (keep_dsi_)
       result.dsi = DisparitySpaceImage{w, h, range, "joint energy E = E_A x E_S (Mota et al. eq. 7)", "higher",
@@ -58,6 +66,27 @@ class SymStereoCpu final : public reference::CpuMatcher<SymStereoParams> {
   }
 
  private:
+  // The first `width` columns of padded rows: the image the FFT's padding was added to.
+  static ImageF first_columns(const ImageF& padded, int width) {
+    ImageF out(width, padded.height, 1);
+    for (int y = 0; y < padded.height; ++y)
+      for (int x = 0; x < width; ++x) out.at(x, y) = padded.at(x, y);
+    return out;
+  }
+
+  // The DSI (level slowest) one level per slice, as the CUDA inspector lays out its own.
+  void show_dsi(const reference::Dsi& dsi) {
+    auto kept = std::make_shared<const reference::Dsi>(dsi);
+    kept_stages().add(level_layout("energy", "the joint energy E = E_A x E_S (Mota et al. eq. 7), higher is better",
+                                   "float host volume, level slowest", dsi.width, dsi.height, dsi.range),
+                      [kept](int k) {
+                        ImageF out(kept->width, kept->height, 1);
+                        for (int y = 0; y < kept->height; ++y)
+                          for (int x = 0; x < kept->width; ++x) out.at(x, y) = kept->at(x, y, k);
+                        return out;
+                      });
+  }
+
   bool keep_dsi_ = false;
   std::unique_ptr<reference::FftwPlan> plan_;
   reference::FilterBank bank_;
