@@ -10,8 +10,6 @@
 
 namespace stereo {
 
-struct MethodInfo;  // host/matcher.h; forward-declared so the CUDA stages need not see it
-
 struct AdCensusParams {
   float lambda_ad = 10.0f;      // rho fall-off of C_AD, Table 1
   float lambda_census = 30.0f;  // rho fall-off of C_census, Table 1
@@ -70,9 +68,5 @@ struct AdCensusParams {
                 std::to_string(out_of_image_cost));
   }
 };
-
-/// AD-Census's entry for the registry: the citation, the paper's Table 2 accuracy, its speed
-/// settings and the AdCensusParams table (host/methods/adcensus.cpp).
-MethodInfo adcensus_method_info();
 
 }  // namespace stereo

@@ -3,8 +3,6 @@
 
 #include "methods/adcensus/register.h"
 
-#include "methods/adcensus/params.h"
-
 namespace stereo {
 
 void register_adcensus(Registry& r) {

@@ -12,8 +12,6 @@
 
 namespace stereo {
 
-struct MethodInfo;  // host/matcher.h; forward-declared so the CUDA stages need not see it
-
 struct CrossRtParams {
   // Eq. 4 on intensities normalised to [0, 1] (|L - R| / 255): on 0..255 a fall-off of 0.3
   // would saturate the AD term at a difference of one grey level; on [0, 1] it falls to
@@ -64,9 +62,5 @@ struct CrossRtParams {
     require(scale == 1 || scale == 2, component + ": scale must be 1 or 2 (eq. 2's K), got " + std::to_string(scale));
   }
 };
-
-/// The method's entry for the registry: citation, the paper's accuracy and Table II speed
-/// figures, the CrossRtParams table (host/methods/crossrt.cpp).
-MethodInfo crossrt_method_info();
 
 }  // namespace stereo

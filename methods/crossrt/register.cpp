@@ -3,8 +3,6 @@
 
 #include "methods/crossrt/register.h"
 
-#include "methods/crossrt/params.h"
-
 namespace stereo {
 
 void register_crossrt(Registry& r) {

@@ -3,8 +3,6 @@
 
 #include "methods/esaw/register.h"
 
-#include "methods/esaw/params.h"
-
 namespace stereo {
 
 // ESAW and ESMP share one paper, one reference and one CUDA folder: one hook registers both.

@@ -16,8 +16,6 @@
 
 namespace stereo {
 
-struct MethodInfo;  // host/matcher.h; forward-declared so the CUDA stages need not see it
-
 struct SalapParams {
   float gamma = 5.0f;              // SA-LAP fall-off gamma_p, Lu et al. Sec. 4
   int window = 33;                 // N: N x N kernel, quadrants (W+1)^2 = 17 x 17, Sec. 4
@@ -53,9 +51,5 @@ struct SalapParams {
     require(alpha >= 0.0f && beta >= 0.0f, component + ": alpha and beta must be >= 0");
   }
 };
-
-/// SA-LAP's entry for the registry: the citation, the paper's Table 1 accuracy and Table 2
-/// speed settings, and the SalapParams table (host/methods/salap.cpp).
-MethodInfo salap_method_info();
 
 }  // namespace stereo

@@ -3,8 +3,6 @@
 
 #include "methods/salap/register.h"
 
-#include "methods/salap/params.h"
-
 namespace stereo {
 
 void register_salap(Registry& r) {

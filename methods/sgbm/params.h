@@ -12,8 +12,6 @@
 
 namespace stereo {
 
-struct MethodInfo;
-
 struct SgbmParams {
   int block_size = 5;          // matched block side, odd; OpenCV documents 3..11
   int p1 = 0;                  // 0 = OpenCV's recommended 8 x channels x block_size^2
@@ -53,8 +51,5 @@ struct SgbmParams {
     require(threads >= 0, component + ": threads must be >= 0, got " + std::to_string(threads));
   }
 };
-
-/// SGBM's entry for the registry (host/methods/sgbm.cpp).
-MethodInfo sgbm_method_info();
 
 }  // namespace stereo

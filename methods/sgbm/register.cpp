@@ -3,8 +3,6 @@
 
 #include "methods/sgbm/register.h"
 
-#include "methods/sgbm/params.h"
-
 namespace stereo {
 
 // The OpenCV peer has no backend without OpenCV, so without it the method is not registered.

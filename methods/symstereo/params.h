@@ -13,8 +13,6 @@
 
 namespace stereo {
 
-struct MethodInfo;  // host/matcher.h
-
 struct SymStereoParams {
   int wavelets = 30;             // N, Fig. 3 (a), (b): N = 30
   float ratio = 1.05f;           // m of eq. 1, lambda_k = m lambda_(k-1); Fig. 3: m = 1.05
@@ -51,9 +49,5 @@ struct SymStereoParams {
             component + ": sigma_on_f must be in (0, 1), got " + std::to_string(sigma_on_f));
   }
 };
-
-/// SymStereo's entry for the registry: the citation, the paper's Tables 2 and 3 timing grids
-/// and the SymStereoParams table (host/methods/symstereo.cpp).
-MethodInfo symstereo_method_info();
 
 }  // namespace stereo

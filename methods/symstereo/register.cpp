@@ -3,8 +3,6 @@
 
 #include "methods/symstereo/register.h"
 
-#include "methods/symstereo/params.h"
-
 namespace stereo {
 
 // The cpu backend needs FFTW (fftw3f); a build without it has the CUDA backend alone, and a
