@@ -22,12 +22,10 @@
 namespace stereo::cu::crossrt {
 namespace {
 
-namespace model = stereo::crossrt;  // methods/crossrt/model.h
-
 constexpr int WARPS = 8;
 constexpr int THREADS = 32 * WARPS;
 constexpr int LEVELS_PER_BLOCK = 32;
-constexpr int COST_OUTSIDE = model::COST_OUTSIDE;
+constexpr int COST_OUTSIDE = stereo::crossrt::COST_OUTSIDE;
 
 std::size_t shared_bytes(int width) {
   return std::size_t(8) * std::size_t(width) + sizeof(DeviceTables) +
@@ -40,8 +38,8 @@ __device__ std::uint8_t mini_census_at(const std::uint8_t* __restrict__ grey, in
   const int centre = grey[std::size_t(y) * std::size_t(width) + std::size_t(x)];
   int bits = 0;
 #pragma unroll
-  for (int i = 0; i < model::MINI_CENSUS_BITS; ++i) {
-    const model::Offset o = model::mini_census_offset(i);
+  for (int i = 0; i < stereo::crossrt::MINI_CENSUS_BITS; ++i) {
+    const stereo::crossrt::Offset o = stereo::crossrt::mini_census_offset(i);
     const int qx = min(max(x + o.dx, 0), width - 1);
     const int qy = min(max(y + o.dy, 0), height - 1);
     if (int(grey[std::size_t(qy) * std::size_t(width) + std::size_t(qx)]) < centre) bits |= 1 << i;

@@ -21,8 +21,6 @@ namespace stereo::reference {
 
 namespace {
 
-namespace model = stereo::esaw;  // methods/esaw/model.h
-
 float store(float x, Storage storage) { return storage == Storage::fp16 ? round_to_half(x) : x; }
 
 void require_same_shape(const CostVolume& a, const CostVolume& b, const char* stage) {
@@ -37,7 +35,7 @@ void require_same_shape(const CostVolume& a, const CostVolume& b, const char* st
 
 // CIE 1976's f(t): the cube root, with the linear segment below (6/29)^3.
 double lab_f(double t) {
-  constexpr double delta = model::LAB_DELTA;
+  constexpr double delta = esaw::LAB_DELTA;
   return t > delta * delta * delta ? std::cbrt(t) : t / (3.0 * delta * delta) + 4.0 / 29.0;
 }
 
@@ -122,9 +120,9 @@ CostVolume init_cost(const ImageU8& grey_left, const ImageU8& grey_right, Dispar
 }
 
 std::array<double, 3> linear_to_lab(double r, double g, double b) {
-  const double fx = lab_f((model::SRGB_XR * r + model::SRGB_XG * g + model::SRGB_XB * b) / model::WHITE_X);
-  const double fy = lab_f(model::SRGB_YR * r + model::SRGB_YG * g + model::SRGB_YB * b);
-  const double fz = lab_f((model::SRGB_ZR * r + model::SRGB_ZG * g + model::SRGB_ZB * b) / model::WHITE_Z);
+  const double fx = lab_f((esaw::SRGB_XR * r + esaw::SRGB_XG * g + esaw::SRGB_XB * b) / esaw::WHITE_X);
+  const double fy = lab_f(esaw::SRGB_YR * r + esaw::SRGB_YG * g + esaw::SRGB_YB * b);
+  const double fz = lab_f((esaw::SRGB_ZR * r + esaw::SRGB_ZG * g + esaw::SRGB_ZB * b) / esaw::WHITE_Z);
   return {116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz)};
 }
 
@@ -141,8 +139,8 @@ ImageF lab_image(const ImageU8& rgb, bool eight_bit) {
   for (int y = 0; y < rgb.height; ++y)
     for (int x = 0; x < rgb.width; ++x) {
       const std::array<double, 3> lab =
-          linear_to_lab(model::srgb_to_linear(rgb.at(x, y, 0)), model::srgb_to_linear(rgb.at(x, y, 1)),
-                        model::srgb_to_linear(rgb.at(x, y, 2)));
+          linear_to_lab(esaw::srgb_to_linear(rgb.at(x, y, 0)), esaw::srgb_to_linear(rgb.at(x, y, 1)),
+                        esaw::srgb_to_linear(rgb.at(x, y, 2)));
       if (eight_bit) {
         const std::array<double, 3> encoded = lab8_unrounded(lab);
         for (int ch = 0; ch < 3; ++ch) out.at(x, y, ch) = float(lab8_byte(encoded[std::size_t(ch)]));
@@ -184,13 +182,13 @@ float WeightGuide::colour_distance(int x0, int y0, int x1, int y1) const {
 
 SampleWeights sample_weights(const WeightGuide& guide, int x, int y, int dx, int dy, int step, float gamma_c,
                              float gamma_p, Border border) {
-  const float spatial = model::spatial_factor(step, gamma_p);
+  const float spatial = esaw::spatial_factor(step, gamma_p);
   const auto side = [&](int sx, int sy) {
     const bool outside = sx < 0 || sy < 0 || sx >= guide.width() || sy >= guide.height();
     if (outside && border == Border::drop) return 0.0f;
     sx = std::clamp(sx, 0, guide.width() - 1);
     sy = std::clamp(sy, 0, guide.height() - 1);
-    return model::colour_factor(guide.colour_distance(x, y, sx, sy), gamma_c) * spatial;
+    return esaw::colour_factor(guide.colour_distance(x, y, sx, sy), gamma_c) * spatial;
   };
   const float minus = side(x - dx * step, y - dy * step);
   const float plus = side(x + dx * step, y + dy * step);
