@@ -130,8 +130,8 @@ class SymStereoCudaMatcher final : public cu::FrameMatcher<SymStereoParams, cu::
     cu::symstereo::inverse(*w.backward, w.responses.get());
     clock.lap("fft inverse");
     // Wavelet k's left image is row block k * 2H, its mirrored right image the next H rows.
-    cu::symstereo::energy(w.responses.get(), w.responses.get() + ppx, w.width, w.height, w.padded, 2 * ppx, n, range,
-               w.dsi.get(), s);
+    cu::symstereo::energy({w.responses.get(), w.responses.get() + ppx, w.width, w.height, w.padded, 2 * ppx, n}, range,
+                          w.dsi.get(), s);
     clock.lap("energy");
     cu::symstereo::wta(w.dsi.get(), w.width, w.height, range, w.disparity.get(), s);
     clock.lap("wta");

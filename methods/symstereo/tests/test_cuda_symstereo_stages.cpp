@@ -180,8 +180,9 @@ TEST(CudaSymStereoStages, EnergyAndWta) {
     const ref::Dsi expect = ref::energy(rl, rr, width, height, range);
     auto d_dsi = cu::make_device_buffer<float>(expect.data.size(), "test", "dsi");
     CUDA_CHECK(cudaMemset(d_dsi.get(), 0xFF, expect.data.size() * sizeof(float)));
-    cu::symstereo::energy(d_left.get(), d_right.get(), width, height, wp, std::size_t(wp) * std::size_t(height), n, range,
-               d_dsi.get(), nullptr);
+    const cu::symstereo::DeviceResponses responses{
+        d_left.get(), d_right.get(), width, height, wp, std::size_t(wp) * std::size_t(height), n};
+    cu::symstereo::energy(responses, range, d_dsi.get(), nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
     const std::vector<float> got = to_host(d_dsi, expect.data.size());
     for (std::size_t i = 0; i < got.size(); ++i)
