@@ -97,13 +97,14 @@ TEST(CudaCrossRtStages, CostAggregateXMatchesTheReferenceForBothViews) {
     const auto expected_r = rc::aggregate_x(c, axr, true);
     const auto dl = cr::upload_u8(l), dr = cr::upload_u8(r);
     const auto dal = cr::upload_arms(axl), dar = cr::upload_arms(axr);
+    const cr::DeviceTables tables = cr::make_tables(p);
     // Whole rows (0), and the segmented kernel of wide images forced onto this row: segments
     // of 17 and 40 columns with halos of W_x, one of them shorter than the longest arm.
     for (int segment : {0, 17, 40, 7}) {
       cr::DeviceVolume16 cl(131, 19, range, "test", "cax"), crv(131, 19, range, "test", "cax");
       CUDA_CHECK(cudaMemset(cl.get(), 0xFF, cl.count() * 2));
       CUDA_CHECK(cudaMemset(crv.get(), 0xFF, crv.count() * 2));
-      cr::cost_aggregate_x(dl, dr, dal, dar, cr::make_tables(p), range, cl, crv, 0, nullptr, p.wx, segment);
+      cr::cost_aggregate_x({dl, dr, dal, dar, tables}, range, cl, crv, 0, nullptr, p.wx, segment);
       EXPECT_EQ(first_difference(download_volume(cl).data, expected_l.data), -1)
           << "left CA_x, range min " << range.min << " count " << range.count << ", segments of " << segment
           << " (index (y*W+x)*D+k)";
@@ -295,7 +296,8 @@ TEST(CudaCrossRtStages, ChainedIntermediatesMatchTheReference) {
   ASSERT_EQ(first_difference(cr::download_arms(ayl).data, ryl.data), -1) << "arms y, left";
 
   cr::DeviceVolume16 cxl(sw, sh, levels, "t", "v"), cxr(sw, sh, levels, "t", "v");
-  cr::cost_aggregate_x(sl, sr, axl, axr, cr::make_tables(p), levels, cxl, cxr, 0, nullptr);
+  const cr::DeviceTables tables = cr::make_tables(p);
+  cr::cost_aggregate_x({sl, sr, axl, axr, tables}, levels, cxl, cxr, 0, nullptr);
   const auto c = rc::cost(L, R, levels, p);
   const auto rcxl = rc::aggregate_x(c, rxl, false), rcxr = rc::aggregate_x(c, rxr, true);
   ASSERT_EQ(first_difference(download_volume(cxl).data, rcxl.data), -1) << "C+CA_x, left";
