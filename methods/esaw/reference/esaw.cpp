@@ -43,11 +43,22 @@ double lab_f(double t) {
 // colour comes near a tie) and saturated.
 std::uint8_t lab8_byte(double v) { return std::uint8_t(std::clamp(std::nearbyint(v), 0.0, 255.0)); }
 
+// A three-sample pass: its direction (dx, dy), its name in errors, and whether its weights are
+// divided by their sum (the `sum` reading's are not).
+struct Pass {
+  int dx;
+  int dy;
+  const char* stage;
+  bool normalise = true;
+};
+
 // One three-sample pass along (dx, dy); the weights depend on the pixel only, so they are
 // computed once per pixel and applied to every disparity.
-CostVolume aggregate(const CostVolume& centre, const CostVolume& side, const WeightGuide& guide, int dx, int dy, int step,
-                     float gamma_c, float gamma_p, Border border, Storage storage, const char* stage,
-                     bool normalise = true) {
+CostVolume aggregate(const CostVolume& centre, const CostVolume& side, const WeightGuide& guide, const Pass& pass,
+                     const WeightParams& weights, Storage storage) {
+  const int dx = pass.dx, dy = pass.dy, step = weights.step;
+  const char* stage = pass.stage;
+  const bool normalise = pass.normalise;
   require_same_shape(centre, side, stage);
   require(guide.width() == centre.width && guide.height() == centre.height, [&] {
     return std::string("esaw/cpu: ") + stage + ": reference image " + std::to_string(guide.width()) + "x" +
@@ -61,7 +72,7 @@ CostVolume aggregate(const CostVolume& centre, const CostVolume& side, const Wei
   parallel_for(std::size_t(centre.height), 0, [&](std::size_t row) {
     const int y = int(row);
     for (int x = 0; x < centre.width; ++x) {
-      SampleWeights w = sample_weights(guide, x, y, dx, dy, step, gamma_c, gamma_p, border);
+      SampleWeights w = sample_weights(guide, x, y, dx, dy, weights);
       if (!normalise) w = SampleWeights{w.minus / w.centre, 1.0f, w.plus / w.centre};  // the `sum` reading
       const float* c = &centre.at(x, y, 0);
       // Clamped coordinates: with Border::drop a sample outside has weight 0 and is not read.
@@ -180,8 +191,10 @@ float WeightGuide::colour_distance(int x0, int y0, int x1, int y1) const {
   return std::sqrt(sum);
 }
 
-SampleWeights sample_weights(const WeightGuide& guide, int x, int y, int dx, int dy, int step, float gamma_c,
-                             float gamma_p, Border border) {
+SampleWeights sample_weights(const WeightGuide& guide, int x, int y, int dx, int dy, const WeightParams& weights) {
+  const int step = weights.step;
+  const float gamma_c = weights.gamma_c, gamma_p = weights.gamma_p;
+  const Border border = weights.border;
   const float spatial = esaw::spatial_factor(step, gamma_p);
   const auto side = [&](int sx, int sy) {
     const bool outside = sx < 0 || sy < 0 || sx >= guide.width() || sy >= guide.height();
@@ -198,12 +211,12 @@ SampleWeights sample_weights(const WeightGuide& guide, int x, int y, int dx, int
 
 CostVolume aggr_H(const CostVolume& centre, const CostVolume& side, const WeightGuide& guide, int step, float gamma_c,
                   float gamma_p, Border border, Storage storage) {
-  return aggregate(centre, side, guide, 1, 0, step, gamma_c, gamma_p, border, storage, "aggr_H");
+  return aggregate(centre, side, guide, Pass{1, 0, "aggr_H"}, WeightParams{step, gamma_c, gamma_p, border}, storage);
 }
 
 CostVolume aggr_V(const CostVolume& centre, const CostVolume& side, const WeightGuide& guide, int step, float gamma_c,
                   float gamma_p, Border border, Storage storage) {
-  return aggregate(centre, side, guide, 0, 1, step, gamma_c, gamma_p, border, storage, "aggr_V");
+  return aggregate(centre, side, guide, Pass{0, 1, "aggr_V"}, WeightParams{step, gamma_c, gamma_p, border}, storage);
 }
 
 CostVolume cost2msg(const CostVolume& cost, float c, float eta, Storage storage) {
@@ -236,8 +249,9 @@ CostVolume cost2msg(const CostVolume& cost, float c, float eta, Storage storage)
   return out;
 }
 
-CostVolume aggr_bp(const CostVolume& belief, const WeightGuide& guide, int dx, int dy, int step, float gamma_c,
-                   float gamma_p, Border border, float c, float eta, Storage storage) {
+CostVolume aggr_bp(const CostVolume& belief, const WeightGuide& guide, int dx, int dy, const WeightParams& weights,
+                   float c, float eta, Storage storage) {
+  const int step = weights.step;
   require(guide.width() == belief.width && guide.height() == belief.height, [&] {
     return "esaw/cpu: aggr_bp: reference image " + std::to_string(guide.width()) + "x" +
            std::to_string(guide.height()) + " does not match the volume " + std::to_string(belief.width) + "x" +
@@ -254,7 +268,7 @@ CostVolume aggr_bp(const CostVolume& belief, const WeightGuide& guide, int dx, i
   parallel_for(std::size_t(h), 0, [&](std::size_t row) {
     const int y = int(row);
     for (int x = 0; x < w; ++x) {
-      const SampleWeights q = sample_weights(guide, x, y, dx, dy, step, gamma_c, gamma_p, border);
+      const SampleWeights q = sample_weights(guide, x, y, dx, dy, weights);
       const float* b = &belief.at(x, y, 0);
       const float* from_plus = &hop.at(clamp_x(x + dx * step), clamp_y(y + dy * step), 0);
       const float* from_minus = &hop.at(clamp_x(x - dx * step), clamp_y(y - dy * step), 0);
@@ -271,7 +285,7 @@ CostVolume aggr_bp(const CostVolume& belief, const WeightGuide& guide, int dx, i
   parallel_for(std::size_t(h), 0, [&](std::size_t row) {
     const int y = int(row);
     for (int x = 0; x < w; ++x) {
-      const SampleWeights p = sample_weights(guide, x, y, dx, dy, step, gamma_c, gamma_p, border);
+      const SampleWeights p = sample_weights(guide, x, y, dx, dy, weights);
       const float* b = &belief.at(x, y, 0);
       // p's left (upper) neighbour sends what it sends towards plus, and the other way round.
       const float* from_minus = &msg_plus.at(clamp_x(x - dx * step), clamp_y(y - dy * step), 0);
@@ -287,9 +301,9 @@ CostVolume aggr_bp(const CostVolume& belief, const WeightGuide& guide, int dx, i
   return out;
 }
 
-CostVolume aggr_sum(const CostVolume& centre, const CostVolume& side, const WeightGuide& guide, int dx, int dy, int step,
-                    float gamma_c, float gamma_p, Border border, Storage storage) {
-  return aggregate(centre, side, guide, dx, dy, step, gamma_c, gamma_p, border, storage, "aggr_sum", false);
+CostVolume aggr_sum(const CostVolume& centre, const CostVolume& side, const WeightGuide& guide, int dx, int dy,
+                    const WeightParams& weights, Storage storage) {
+  return aggregate(centre, side, guide, Pass{dx, dy, "aggr_sum", false}, weights, storage);
 }
 
 CostVolume add_volumes(const CostVolume& a, const CostVolume& b, Storage storage) {
