@@ -2,19 +2,11 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
-#include <fstream>
-#include <limits>
 #include <random>
-#include <sstream>
-
-#include "app/image_io.h"
 
 namespace stereo {
 namespace {
-
-constexpr float INF = std::numeric_limits<float>::infinity();
 
 // ---- random numbers -------------------------------------------------------------------
 // std::mt19937's output sequence is fixed by the standard; the standard distributions are
@@ -214,15 +206,6 @@ std::vector<Surface> build_surfaces(const SynthOptions& o, Rng& rng) {
   return surfaces;
 }
 
-// ---- small helpers ----------------------------------------------------------------------
-
-double sample_row_linear(const ImageU8& img, double x, int y, int c) {
-  const int x0 = static_cast<int>(std::floor(x));
-  const double t = x - x0;
-  const int x1 = std::min(x0 + 1, img.width - 1);
-  return (1.0 - t) * img.at(x0, y, c) + t * img.at(x1, y, c);
-}
-
 }  // namespace
 
 // ---- synthetic scenes ----------------------------------------------------------------
@@ -311,170 +294,6 @@ Scene make_synthetic_scene(const SynthOptions& o) {
       if (near) scene.mask_disc.at(x, y) = 255;
     }
   return scene;
-}
-
-// ---- the MiddEval3 layout ------------------------------------------------------------
-
-ImageU8 nonocc_mask_from_gt(const ImageF& gt, float tolerance) {
-  require(gt.channels == 1, "nonocc_mask_from_gt: expected a one-channel disparity map");
-  ImageU8 mask(gt.width, gt.height, 1, 0);
-  for (int y = 0; y < gt.height; ++y) {
-    // Right to left: `nearest` is the leftmost right-view position reached by any pixel to the
-    // right of x; landing clearly beyond it means a nearer surface covers this pixel there.
-    double nearest = std::numeric_limits<double>::infinity();
-    for (int x = gt.width - 1; x >= 0; --x) {
-      const float d = gt.at(x, y);
-      if (!std::isfinite(d)) continue;
-      const double xr = x - static_cast<double>(d);
-      const bool inside = xr >= 0.0 && xr <= gt.width - 1.0;
-      if (inside && xr <= nearest + tolerance) mask.at(x, y) = 255;
-      nearest = std::min(nearest, xr);
-    }
-  }
-  return mask;
-}
-
-std::pair<ImageU8, ImageU8> bench_pair(int width, int height) {
-  require(width > 8 && height > 0, "bench: size must be at least 9x1, got " + std::to_string(width) + "x" +
-                                       std::to_string(height));
-  std::mt19937 rng(20070917u);
-  std::uniform_int_distribution<int> u(0, 255);
-  ImageU8 left(width, height, 3), right(width, height, 3);
-  for (auto& v : left.data) v = static_cast<std::uint8_t>(u(rng));
-  for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x)
-      for (int c = 0; c < 3; ++c) right.at(x, y, c) = left.at(std::min(width - 1, x + 8), y, c);
-  return {left, right};
-}
-
-void write_scene(const Scene& scene, const std::filesystem::path& dir) {
-  require(!scene.left.empty() && scene.left.same_size(scene.right.width, scene.right.height),
-          "write_scene: " + scene.name + ": the two views are missing or differ in size");
-  const int w = scene.left.width, h = scene.left.height;
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw Error("write_scene: cannot create " + dir.string() + ": " + ec.message());
-
-  write_png(dir / "im0.png", to_rgb(scene.left));
-  write_png(dir / "im1.png", to_rgb(scene.right));
-
-  double vmin = 0, vmax = 0;
-  bool integral = true;
-  if (scene.has_ground_truth()) {
-    require(scene.gt.same_size(w, h) && scene.gt.channels == 1,
-            "write_scene: " + scene.name + ": ground truth is not a one-channel map of the image size");
-    auto check_mask = [&](const ImageU8& m, const char* what) {
-      require(m.empty() || (m.same_size(w, h) && m.channels == 1),
-              std::string("write_scene: ") + scene.name + ": " + what + " mask does not match the image size");
-    };
-    check_mask(scene.mask_all, "all");
-    check_mask(scene.mask_nonocc, "nonocc");
-    const ImageU8 derived = scene.mask_nonocc.empty() ? nonocc_mask_from_gt(scene.gt) : ImageU8();
-    const ImageU8& nonocc = scene.mask_nonocc.empty() ? derived : scene.mask_nonocc;
-
-    ImageF disp(w, h, 1, INF);
-    ImageU8 mask(w, h, 1, 0);
-    vmin = std::numeric_limits<double>::infinity();
-    vmax = -vmin;
-    for (std::size_t i = 0; i < disp.data.size(); ++i) {
-      const float d = scene.gt.data[i];
-      const bool all = std::isfinite(d) && (scene.mask_all.empty() || scene.mask_all.data[i] == 255);
-      if (!all) continue;
-      disp.data[i] = d;
-      mask.data[i] = nonocc.data[i] == 255 ? 255 : 128;
-      vmin = std::min(vmin, static_cast<double>(d));
-      vmax = std::max(vmax, static_cast<double>(d));
-      integral = integral && d == std::floor(d);
-    }
-    if (!std::isfinite(vmin)) vmin = vmax = 0;
-    write_pfm(dir / "disp0GT.pfm", disp);
-    write_png(dir / "mask0nocc.png", mask);
-  }
-
-  // MiddEval3's calib.txt. The pair has no metric calibration: the intrinsics are placeholders
-  // (focal length = image width, principal point at the centre, doffs 0, baseline 1) so
-  // readers that expect the lines find them; only width, height, ndisp and vmin/vmax matter.
-  std::ostringstream calib;
-  const double cx = 0.5 * (w - 1), cy = 0.5 * (h - 1);
-  calib << "cam0=[" << w << " 0 " << cx << "; 0 " << w << " " << cy << "; 0 0 1]\n"
-        << "cam1=[" << w << " 0 " << cx << "; 0 " << w << " " << cy << "; 0 0 1]\n"
-        << "doffs=0\n"
-        << "baseline=1\n"
-        << "width=" << w << "\n"
-        << "height=" << h << "\n"
-        << "ndisp=" << scene.levels << "\n"
-        << "isint=" << (integral ? 1 : 0) << "\n"
-        << "vmin=" << static_cast<long>(std::floor(vmin)) << "\n"
-        << "vmax=" << static_cast<long>(std::ceil(vmax)) << "\n"
-        << "dyavg=0\n"
-        << "dymax=0\n";
-  const std::filesystem::path calib_path = dir / "calib.txt";
-  write_atomically(calib_path, [&](const std::filesystem::path& tmp) {
-    std::ofstream out(tmp);
-    out << calib.str();
-    out.close();
-    if (!out) throw Error("cannot write " + calib_path.string() + ": write failed");
-  });
-}
-
-// ---- photometric check ---------------------------------------------------------------
-
-namespace {
-
-// warp_error's precondition: ground truth, and both views and it of one size.
-void require_warpable(const Scene& scene) {
-  require(scene.has_ground_truth(), "warp_error: scene " + scene.name + " has no ground truth");
-  const ImageU8& l = scene.left;
-  const ImageU8& r = scene.right;
-  require(l.same_size(r.width, r.height) && l.channels == r.channels && scene.gt.same_size(l.width, l.height),
-          "warp_error: scene " + scene.name + ": views and ground truth differ in size or channels");
-}
-
-// The mean absolute difference over the channels between pixel (x, y) of `view` and `other`
-// sampled at (x_other, y), linear along the row.
-double pixel_warp_error(const ImageU8& view, int x, int y, const ImageU8& other, double x_other) {
-  double e = 0.0;
-  for (int c = 0; c < view.channels; ++c) e += std::abs(view.at(x, y, c) - sample_row_linear(other, x_other, y, c));
-  return e / view.channels;
-}
-
-}  // namespace
-
-double warp_error(const Scene& scene, double gt_factor, double gt_offset) {
-  require_warpable(scene);
-  const ImageU8& l = scene.left;
-  const ImageU8& r = scene.right;
-  const bool masked = !scene.mask_nonocc.empty();
-  double sum = 0.0;
-  std::size_t count = 0;
-  for (int y = 0; y < l.height; ++y)
-    for (int x = 0; x < l.width; ++x) {
-      const float g = scene.gt.at(x, y);
-      if (!std::isfinite(g) || (masked && scene.mask_nonocc.at(x, y) != 255)) continue;
-      const double xr = x - (gt_factor * g + gt_offset);
-      if (!(xr >= 0.0 && xr <= l.width - 1.0)) continue;
-      sum += pixel_warp_error(l, x, y, r, xr);
-      ++count;
-    }
-  return count ? sum / static_cast<double>(count) : std::numeric_limits<double>::infinity();
-}
-
-double warp_error_right_view(const Scene& scene, double gt_factor) {
-  require_warpable(scene);
-  const ImageU8& l = scene.left;
-  const ImageU8& r = scene.right;
-  double sum = 0.0;
-  std::size_t count = 0;
-  for (int y = 0; y < r.height; ++y)
-    for (int x = 0; x < r.width; ++x) {
-      const float g = scene.gt.at(x, y);
-      if (!std::isfinite(g)) continue;
-      const double xl = x + gt_factor * g;
-      if (!(xl >= 0.0 && xl <= l.width - 1.0)) continue;
-      sum += pixel_warp_error(r, x, y, l, xl);
-      ++count;
-    }
-  return count ? sum / static_cast<double>(count) : std::numeric_limits<double>::infinity();
 }
 
 }  // namespace stereo

@@ -3,9 +3,9 @@
 /// Scenes whose ground truth is known exactly, and the tools that bring public pairs with
 /// ground truth into the suite:
 ///  - a synthetic scene generator (textured planes; the right view is rendered from the
-///    left view's geometry, so the disparities and occlusions are exact);
-///  - a writer for the MiddEval3 folder layout that load_scene() reads;
-///  - a photometric check of a ground truth (warp the right view onto the left).
+///    left view's geometry, so the disparities and occlusions are exact; synth.cpp);
+///  - a writer for the MiddEval3 folder layout that load_scene() reads (synth_middeval3.cpp);
+///  - a photometric check of a ground truth (warp the right view onto the left; synth_warp.cpp).
 /// The NumPy readers for ground truth stored as arrays are app/npy.h.
 
 #include <cstdint>

@@ -1,13 +1,14 @@
 // AD-Census's registry entry: what the paper reports, so `list`, `eval` and `bench` can set
 // a run beside it.
 
-#include "methods/adcensus/params.h"
+#include "methods/adcensus/register.h"
 
 #include <string>
 
 #include "core/matcher.h"
 #include "core/params.h"
 #include "core/registry.h"
+#include "methods/adcensus/params.h"
 
 namespace stereo {
 

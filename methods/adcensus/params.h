@@ -11,7 +11,6 @@
 
 namespace stereo {
 
-struct MethodInfo;  // core/registry.h; forward-declared so the CUDA stages need not see it
 
 /// stereo::adcensus::Params (stereo/adcensus.h) with its binding to the `--set` keys and
 /// its range checks.
@@ -54,9 +53,5 @@ struct AdCensusParams : adcensus::Params {
                 number_text(out_of_image_cost));
   }
 };
-
-/// AD-Census's entry for the registry: the citation, the paper's Table 2 accuracy, its speed
-/// settings and the AdCensusParams table (methods/adcensus/info.cpp).
-MethodInfo adcensus_method_info();
 
 }  // namespace stereo

@@ -9,6 +9,10 @@ namespace stereo {
 
 void register_adcensus(Registry& registry);
 
+/// AD-Census's entry for the registry: the citation, the paper's Table 2 accuracy, its speed
+/// settings and the AdCensusParams table (info.cpp).
+MethodInfo adcensus_method_info();
+
 // ---- backends: each defined in its backend's sources -------------------------------
 void register_adcensus_cpu(Registry& registry);         // reference/adcensus_matcher.cpp
 void register_adcensus_cuda(Registry& registry);        // cuda/adcensus_cuda.cpp

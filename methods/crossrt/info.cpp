@@ -1,13 +1,14 @@
 // The registry entry of Chang and Maruyama's real-time cross-based method: what the paper
 // reports, so `list`, `eval` and `bench` can set a run beside it.
 
-#include "methods/crossrt/params.h"
+#include "methods/crossrt/register.h"
 
 #include <string>
 
 #include "core/matcher.h"
 #include "core/params.h"
 #include "core/registry.h"
+#include "methods/crossrt/params.h"
 
 namespace stereo {
 

@@ -13,7 +13,6 @@
 
 namespace stereo {
 
-struct MethodInfo;  // core/registry.h; forward-declared so the CUDA stages need not see it
 
 /// stereo::crossrt::Params (stereo/crossrt.h) with its binding to the `--set` keys and
 /// its range checks.
@@ -42,9 +41,5 @@ struct CrossRtParams : crossrt::Params {
     require(scale == 1 || scale == 2, component + ": scale must be 1 or 2 (eq. 2's K), got " + std::to_string(scale));
   }
 };
-
-/// The method's entry for the registry: citation, the paper's accuracy and Table II speed
-/// figures, the CrossRtParams table (methods/crossrt/info.cpp).
-MethodInfo crossrt_method_info();
 
 }  // namespace stereo

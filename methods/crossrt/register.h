@@ -9,6 +9,10 @@ namespace stereo {
 
 void register_crossrt(Registry& registry);
 
+/// The method's entry for the registry: citation, the paper's accuracy and Table II speed
+/// figures, the CrossRtParams table (info.cpp).
+MethodInfo crossrt_method_info();
+
 // ---- backends: each defined in its backend's sources -------------------------------
 void register_crossrt_cpu(Registry& registry);          // reference/crossrt_matcher.cpp
 void register_crossrt_cuda(Registry& registry);         // cuda/crossrt_cuda.cpp

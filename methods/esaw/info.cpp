@@ -1,7 +1,7 @@
 // ESAW's and ESMP's registry entries: what the paper reports (Table IV), so `list`, `eval`
 // and `bench` can set a run beside it.
 
-#include "methods/esaw/params.h"
+#include "methods/esaw/register.h"
 
 #include <cmath>
 #include <string>
@@ -11,6 +11,7 @@
 #include "core/matcher.h"
 #include "core/params.h"
 #include "core/registry.h"
+#include "methods/esaw/params.h"
 
 namespace stereo {
 

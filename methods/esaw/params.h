@@ -35,7 +35,6 @@
 
 namespace stereo {
 
-struct MethodInfo;  // core/registry.h
 
 /// Whether a component name ("esaw/cuda", "esmp/cpu", ...) names the CUDA backend: some
 /// readings exist on the cpu backend only, and validate() refuses them there.
@@ -122,11 +121,5 @@ struct EsmpParams : esmp::Params {
             component + ": esmp_variant=" + esmp_variant + " runs on the cpu backend only (README \"ESMP readings\")");
   }
 };
-
-
-/// ESAW's registry entry: citation, Table IV accuracy (9 and 5 iterations), Table IV speed.
-MethodInfo esaw_method_info();
-/// ESMP's registry entry: citation, Table IV accuracy (8 iterations), Table IV speed.
-MethodInfo esmp_method_info();
 
 }  // namespace stereo

@@ -1,7 +1,7 @@
 // SA-LAP's registry entry: what the driver prints and compares against, taken from the paper
 // (Lu, Lafruit, Catthoor, ICIP 2007, /work/shared/papers/000_*.txt).
 
-#include "methods/salap/params.h"
+#include "methods/salap/register.h"
 
 #include <cstdio>
 #include <string>
@@ -9,6 +9,7 @@
 #include "core/matcher.h"
 #include "core/params.h"
 #include "core/registry.h"
+#include "methods/salap/params.h"
 
 namespace stereo {
 namespace {

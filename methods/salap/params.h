@@ -17,7 +17,6 @@
 
 namespace stereo {
 
-struct MethodInfo;  // core/registry.h; forward-declared so the CUDA stages need not see it
 
 /// stereo::salap::Params (stereo/salap.h) with its binding to the `--set` keys and
 /// its range checks.
@@ -48,9 +47,5 @@ struct SalapParams : salap::Params {
     require(alpha >= 0.0f && beta >= 0.0f, component + ": alpha and beta must be >= 0");
   }
 };
-
-/// SA-LAP's entry for the registry: the citation, the paper's Table 1 accuracy and Table 2
-/// speed settings, and the SalapParams table (methods/salap/info.cpp).
-MethodInfo salap_method_info();
 
 }  // namespace stereo

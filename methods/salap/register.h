@@ -9,6 +9,10 @@ namespace stereo {
 
 void register_salap(Registry& registry);
 
+/// SA-LAP's entry for the registry: the citation, the paper's Table 1 accuracy and Table 2
+/// speed settings, and the SalapParams table (info.cpp).
+MethodInfo salap_method_info();
+
 // ---- backends: each defined in its backend's sources -------------------------------
 void register_salap_cpu(Registry& registry);            // reference/salap_matcher.cpp
 void register_salap_gl(Registry& registry);             // gl/salap_gl.cpp (fragment passes)

@@ -1,11 +1,12 @@
 // The OpenCV peer's registry entry. It replicates no paper: it is the matcher users would run
 // instead, so its rows carry no paper figures, and its speed settings are the suite's.
 
-#include "methods/sgbm/params.h"
+#include "methods/sgbm/register.h"
 
 #include "core/matcher.h"
 #include "core/params.h"
 #include "core/registry.h"
+#include "methods/sgbm/params.h"
 
 namespace stereo {
 

@@ -13,7 +13,6 @@
 
 namespace stereo {
 
-struct MethodInfo;
 
 /// stereo::sgbm::Params (stereo/sgbm.h) with its binding to the `--set` keys and
 /// its range checks.
@@ -44,8 +43,5 @@ struct SgbmParams : sgbm::Params {
     require(threads >= 0, component + ": threads must be >= 0, got " + std::to_string(threads));
   }
 };
-
-/// SGBM's entry for the registry (methods/sgbm/info.cpp).
-MethodInfo sgbm_method_info();
 
 }  // namespace stereo

@@ -9,6 +9,9 @@ namespace stereo {
 
 void register_sgbm(Registry& registry);
 
+/// SGBM's entry for the registry (info.cpp).
+MethodInfo sgbm_method_info();
+
 // ---- backends: each defined in its backend's sources -------------------------------
 void register_sgbm_opencv(Registry& registry);          // opencv/sgbm_opencv.cpp (only where OpenCV is found)
 

@@ -2,7 +2,7 @@
 // beside it. The paper gives no accuracy table (only Fig. 3's pictures of Tsukuba), so the
 // accuracy rows are empty and `eval` prints ours alone.
 
-#include "methods/symstereo/params.h"
+#include "methods/symstereo/register.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +11,7 @@
 #include "core/matcher.h"
 #include "core/params.h"
 #include "core/registry.h"
+#include "methods/symstereo/params.h"
 
 namespace stereo {
 

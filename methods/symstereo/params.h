@@ -14,7 +14,6 @@
 
 namespace stereo {
 
-struct MethodInfo;  // core/registry.h
 
 /// stereo::symstereo::Params (stereo/symstereo.h) with its binding to the `--set` keys and
 /// its range checks.
@@ -40,9 +39,5 @@ struct SymStereoParams : symstereo::Params {
             component + ": sigma_on_f must be in (0, 1), got " + number_text(sigma_on_f));
   }
 };
-
-/// SymStereo's entry for the registry: the citation, the paper's Tables 2 and 3 timing grids
-/// and the SymStereoParams table (methods/symstereo/info.cpp).
-MethodInfo symstereo_method_info();
 
 }  // namespace stereo

@@ -22,12 +22,10 @@
 namespace stereo::cu::crossrt {
 namespace {
 
-namespace model = stereo::crossrt;  // methods/crossrt/model.h
-
 constexpr int WARPS = 8;
 constexpr int THREADS = 32 * WARPS;
 constexpr int LEVELS_PER_BLOCK = 32;
-constexpr int COST_OUTSIDE = model::COST_OUTSIDE;
+constexpr int COST_OUTSIDE = stereo::crossrt::COST_OUTSIDE;
 
 std::size_t shared_bytes(int width) {
   return std::size_t(8) * std::size_t(width) + sizeof(DeviceTables) +
@@ -40,8 +38,8 @@ __device__ std::uint8_t mini_census_at(const std::uint8_t* __restrict__ grey, in
   const int centre = grey[std::size_t(y) * std::size_t(width) + std::size_t(x)];
   int bits = 0;
 #pragma unroll
-  for (int i = 0; i < model::MINI_CENSUS_BITS; ++i) {
-    const model::Offset o = model::mini_census_offset(i);
+  for (int i = 0; i < stereo::crossrt::MINI_CENSUS_BITS; ++i) {
+    const stereo::crossrt::Offset o = stereo::crossrt::mini_census_offset(i);
     const int qx = min(max(x + o.dx, 0), width - 1);
     const int qy = min(max(y + o.dy, 0), height - 1);
     if (int(grey[std::size_t(qy) * std::size_t(width) + std::size_t(qx)]) < centre) bits |= 1 << i;
@@ -174,11 +172,23 @@ __device__ __forceinline__ std::uint16_t right_window_sum(const std::uint16_t* p
   return sum_r;
 }
 
+// The kernels' sizes: the images', the range, and (the segmented kernel only) the output
+// columns per block and the columns read beyond them on each side.
+struct RowShape {
+  int width;
+  int height;
+  int min_disparity;
+  int levels;
+  int segment_cols;
+  int halo;
+};
+
 __global__ void __launch_bounds__(THREADS)
-    cost_aggregate_x_kernel(const std::uint8_t* __restrict__ left, const std::uint8_t* __restrict__ right, int width,
-                            int height, const uchar2* __restrict__ arms_left, const uchar2* __restrict__ arms_right,
-                            DeviceTables tables, int min_disparity, int levels, std::uint16_t* __restrict__ cax_left,
+    cost_aggregate_x_kernel(const std::uint8_t* __restrict__ left, const std::uint8_t* __restrict__ right,
+                            const uchar2* __restrict__ arms_left, const uchar2* __restrict__ arms_right,
+                            DeviceTables tables, RowShape shape, std::uint16_t* __restrict__ cax_left,
                             std::uint16_t* __restrict__ cax_right) {
+  const int width = shape.width, height = shape.height, min_disparity = shape.min_disparity, levels = shape.levels;
   extern __shared__ __align__(16) unsigned char smem[];
   const int y = blockIdx.x;
   const SharedRow s = load_row(smem, left, right, width, height, arms_left, arms_right, tables, y);
@@ -211,10 +221,11 @@ __global__ void __launch_bounds__(THREADS)
 // per view: more work than the whole-row kernel, which stays the one used when a row fits.
 __global__ void __launch_bounds__(THREADS)
     cost_aggregate_x_segments_kernel(const std::uint8_t* __restrict__ left, const std::uint8_t* __restrict__ right,
-                                     int width, int height, const uchar2* __restrict__ arms_left,
-                                     const uchar2* __restrict__ arms_right, DeviceTables tables, int min_disparity,
-                                     int levels, std::uint16_t* __restrict__ cax_left,
-                                     std::uint16_t* __restrict__ cax_right, int segment_cols, int halo) {
+                                     const uchar2* __restrict__ arms_left, const uchar2* __restrict__ arms_right,
+                                     DeviceTables tables, RowShape shape, std::uint16_t* __restrict__ cax_left,
+                                     std::uint16_t* __restrict__ cax_right) {
+  const int width = shape.width, height = shape.height, min_disparity = shape.min_disparity, levels = shape.levels;
+  const int segment_cols = shape.segment_cols, halo = shape.halo;
   extern __shared__ __align__(16) unsigned char smem[];
   const int span = segment_cols + 2 * halo;
   const int y = blockIdx.x;
@@ -280,10 +291,13 @@ bool cost_aggregate_x_supports(int width, int max_arm, int ordinal) {
   return width <= max_cost_width(ordinal) || max_segment_cols(width, max_arm, ordinal) >= 1;
 }
 
-void cost_aggregate_x(const DeviceImage<std::uint8_t>& left, const DeviceImage<std::uint8_t>& right,
-                      const DeviceImage<uchar2>& arms_x_left, const DeviceImage<uchar2>& arms_x_right,
-                      const DeviceTables& tables, DisparityRange range, DeviceVolume16& cax_left,
+void cost_aggregate_x(const CostAggregateXInputs& in, DisparityRange range, DeviceVolume16& cax_left,
                       DeviceVolume16& cax_right, int ordinal, cudaStream_t stream, int max_arm, int segment_cols) {
+  const DeviceImage<std::uint8_t>& left = in.left;
+  const DeviceImage<std::uint8_t>& right = in.right;
+  const DeviceImage<uchar2>& arms_x_left = in.arms_x_left;
+  const DeviceImage<uchar2>& arms_x_right = in.arms_x_right;
+  const DeviceTables& tables = in.tables;
   const int w = left.width;
   const int h = left.height;
   const auto same = [&](int ow, int oh) { return ow == w && oh == h; };
@@ -303,8 +317,8 @@ void cost_aggregate_x(const DeviceImage<std::uint8_t>& left, const DeviceImage<s
     const std::size_t bytes = shared_bytes(w);
     CUDA_CHECK(cudaFuncSetAttribute(cost_aggregate_x_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
     cost_aggregate_x_kernel<<<dim3(unsigned(h), level_blocks), THREADS, bytes, stream>>>(
-        left.get(), right.get(), w, h, arms_x_left.get(), arms_x_right.get(), tables, range.min, range.count,
-        cax_left.get(), cax_right.get());
+        left.get(), right.get(), arms_x_left.get(), arms_x_right.get(), tables,
+        RowShape{w, h, range.min, range.count, 0, 0}, cax_left.get(), cax_right.get());
     CUDA_CHECK_LAUNCH();
     return;
   }
@@ -327,8 +341,8 @@ void cost_aggregate_x(const DeviceImage<std::uint8_t>& left, const DeviceImage<s
   CUDA_CHECK(
       cudaFuncSetAttribute(cost_aggregate_x_segments_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   cost_aggregate_x_segments_kernel<<<dim3(unsigned(h), level_blocks, segments), THREADS, bytes, stream>>>(
-      left.get(), right.get(), w, h, arms_x_left.get(), arms_x_right.get(), tables, range.min, range.count,
-      cax_left.get(), cax_right.get(), cols, max_arm);
+      left.get(), right.get(), arms_x_left.get(), arms_x_right.get(), tables,
+      RowShape{w, h, range.min, range.count, cols, max_arm}, cax_left.get(), cax_right.get());
   CUDA_CHECK_LAUNCH();
 }
 

@@ -123,7 +123,7 @@ class CrossRtCudaMatcher final : public cu::FrameMatcher<CrossRtParams, cu::NoOp
     cr::arms_y(w.scaled_left, params_.wy, params_.tc, w.arms_y_left, s);
     cr::arms_y(w.scaled_right, params_.wy, params_.tc, w.arms_y_right, s);
     clock.lap("arms y");
-    cr::cost_aggregate_x(w.scaled_left, w.scaled_right, w.arms_x_left, w.arms_x_right, tables_, levels, w.cax_left,
+    cr::cost_aggregate_x({w.scaled_left, w.scaled_right, w.arms_x_left, w.arms_x_right, tables_}, levels, w.cax_left,
                          w.cax_right, ordinal(), s, params_.wx);
     clock.lap("C+CA_x");
     cr::aggregate_y_wta(w.cax_left, w.arms_y_left, w.disparity_left, ordinal(), s,

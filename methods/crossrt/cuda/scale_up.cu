@@ -28,8 +28,21 @@ __device__ float along_x(const float* __restrict__ half, int half_width, const s
   return fminf(fmaxf(__fmul_rn(2.0f, ba < bb ? a : bb < ba ? b : fminf(a, b)), lo), hi);
 }
 
-__global__ void scale_up_kernel(const float* __restrict__ half, int half_width, const std::uint8_t* __restrict__ grey,
-                                int width, int height, int t, float lo, float hi, float* __restrict__ out) {
+// The kernel's sizes and thresholds: the half-size map's width, the full size, the fill's t and
+// the full-size range's ends [lo, hi] the x pass clamps to.
+struct ScaleUpShape {
+  int half_width;
+  int width;
+  int height;
+  int t;
+  float lo;
+  float hi;
+};
+
+__global__ void scale_up_kernel(const float* __restrict__ half, const std::uint8_t* __restrict__ grey, ScaleUpShape s,
+                                float* __restrict__ out) {
+  const int half_width = s.half_width, width = s.width, height = s.height, t = s.t;
+  const float lo = s.lo, hi = s.hi;
   const int fx = blockIdx.x * BLOCK_X + threadIdx.x;
   const int fy = blockIdx.y;
   if (fx >= width) return;
@@ -58,7 +71,8 @@ void scale_up(const DeviceImage<float>& disparity, const DeviceImage<std::uint8_
   });
   require(out.width == w && out.height == h, "crossrt/cuda: scale_up output must have the grey image's size");
   scale_up_kernel<<<dim3(unsigned(div_up(w, BLOCK_X)), unsigned(h)), BLOCK_X, 0, stream>>>(
-      disparity.get(), disparity.width, grey_full.get(), w, h, t, float(range.min), float(range.max()), out.get());
+      disparity.get(), grey_full.get(), ScaleUpShape{disparity.width, w, h, t, float(range.min), float(range.max())},
+      out.get());
   CUDA_CHECK_LAUNCH();
 }
 

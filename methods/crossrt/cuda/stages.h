@@ -91,6 +91,16 @@ int max_cost_width(int ordinal);
 /// device `ordinal` (whole, or in segments: their rows of grey, census and arms must still fit).
 bool cost_aggregate_x_supports(int width, int max_arm, int ordinal);
 
+/// What cost_aggregate_x reads: both views' scaled grey images and horizontal arms (all of one
+/// size) and the cost tables.
+struct CostAggregateXInputs {
+  const DeviceImage<std::uint8_t>& left;
+  const DeviceImage<std::uint8_t>& right;
+  const DeviceImage<uchar2>& arms_x_left;
+  const DeviceImage<uchar2>& arms_x_right;
+  const DeviceTables& tables;
+};
+
 /// Eq. 3-7 fused, one block per (row, 32 levels): the left view's cost row of each level is
 /// computed once into a shared-memory prefix sum, and both views' CA_x are read from it
 /// (the right view at x + d, eq. 6); = reference aggregate_x(cost(...), arms, false/true).
@@ -98,9 +108,7 @@ bool cost_aggregate_x_supports(int width, int max_arm, int ordinal);
 /// in segments of columns that each read `max_arm` columns beyond their ends: every arm must be
 /// at most `max_arm` (the matcher passes W_x). `segment_cols` > 0 forces segments of that many
 /// columns (tests), 0 = only where needed.
-void cost_aggregate_x(const DeviceImage<std::uint8_t>& left, const DeviceImage<std::uint8_t>& right,
-                      const DeviceImage<uchar2>& arms_x_left, const DeviceImage<uchar2>& arms_x_right,
-                      const DeviceTables& tables, DisparityRange range, DeviceVolume16& cax_left,
+void cost_aggregate_x(const CostAggregateXInputs& in, DisparityRange range, DeviceVolume16& cax_left,
                       DeviceVolume16& cax_right, int ordinal, cudaStream_t stream, int max_arm = 255,
                       int segment_cols = 0);
 

@@ -19,8 +19,6 @@
 namespace stereo::reference::crossrt {
 namespace {
 
-namespace model = stereo::crossrt;  // methods/crossrt/model.h
-
 void require_grey(const ImageU8& image, const char* what, const char* stage) {
   require(image.channels == 1 && image.width > 0 && image.height > 0, [&] {
     return std::string("crossrt: ") + stage + " needs a non-empty grey " + what + ", got " +
@@ -88,8 +86,8 @@ ImageU8 mini_census(const ImageU8& grey) {
     for (int x = 0; x < grey.width; ++x) {
       const int centre = grey.at(x, y);
       int bits = 0;
-      for (int i = 0; i < model::MINI_CENSUS_BITS; ++i) {
-        const model::Offset o = model::mini_census_offset(i);
+      for (int i = 0; i < stereo::crossrt::MINI_CENSUS_BITS; ++i) {
+        const stereo::crossrt::Offset o = stereo::crossrt::mini_census_offset(i);
         const int q = at_clamped(grey, x + o.dx, y + o.dy);
         if (q < centre) bits |= 1 << i;
       }
@@ -105,7 +103,7 @@ Volume<std::uint16_t> cost(const ImageU8& left, const ImageU8& right, DisparityR
   require_grey(right, "right image", "cost");
   require(left.same_size(right.width, right.height), "crossrt: cost needs images of one size");
   require(range.count >= 1, "crossrt: cost needs a non-empty disparity range");
-  const model::CostTables tables = model::cost_tables(params);
+  const stereo::crossrt::CostTables tables = stereo::crossrt::cost_tables(params);
   const ImageU8 census_left = mini_census(left);
   const ImageU8 census_right = mini_census(right);
   Volume<std::uint16_t> c(left.width, left.height, range);
@@ -115,7 +113,7 @@ Volume<std::uint16_t> cost(const ImageU8& left, const ImageU8& right, DisparityR
       for (int k = 0; k < range.count; ++k) {
         const int xr = x - (range.min + k);
         if (xr < 0 || xr >= left.width) {
-          c.at(x, y, k) = model::COST_OUTSIDE;
+          c.at(x, y, k) = stereo::crossrt::COST_OUTSIDE;
           continue;
         }
         const int ad = std::abs(int(left.at(x, y)) - int(right.at(xr, y)));
@@ -146,7 +144,7 @@ Volume<std::uint16_t> aggregate_x(const Volume<std::uint16_t>& c, const Image<st
     for (int k = 0; k < c.range.count; ++k) {
       const int d = c.range.min + k;
       for (int x = 0; x < width; ++x) {
-        std::uint32_t v = model::COST_OUTSIDE;
+        std::uint32_t v = stereo::crossrt::COST_OUTSIDE;
         if (!right_view) {
           v = c.at(x, y, k);
         } else if (x + d >= 0 && x + d < width) {

@@ -23,7 +23,7 @@
 namespace stereo {
 namespace {
 
-namespace ref = reference::crossrt;
+namespace rc = reference::crossrt;
 namespace cr = cu::crossrt;
 using cuda_test::crossrt::download_volume;
 using cuda_test::crossrt::upload_volume;
@@ -64,7 +64,7 @@ TEST(CudaCrossRtStages, ScaleDownMatchesTheReferenceGreyAndEq2) {
       const ImageU8 expected_grey = reference::grey_image(rgb);
       EXPECT_EQ(first_difference(cr::download_u8(grey).data, expected_grey.data), -1)
           << channels << " channels: first differing grey pixel";
-      EXPECT_EQ(first_difference(cr::download_u8(scaled).data, ref::scale_down(expected_grey, scale).data), -1)
+      EXPECT_EQ(first_difference(cr::download_u8(scaled).data, rc::scale_down(expected_grey, scale).data), -1)
           << channels << " channels, scale " << scale << ": first differing scaled pixel";
     }
 }
@@ -78,8 +78,8 @@ TEST(CudaCrossRtStages, ArmsMatchTheReference) {
   cu::poison(ay);
   cr::arms_x(d, 21, 13, ax, nullptr);
   cr::arms_y(d, 31, 13, ay, nullptr);
-  EXPECT_EQ(first_difference(cr::download_arms(ax).data, ref::arms_x(g, 21, 13).data), -1);
-  EXPECT_EQ(first_difference(cr::download_arms(ay).data, ref::arms_y(g, 31, 13).data), -1);
+  EXPECT_EQ(first_difference(cr::download_arms(ax).data, rc::arms_x(g, 21, 13).data), -1);
+  EXPECT_EQ(first_difference(cr::download_arms(ay).data, rc::arms_y(g, 31, 13).data), -1);
 }
 
 TEST(CudaCrossRtStages, CostAggregateXMatchesTheReferenceForBothViews) {
@@ -90,20 +90,21 @@ TEST(CudaCrossRtStages, CostAggregateXMatchesTheReferenceForBothViews) {
   // A looser brightness threshold than TC, so that arms reach W_x (the segments' halo).
   const int tc = 40;
   for (const DisparityRange range : {DisparityRange{0, 73}, DisparityRange{-3, 40}, DisparityRange{2, 5}}) {
-    const auto axl = ref::arms_x(l, p.wx, tc);
-    const auto axr = ref::arms_x(r, p.wx, tc);
-    const auto c = ref::cost(l, r, range, p);
-    const auto expected_l = ref::aggregate_x(c, axl, false);
-    const auto expected_r = ref::aggregate_x(c, axr, true);
+    const auto axl = rc::arms_x(l, p.wx, tc);
+    const auto axr = rc::arms_x(r, p.wx, tc);
+    const auto c = rc::cost(l, r, range, p);
+    const auto expected_l = rc::aggregate_x(c, axl, false);
+    const auto expected_r = rc::aggregate_x(c, axr, true);
     const auto dl = cr::upload_u8(l), dr = cr::upload_u8(r);
     const auto dal = cr::upload_arms(axl), dar = cr::upload_arms(axr);
+    const cr::DeviceTables tables = cr::make_tables(p);
     // Whole rows (0), and the segmented kernel of wide images forced onto this row: segments
     // of 17 and 40 columns with halos of W_x, one of them shorter than the longest arm.
     for (int segment : {0, 17, 40, 7}) {
       cr::DeviceVolume16 cl(131, 19, range, "test", "cax"), crv(131, 19, range, "test", "cax");
       CUDA_CHECK(cudaMemset(cl.get(), 0xFF, cl.count() * 2));
       CUDA_CHECK(cudaMemset(crv.get(), 0xFF, crv.count() * 2));
-      cr::cost_aggregate_x(dl, dr, dal, dar, cr::make_tables(p), range, cl, crv, 0, nullptr, p.wx, segment);
+      cr::cost_aggregate_x({dl, dr, dal, dar, tables}, range, cl, crv, 0, nullptr, p.wx, segment);
       EXPECT_EQ(first_difference(download_volume(cl).data, expected_l.data), -1)
           << "left CA_x, range min " << range.min << " count " << range.count << ", segments of " << segment
           << " (index (y*W+x)*D+k)";
@@ -112,7 +113,7 @@ TEST(CudaCrossRtStages, CostAggregateXMatchesTheReferenceForBothViews) {
     }
   }
   int longest = 0;
-  for (const auto a : ref::arms_x(l, p.wx, tc).data) longest = std::max(longest, int(a));
+  for (const auto a : rc::arms_x(l, p.wx, tc).data) longest = std::max(longest, int(a));
   EXPECT_EQ(longest, p.wx) << "the test image should have arms as long as the halo";
 }
 
@@ -122,15 +123,15 @@ TEST(CudaCrossRtStages, AggregateYWtaMatchesTheReference) {
   const ImageU8 l = smooth_grey(47, 83, 7);
   const ImageU8 r = smooth_grey(47, 83, 8);
   const DisparityRange range{-1, 45};
-  const auto c = ref::cost(l, r, range, p);
+  const auto c = rc::cost(l, r, range, p);
   // A looser brightness threshold than TC, so that arms reach W_y (the segments' halo).
   const int tc = 40;
   for (bool right_view : {false, true}) {
     const ImageU8& view = right_view ? r : l;
-    const auto cax = ref::aggregate_x(c, ref::arms_x(view, p.wx, p.tc), right_view);
-    const auto ay = ref::arms_y(view, p.wy, tc);
-    const auto ca = ref::aggregate_y(cax, ay);
-    const ImageF expected = ref::wta(ca);
+    const auto cax = rc::aggregate_x(c, rc::arms_x(view, p.wx, p.tc), right_view);
+    const auto ay = rc::arms_y(view, p.wy, tc);
+    const auto ca = rc::aggregate_y(cax, ay);
+    const ImageF expected = rc::wta(ca);
     const auto dv = upload_volume(cax);
     const auto da = cr::upload_arms(ay);
     cu::DeviceImage<float> out(47, 83, "test", "map"), refined(47, 83, "test", "refined");
@@ -145,12 +146,12 @@ TEST(CudaCrossRtStages, AggregateYWtaMatchesTheReference) {
       cr::aggregate_y_wta(dv, da, out, 0, nullptr, &refined, p.wy, segment);
       EXPECT_EQ(first_difference(cr::download_f32(out).data, expected.data), -1)
           << (right_view ? "right" : "left") << ", with the sub-pixel output, segments of " << segment;
-      EXPECT_EQ(first_difference(cr::download_f32(refined).data, ref::wta_subpixel(ca).data), -1)
+      EXPECT_EQ(first_difference(cr::download_f32(refined).data, rc::wta_subpixel(ca).data), -1)
           << (right_view ? "right" : "left") << ", sub-pixel map, segments of " << segment;
     }
   }
   int longest = 0;
-  for (const auto a : ref::arms_y(l, p.wy, tc).data) longest = std::max(longest, int(a));
+  for (const auto a : rc::arms_y(l, p.wy, tc).data) longest = std::max(longest, int(a));
   EXPECT_EQ(longest, p.wy) << "the test image should have arms as long as the halo";
 }
 
@@ -162,7 +163,7 @@ TEST(CudaCrossRtStages, SubpixelNeighboursAcrossTheKernels32LevelPasses) {
   // so CA = CA_x and every value is chosen here.
   const int w = 9, h = 3;
   const DisparityRange range{-5, 70};
-  ref::Volume<std::uint16_t> cax(w, h, range);
+  rc::Volume<std::uint16_t> cax(w, h, range);
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x)
       for (int k = 0; k < range.count; ++k) cax.at(x, y, k) = std::uint16_t(1000 + 7 * ((x * 13 + y * 5 + k * 3) % 11));
@@ -182,15 +183,15 @@ TEST(CudaCrossRtStages, SubpixelNeighboursAcrossTheKernels32LevelPasses) {
   plant(8, 0, 33, 10, 10, 20);   // tie k = 32 / 33: 32 wins
   plant(0, 1, 40, 10, 10, 10);   // three equal levels: 39 wins, its lower neighbour the background
   const Image<std::uint8_t> arms(w, h, 2, 0);
-  const auto ca = ref::aggregate_y(cax, arms);
+  const auto ca = rc::aggregate_y(cax, arms);
   const auto dv = upload_volume(cax);
   const auto da = cr::upload_arms(arms);
   cu::DeviceImage<float> out(w, h, "test", "map"), refined(w, h, "test", "refined");
   cu::poison(out);
   cu::poison(refined);
   cr::aggregate_y_wta(dv, da, out, 0, nullptr, &refined);
-  const ImageF expected = ref::wta_subpixel(ca);
-  EXPECT_EQ(first_difference(cr::download_f32(out).data, ref::wta(ca).data), -1);
+  const ImageF expected = rc::wta_subpixel(ca);
+  EXPECT_EQ(first_difference(cr::download_f32(out).data, rc::wta(ca).data), -1);
   const ImageF got = cr::download_f32(refined);
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x)
@@ -213,7 +214,7 @@ TEST(CudaCrossRtStages, GcpBilateralFillAndScaleUpMatchTheReference) {
   // Maps of few levels, so that many pixels are GCPs and both fill cases occur.
   const ImageF dl = random_levels(w, h, 4, 21);
   const ImageF dr = random_levels(w, h, 4, 22);
-  const auto g = ref::gcp(dl, dr);
+  const auto g = rc::gcp(dl, dr);
   const auto ddl = cu::upload(dl), ddr = cu::upload(dr);
   cu::DeviceImage<std::uint8_t> mask(w, h, "test", "mask");
   cu::poison(mask);
@@ -231,12 +232,12 @@ TEST(CudaCrossRtStages, GcpBilateralFillAndScaleUpMatchTheReference) {
   cu::DeviceImage<float> dfilled_fraction(w, h, "test", "filled");
   cu::poison(dfilled_fraction);
   cr::bilateral_fill(dfractional, mask, dgrey, 3, dfilled_fraction, nullptr);
-  EXPECT_EQ(first_difference(cr::download_f32(dfilled_fraction).data, ref::bilateral_fill(fractional, g, grey, 3).data),
+  EXPECT_EQ(first_difference(cr::download_f32(dfilled_fraction).data, rc::bilateral_fill(fractional, g, grey, 3).data),
             -1)
       << "fractional map";
 
   const ImageF spread = random_levels(w, h, 12, 23);  // disparities 0..11: both |dl - dr| <= 3 and > 3
-  const ImageF filled = ref::bilateral_fill(spread, g, grey, 3);
+  const ImageF filled = rc::bilateral_fill(spread, g, grey, 3);
   const auto dspread = cu::upload(spread);
   cu::DeviceImage<float> dfilled(w, h, "test", "filled");
   cu::poison(dfilled);
@@ -245,7 +246,7 @@ TEST(CudaCrossRtStages, GcpBilateralFillAndScaleUpMatchTheReference) {
 
   for (const auto& [fw, fh] : {std::pair{2 * w - 1, 2 * h - 1}, std::pair{2 * w, 2 * h}}) {
     const ImageU8 grey_full = smooth_grey(fw, fh, 25);
-    const ImageF up = ref::scale_up(filled, grey_full, 3, DisparityRange{1, 20});  // clamps some
+    const ImageF up = rc::scale_up(filled, grey_full, 3, DisparityRange{1, 20});  // clamps some
     const auto dgf = cr::upload_u8(grey_full);
     cu::DeviceImage<float> dup(fw, fh, "test", "full");
     cu::poison(dup);
@@ -266,7 +267,7 @@ TEST(CudaCrossRtStages, ChainedIntermediatesMatchTheReference) {
     for (int x = 0; x < w; ++x)
       for (int c = 0; c < 3; ++c) rgb_right.at(x, y, c) = rgb_left.at(std::min(x + 6, w - 1), y, c);
   const DisparityRange range{0, 24};
-  const DisparityRange levels = ref::scaled_range(range, 2);
+  const DisparityRange levels = rc::scaled_range(range, 2);
   const auto upload_raw = [](const ImageU8& image) {
     auto raw = cu::make_device_buffer<std::uint8_t>(image.data.size(), "test", "raw");
     CUDA_CHECK(cudaMemcpy(raw.get(), image.data.data(), image.data.size(), cudaMemcpyHostToDevice));
@@ -279,8 +280,8 @@ TEST(CudaCrossRtStages, ChainedIntermediatesMatchTheReference) {
   cr::scale_down(raw_l.get(), 3, 2, gl, sl, nullptr);
   cr::scale_down(raw_r.get(), 3, 2, gr, sr, nullptr);
   const ImageU8 grey_l = reference::grey_image(rgb_left);
-  const ImageU8 L = ref::scale_down(grey_l, 2);
-  const ImageU8 R = ref::scale_down(reference::grey_image(rgb_right), 2);
+  const ImageU8 L = rc::scale_down(grey_l, 2);
+  const ImageU8 R = rc::scale_down(reference::grey_image(rgb_right), 2);
   ASSERT_EQ(first_difference(cr::download_u8(sl).data, L.data), -1) << "SD, left";
   ASSERT_EQ(first_difference(cr::download_u8(sr).data, R.data), -1) << "SD, right";
 
@@ -289,31 +290,32 @@ TEST(CudaCrossRtStages, ChainedIntermediatesMatchTheReference) {
   cr::arms_x(sr, p.wx, p.tc, axr, nullptr);
   cr::arms_y(sl, p.wy, p.tc, ayl, nullptr);
   cr::arms_y(sr, p.wy, p.tc, ayr, nullptr);
-  const auto rxl = ref::arms_x(L, p.wx, p.tc), rxr = ref::arms_x(R, p.wx, p.tc);
-  const auto ryl = ref::arms_y(L, p.wy, p.tc), ryr = ref::arms_y(R, p.wy, p.tc);
+  const auto rxl = rc::arms_x(L, p.wx, p.tc), rxr = rc::arms_x(R, p.wx, p.tc);
+  const auto ryl = rc::arms_y(L, p.wy, p.tc), ryr = rc::arms_y(R, p.wy, p.tc);
   ASSERT_EQ(first_difference(cr::download_arms(axr).data, rxr.data), -1) << "arms x, right";
   ASSERT_EQ(first_difference(cr::download_arms(ayl).data, ryl.data), -1) << "arms y, left";
 
   cr::DeviceVolume16 cxl(sw, sh, levels, "t", "v"), cxr(sw, sh, levels, "t", "v");
-  cr::cost_aggregate_x(sl, sr, axl, axr, cr::make_tables(p), levels, cxl, cxr, 0, nullptr);
-  const auto c = ref::cost(L, R, levels, p);
-  const auto rcxl = ref::aggregate_x(c, rxl, false), rcxr = ref::aggregate_x(c, rxr, true);
+  const cr::DeviceTables tables = cr::make_tables(p);
+  cr::cost_aggregate_x({sl, sr, axl, axr, tables}, levels, cxl, cxr, 0, nullptr);
+  const auto c = rc::cost(L, R, levels, p);
+  const auto rcxl = rc::aggregate_x(c, rxl, false), rcxr = rc::aggregate_x(c, rxr, true);
   ASSERT_EQ(first_difference(download_volume(cxl).data, rcxl.data), -1) << "C+CA_x, left";
   ASSERT_EQ(first_difference(download_volume(cxr).data, rcxr.data), -1) << "C+CA_x, right";
 
   cu::DeviceImage<float> dl(sw, sh, "t", "d"), dr(sw, sh, "t", "d"), dsub(sw, sh, "t", "s");
   cr::aggregate_y_wta(cxl, ayl, dl, 0, nullptr, &dsub);
   cr::aggregate_y_wta(cxr, ayr, dr, 0, nullptr);
-  const auto rcal = ref::aggregate_y(rcxl, ryl);
-  const ImageF rdl = ref::wta(rcal), rdr = ref::wta(ref::aggregate_y(rcxr, ryr));
-  const ImageF rsub = ref::wta_subpixel(rcal);
+  const auto rcal = rc::aggregate_y(rcxl, ryl);
+  const ImageF rdl = rc::wta(rcal), rdr = rc::wta(rc::aggregate_y(rcxr, ryr));
+  const ImageF rsub = rc::wta_subpixel(rcal);
   ASSERT_EQ(first_difference(cr::download_f32(dl).data, rdl.data), -1) << "CA + WTA, left";
   ASSERT_EQ(first_difference(cr::download_f32(dsub).data, rsub.data), -1) << "CA + WTA, left, sub-pixel";
   ASSERT_EQ(first_difference(cr::download_f32(dr).data, rdr.data), -1) << "CA + WTA, right";
 
   cu::DeviceImage<std::uint8_t> mask(sw, sh, "t", "m");
   cr::gcp(dl, dr, mask, nullptr);
-  const auto rg = ref::gcp(rdl, rdr);
+  const auto rg = rc::gcp(rdl, rdr);
   ASSERT_EQ(first_difference(cr::download_u8(mask).data, rg.data), -1) << "CC";
 
   cu::DeviceImage<float> med(sw, sh, "t", "m"), filled(sw, sh, "t", "f"), full(w, h, "t", "u");
@@ -322,11 +324,11 @@ TEST(CudaCrossRtStages, ChainedIntermediatesMatchTheReference) {
   cu::median_3x3(dsub, med, nullptr);
   ASSERT_EQ(first_difference(cr::download_f32(med).data, reference::median_3x3(rsub).data), -1) << "median";
   cr::bilateral_fill(med, mask, sl, p.t, filled, nullptr);
-  const ImageF rfilled = ref::bilateral_fill(reference::median_3x3(rsub), rg, L, p.t);
+  const ImageF rfilled = rc::bilateral_fill(reference::median_3x3(rsub), rg, L, p.t);
   ASSERT_EQ(first_difference(cr::download_f32(filled).data, rfilled.data), -1) << "Post";
 
   cr::scale_up(filled, gl, p.t, range, full, nullptr);
-  ASSERT_EQ(first_difference(cr::download_f32(full).data, ref::scale_up(rfilled, grey_l, p.t, range).data), -1)
+  ASSERT_EQ(first_difference(cr::download_f32(full).data, rc::scale_up(rfilled, grey_l, p.t, range).data), -1)
       << "SU";
 }
 

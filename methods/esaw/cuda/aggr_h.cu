@@ -10,11 +10,9 @@
 
 namespace stereo::cu::esaw {
 
-void aggr_H(const DeviceImage<uchar4>& guide, const std::uint16_t* centre, const std::uint16_t* side, int planes,
-            int step, const WeightTable& table, Border border, std::uint16_t* out, cudaStream_t stream,
+void aggr_H(const PassWeights& weights, const PassInputs& in, std::uint16_t* out, cudaStream_t stream,
             const ForwardMinSum* forward) {
-  detail::run_pass<1, 0>("aggr_H", guide, centre, side, planes, step, table, border, out, nullptr, 0, stream,
-                         forward);
+  detail::run_pass<1, 0>("aggr_H", weights, in, out, nullptr, 0, stream, forward);
 }
 
 }  // namespace stereo::cu::esaw

@@ -50,6 +50,15 @@ struct GreyInputs {
   float tau = 0.0f;
 };
 
+// The kernel's sizes: the image's, the planes, the step and the border.
+struct HvShape {
+  int width;
+  int height;
+  int planes;
+  int step;
+  bool clamp_border;
+};
+
 std::size_t shared_bytes(int step) {
   const std::size_t rows = std::size_t(TILE_Y + 2 * step);
   return rows * TILE_X * (sizeof(detail::Weights) + GROUP * sizeof(__half));
@@ -57,9 +66,10 @@ std::size_t shared_bytes(int step) {
 
 template <bool FROM_GREY>
 __global__ void __launch_bounds__(TILE_X * THREAD_ROWS, MIN_BLOCKS)
-    aggr_hv_kernel(const uchar4* __restrict__ guide, int width, int height, const __half* __restrict__ in,
-                   GreyInputs grey, int planes, int step, WeightTable table, bool clamp_border,
-                   __half* __restrict__ out) {
+    aggr_hv_kernel(const uchar4* __restrict__ guide, const __half* __restrict__ in, GreyInputs grey, HvShape shape,
+                   WeightTable table, __half* __restrict__ out) {
+  const int width = shape.width, height = shape.height, planes = shape.planes, step = shape.step;
+  const bool clamp_border = shape.clamp_border;
   extern __shared__ float4 shared_words[];
   __shared__ WeightTable shared_table;
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -179,9 +189,10 @@ __global__ void __launch_bounds__(TILE_X * THREAD_ROWS, MIN_BLOCKS)
 }
 
 template <bool FROM_GREY>
-void launch(const DeviceImage<uchar4>& guide, const std::uint16_t* in, const GreyInputs& grey, int planes, int step,
-            const WeightTable& table, Border border, std::uint16_t* out, cudaStream_t stream,
-            const char* what) {
+void launch(const PassWeights& weights, const std::uint16_t* in, const GreyInputs& grey, int planes, std::uint16_t* out,
+            cudaStream_t stream, const char* what) {
+  const DeviceImage<uchar4>& guide = weights.guide;
+  const int step = weights.step;
   const auto name = [what] { return std::string("esaw/cuda: ") + what + ": "; };  // made only for an error
   require(step >= 1 && step <= HV_MAX_STEP, [&] {
     return name() + "step must be in 1.." + std::to_string(HV_MAX_STEP) + ", got " + std::to_string(step);
@@ -198,9 +209,9 @@ void launch(const DeviceImage<uchar4>& guide, const std::uint16_t* in, const Gre
                                     int(bytes)));
   const dim3 block(TILE_X, THREAD_ROWS);
   const dim3 grid(unsigned(div_up(guide.width, TILE_X)), unsigned(div_up(guide.height, TILE_Y)));
-  aggr_hv_kernel<FROM_GREY><<<grid, block, bytes, stream>>>(
-      guide.get(), guide.width, guide.height, reinterpret_cast<const __half*>(in), grey, planes, step, table,
-      border == Border::clamp, reinterpret_cast<__half*>(out));
+  const HvShape shape{guide.width, guide.height, planes, step, weights.border == Border::clamp};
+  aggr_hv_kernel<FROM_GREY><<<grid, block, bytes, stream>>>(guide.get(), reinterpret_cast<const __half*>(in), grey,
+                                                            shape, weights.table, reinterpret_cast<__half*>(out));
   CUDA_CHECK_LAUNCH();
 }
 
@@ -216,20 +227,20 @@ int aggr_hv_max_step() {
   return step;
 }
 
-void aggr_HV(const DeviceImage<uchar4>& guide, const std::uint16_t* in, int planes, int step, const WeightTable& table,
-             Border border, std::uint16_t* out, cudaStream_t stream) {
+void aggr_HV(const PassWeights& weights, const std::uint16_t* in, int planes, std::uint16_t* out, cudaStream_t stream) {
   require(in != nullptr && in != out, "esaw/cuda: aggr_H+aggr_V: needs an input volume other than the output");
-  launch<false>(guide, in, GreyInputs{}, planes, step, table, border, out, stream, "aggr_H+aggr_V");
+  launch<false>(weights, in, GreyInputs{}, planes, out, stream, "aggr_H+aggr_V");
 }
 
-void init_aggr_HV(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
-                  const DeviceImage<uchar4>& guide, int first_disparity, int planes, float lambda, float tau, int step,
-                  const WeightTable& table, Border border, std::uint16_t* out, cudaStream_t stream) {
+void init_aggr_HV(const CostSlab& cost, const PassWeights& weights, std::uint16_t* out, cudaStream_t stream) {
+  const DeviceImage<std::uint8_t>& grey_left = cost.grey_left;
+  const DeviceImage<std::uint8_t>& grey_right = cost.grey_right;
+  const DeviceImage<uchar4>& guide = weights.guide;
   require(grey_left.width == grey_right.width && grey_left.height == grey_right.height &&
               guide.width == grey_left.width && guide.height == grey_left.height,
           "esaw/cuda: init_cost+aggr_H+aggr_V: the grey and guide images differ in size");
-  const GreyInputs grey{grey_left.get(), grey_right.get(), first_disparity, lambda, tau};
-  launch<true>(guide, nullptr, grey, planes, step, table, border, out, stream, "init_cost+aggr_H+aggr_V");
+  const GreyInputs grey{grey_left.get(), grey_right.get(), cost.first_disparity, cost.lambda, cost.tau};
+  launch<true>(weights, nullptr, grey, cost.planes, out, stream, "init_cost+aggr_H+aggr_V");
 }
 
 }  // namespace stereo::cu::esaw

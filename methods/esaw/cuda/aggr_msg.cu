@@ -27,12 +27,36 @@ namespace {
 constexpr int THREADS = 64;  // a row segment: coalesced 128-byte rows, and levels x 128 B of shared memory
 constexpr int IN_FLIGHT = 8;  // levels loaded ahead (Little's law, NOTES.md)
 
+// The kernel's sizes and scalars: the image's size, the levels, the step and the border, eq. 10's
+// c and eta, the disparity of level 0 (winner).
+struct MsgShape {
+  int width;
+  int height;
+  int levels;
+  int step;
+  bool clamp_border;
+  float c;
+  float eta;
+  int first_disparity;
+};
+
+// The running arg-min a last pass writes instead of its messages (null: none).
+struct MsgWinner {
+  float* cost;
+  float* disparity;
+};
+
 template <int DX, int DY>
 __global__ void __launch_bounds__(THREADS)
-    aggr_msg_kernel(const uchar4* __restrict__ guide, int width, int height, const __half* __restrict__ forward_in,
-                    const float* __restrict__ h_in, int levels, int step, WeightTable table, bool clamp_border,
-                    float c, float eta, __half* __restrict__ forward_out, float* __restrict__ h_out,
-                    float* __restrict__ winner_cost, float* __restrict__ winner_disparity, int first_disparity) {
+    aggr_msg_kernel(const uchar4* __restrict__ guide, const __half* __restrict__ forward_in,
+                    const float* __restrict__ h_in, __half* __restrict__ forward_out, float* __restrict__ h_out,
+                    WeightTable table, MsgShape shape, MsgWinner winner) {
+  const int width = shape.width, height = shape.height, levels = shape.levels, step = shape.step;
+  const bool clamp_border = shape.clamp_border;
+  const float c = shape.c, eta = shape.eta;
+  const int first_disparity = shape.first_disparity;
+  float* __restrict__ winner_cost = winner.cost;
+  float* __restrict__ winner_disparity = winner.disparity;
   extern __shared__ __half held[];  // held[k * THREADS + t]: this pixel's outputs, level k
   __shared__ WeightTable shared_table;
   const int t = threadIdx.x;
@@ -113,10 +137,11 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 template <int DX, int DY>
-void launch(const DeviceImage<uchar4>& guide, const __half* forward_in, const float* h_in, int levels, int step,
-            const WeightTable& table, bool clamp, float c, float eta, __half* forward_out, float* h_out,
-            float* winner_cost, float* winner_disparity, int first_disparity, cudaStream_t stream) {
-  const std::size_t smem = winner_cost ? 0 : std::size_t(levels) * THREADS * sizeof(__half);
+void launch(const PassWeights& weights, const __half* forward_in, const float* h_in, __half* forward_out, float* h_out,
+            const MsgShape& shape, const MsgWinner& winner, cudaStream_t stream) {
+  const DeviceImage<uchar4>& guide = weights.guide;
+  const int levels = shape.levels;
+  const std::size_t smem = winner.cost ? 0 : std::size_t(levels) * THREADS * sizeof(__half);
   if (smem + sizeof(WeightTable) > 48 * 1024) {  // static + dynamic beyond the default 48 KB: opt in
     int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
@@ -127,20 +152,24 @@ void launch(const DeviceImage<uchar4>& guide, const __half* forward_in, const fl
     });
     CUDA_CHECK(cudaFuncSetAttribute(aggr_msg_kernel<DX, DY>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   }
-  const int rows = DY ? detail::vertical_row_slots(step, guide.height) : guide.height;
+  const int rows = DY ? detail::vertical_row_slots(shape.step, guide.height) : guide.height;
   const dim3 grid(unsigned(div_up(guide.width, THREADS)), unsigned(rows));
-  aggr_msg_kernel<DX, DY><<<grid, THREADS, smem, stream>>>(guide.get(), guide.width, guide.height, forward_in, h_in,
-                                                           levels, step, table, clamp, c, eta, forward_out, h_out,
-                                                           winner_cost, winner_disparity, first_disparity);
+  aggr_msg_kernel<DX, DY><<<grid, THREADS, smem, stream>>>(guide.get(), forward_in, h_in, forward_out, h_out,
+                                                           weights.table, shape, winner);
   CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-void aggr_msg(const DeviceImage<uchar4>& guide, bool vertical, const std::uint16_t* forward_in,
-              const DeviceImage<float>& truncation_in, int levels, int step, const WeightTable& table,
-              Border border, float c, float eta, std::uint16_t* forward_out,
-              DeviceImage<float>* truncation_out, Winner* winner, int first_disparity, cudaStream_t stream) {
+void aggr_msg(const PassWeights& weights, bool vertical, const ForwardMessages& in, float c, float eta,
+              const MessageOutputs& out, cudaStream_t stream) {
+  const DeviceImage<uchar4>& guide = weights.guide;
+  const int step = weights.step, levels = in.levels;
+  const std::uint16_t* forward_in = in.forward;
+  const DeviceImage<float>& truncation_in = in.truncation;
+  std::uint16_t* forward_out = out.forward;
+  DeviceImage<float>* truncation_out = out.truncation;
+  Winner* winner = out.winner;
   require(step >= 1, [&] { return "esaw/cuda: aggr_msg: step must be >= 1, got " + std::to_string(step); });
   require(levels >= 1, [&] { return "esaw/cuda: aggr_msg: needs at least one level, got " + std::to_string(levels); });
   require(truncation_in.width == guide.width && truncation_in.height == guide.height,
@@ -156,18 +185,17 @@ void aggr_msg(const DeviceImage<uchar4>& guide, bool vertical, const std::uint16
     require(truncation_out->width == guide.width && truncation_out->height == guide.height,
             "esaw/cuda: aggr_msg: the output truncation map differs in size from the image");
   }
-  const bool clamp = border == Border::clamp;
-  const auto* in = reinterpret_cast<const __half*>(forward_in);
-  auto* out = reinterpret_cast<__half*>(forward_out);
+  const MsgShape shape{guide.width, guide.height, levels, step, weights.border == Border::clamp, c, eta,
+                       out.first_disparity};
+  const MsgWinner win{winner ? winner->cost.get() : nullptr, winner ? winner->disparity.get() : nullptr};
+  const auto* h_in = truncation_in.get();
+  const auto* f_in = reinterpret_cast<const __half*>(forward_in);
+  auto* f_out = reinterpret_cast<__half*>(forward_out);
   float* h_out = truncation_out ? truncation_out->get() : nullptr;
-  float* cost = winner ? winner->cost.get() : nullptr;
-  float* disparity = winner ? winner->disparity.get() : nullptr;
   if (vertical)
-    launch<0, 1>(guide, in, truncation_in.get(), levels, step, table, clamp, c, eta, out, h_out, cost, disparity,
-                 first_disparity, stream);
+    launch<0, 1>(weights, f_in, h_in, f_out, h_out, shape, win, stream);
   else
-    launch<1, 0>(guide, in, truncation_in.get(), levels, step, table, clamp, c, eta, out, h_out, cost, disparity,
-                 first_disparity, stream);
+    launch<1, 0>(weights, f_in, h_in, f_out, h_out, shape, win, stream);
 }
 
 }  // namespace stereo::cu::esaw

@@ -64,12 +64,33 @@ __device__ __forceinline__ int vertical_row_order(int slot, int step, int height
 // then optional), or store their forward min-sum and min + eta (forward, ESMP's aggr_H+/aggr_V+).
 enum class PassOutput { plain, winner, forward };
 
+// A pass's sizes and scalars: the image's size, the planes, the step and the border, the
+// disparity of plane 0 (winner), eq. 10's c and eta (forward).
+struct PassShape {
+  int width;
+  int height;
+  int planes;
+  int step;
+  bool clamp_border;
+  int first_disparity;
+  float c;
+  float eta;
+};
+
+// The outputs beside the volume: the running arg-min (winner) or the truncation map (forward).
+struct PassSinks {
+  float* winner_cost;
+  float* winner_disparity;
+  float* truncation;
+};
+
 template <int DX, int DY, PassOutput MODE>
 __global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y, AGGR_MIN_BLOCKS)
-    aggr_pass_kernel(const uchar4* __restrict__ guide, int width, int height, const __half* __restrict__ centre,
-                     const __half* __restrict__ side, int planes, int step, WeightTable table, bool clamp_border,
-                     __half* __restrict__ out, float* __restrict__ winner_cost, float* __restrict__ winner_disparity,
-                     int first_disparity, float c, float eta, float* __restrict__ truncation) {
+    aggr_pass_kernel(const uchar4* __restrict__ guide, const __half* __restrict__ centre,
+                     const __half* __restrict__ side, __half* __restrict__ out, WeightTable table, PassShape shape,
+                     PassSinks sinks) {
+  const int width = shape.width, height = shape.height, planes = shape.planes, step = shape.step;
+  const bool clamp_border = shape.clamp_border;
   __shared__ WeightTable shared_table;
   stage_table(shared_table, table, threadIdx.y * AGGR_BLOCK_X + threadIdx.x, AGGR_BLOCK_X * AGGR_BLOCK_Y);
 
@@ -91,8 +112,8 @@ __global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y, AGGR_MIN_BLOCKS)
   const std::size_t plane = w * std::size_t(height);
   float best = 0.0f, best_d = 0.0f;
   if constexpr (MODE == PassOutput::winner) {
-    best = winner_cost[i];
-    best_d = winner_disparity[i];
+    best = sinks.winner_cost[i];
+    best_d = sinks.winner_disparity[i];
   }
   float lowest = 0.0f, forward = 0.0f;  // aggr_H+/aggr_V+ (ESMP): the min-sum's forward pass, eq. 17-19
   constexpr int GROUP = PLANES_IN_FLIGHT;
@@ -125,7 +146,7 @@ __global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y, AGGR_MIN_BLOCKS)
         // as reference::cost2msg rounds it.
         const float value = __half2float(v);
         lowest = k == 0 ? value : fminf(lowest, value);
-        forward = k == 0 ? value : __half2float(__float2half_rn(fminf(__fadd_rn(forward, c), value)));
+        forward = k == 0 ? value : __half2float(__float2half_rn(fminf(__fadd_rn(forward, shape.c), value)));
         out[o + i] = __float2half_rn(forward);
       } else if (out) {
         out[o + i] = v;
@@ -134,48 +155,48 @@ __global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y, AGGR_MIN_BLOCKS)
         const float stored = __half2float(v);
         if (stored < best) {  // strictly smaller: over increasing disparities the first wins a tie
           best = stored;
-          best_d = float(first_disparity + k);
+          best_d = float(shape.first_disparity + k);
         }
       }
     }
   }
   if constexpr (MODE == PassOutput::winner) {
-    winner_cost[i] = best;
-    winner_disparity[i] = best_d;
+    sinks.winner_cost[i] = best;
+    sinks.winner_disparity[i] = best_d;
   }
-  if constexpr (MODE == PassOutput::forward) truncation[i] = __fadd_rn(lowest, eta);  // eq. 18's h
+  if constexpr (MODE == PassOutput::forward) sinks.truncation[i] = __fadd_rn(lowest, shape.eta);  // eq. 18's h
 }
 
 // Launches the pass in the mode its arguments ask for (winner: a fused WTA; truncation: the
-// forward min-sum; neither: a plain pass).
+// forward min-sum; neither: a plain pass). Vertical passes visit their rows in step order
+// (vertical_row_order).
 template <int DX, int DY>
-void launch_pass(dim3 grid, cudaStream_t stream, const uchar4* guide, int width, int height, const __half* centre,
-                 const __half* side, int planes, int step, const WeightTable& table, bool clamp_border, __half* out,
-                 float* winner_cost, float* winner_disparity, int first_disparity, float c, float eta,
-                 float* truncation) {
+void launch_pass(cudaStream_t stream, const uchar4* guide, const __half* centre, const __half* side, __half* out,
+                 const WeightTable& table, const PassShape& shape, const PassSinks& sinks) {
+  const int rows = DY ? vertical_row_slots(shape.step, shape.height) : shape.height;
+  const dim3 grid(unsigned(div_up(shape.width, AGGR_BLOCK_X)), unsigned(div_up(rows, AGGR_BLOCK_Y)));
   const dim3 block(AGGR_BLOCK_X, AGGR_BLOCK_Y);
-  if (winner_cost)
-    aggr_pass_kernel<DX, DY, PassOutput::winner><<<grid, block, 0, stream>>>(
-        guide, width, height, centre, side, planes, step, table, clamp_border, out, winner_cost, winner_disparity,
-        first_disparity, c, eta, truncation);
-  else if (truncation)
-    aggr_pass_kernel<DX, DY, PassOutput::forward><<<grid, block, 0, stream>>>(
-        guide, width, height, centre, side, planes, step, table, clamp_border, out, winner_cost, winner_disparity,
-        first_disparity, c, eta, truncation);
+  if (sinks.winner_cost)
+    aggr_pass_kernel<DX, DY, PassOutput::winner><<<grid, block, 0, stream>>>(guide, centre, side, out, table, shape,
+                                                                             sinks);
+  else if (sinks.truncation)
+    aggr_pass_kernel<DX, DY, PassOutput::forward><<<grid, block, 0, stream>>>(guide, centre, side, out, table, shape,
+                                                                              sinks);
   else
-    aggr_pass_kernel<DX, DY, PassOutput::plain><<<grid, block, 0, stream>>>(
-        guide, width, height, centre, side, planes, step, table, clamp_border, out, winner_cost, winner_disparity,
-        first_disparity, c, eta, truncation);
+    aggr_pass_kernel<DX, DY, PassOutput::plain><<<grid, block, 0, stream>>>(guide, centre, side, out, table, shape,
+                                                                            sinks);
 }
 
 // aggr_H and aggr_V (aggr_h.cu, aggr_v.cu): the checks of their arguments and the launch of one
 // pass along (DX, DY); `stage` names it in the errors. The checks run every pass of every match,
 // so their messages are made only when one fails.
 template <int DX, int DY>
-void run_pass(const char* stage, const DeviceImage<uchar4>& guide, const std::uint16_t* centre,
-              const std::uint16_t* side, int planes, int step, const WeightTable& table, Border border,
-              std::uint16_t* out, Winner* winner, int first_disparity, cudaStream_t stream,
-              const ForwardMinSum* forward) {
+void run_pass(const char* stage, const PassWeights& weights, const PassInputs& in, std::uint16_t* out, Winner* winner,
+              int first_disparity, cudaStream_t stream, const ForwardMinSum* forward) {
+  const DeviceImage<uchar4>& guide = weights.guide;
+  const std::uint16_t* centre = in.centre;
+  const std::uint16_t* side = in.side;
+  const int planes = in.planes, step = weights.step;
   const auto prefix = [stage](const char* suffix) { return std::string("esaw/cuda: ") + stage + suffix; };
   require(step >= 1, [&] { return prefix(": step must be >= 1, got ") + std::to_string(step); });
   require(planes >= 1, [&] { return prefix(": needs at least one plane, got ") + std::to_string(planes); });
@@ -191,15 +212,13 @@ void run_pass(const char* stage, const DeviceImage<uchar4>& guide, const std::ui
                 forward->truncation->height == guide.height,
             [&] { return prefix("+: the truncation map is missing or differs in size from the image"); });
   }
-  // Vertical passes visit their rows in step order (vertical_row_order).
-  const int rows = DY ? vertical_row_slots(step, guide.height) : guide.height;
-  const dim3 grid(unsigned(div_up(guide.width, AGGR_BLOCK_X)), unsigned(div_up(rows, AGGR_BLOCK_Y)));
-  launch_pass<DX, DY>(
-      grid, stream, guide.get(), guide.width, guide.height, reinterpret_cast<const __half*>(centre),
-      reinterpret_cast<const __half*>(side), planes, step, table, border == Border::clamp,
-      reinterpret_cast<__half*>(out), winner ? winner->cost.get() : nullptr,
-      winner ? winner->disparity.get() : nullptr, first_disparity, forward ? forward->c : 0.0f,
-      forward ? forward->eta : 0.0f, forward ? forward->truncation->get() : nullptr);
+  const PassShape shape{guide.width, guide.height, planes, step, weights.border == Border::clamp, first_disparity,
+                        forward ? forward->c : 0.0f, forward ? forward->eta : 0.0f};
+  const PassSinks sinks{winner ? winner->cost.get() : nullptr, winner ? winner->disparity.get() : nullptr,
+                        forward ? forward->truncation->get() : nullptr};
+  launch_pass<DX, DY>(stream, guide.get(), reinterpret_cast<const __half*>(centre),
+                      reinterpret_cast<const __half*>(side), reinterpret_cast<__half*>(out), weights.table, shape,
+                      sinks);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -10,11 +10,9 @@
 
 namespace stereo::cu::esaw {
 
-void aggr_V(const DeviceImage<uchar4>& guide, const std::uint16_t* centre, const std::uint16_t* side, int planes,
-            int step, const WeightTable& table, Border border, std::uint16_t* out, Winner* winner,
-            int first_disparity, cudaStream_t stream, const ForwardMinSum* forward) {
-  detail::run_pass<0, 1>("aggr_V", guide, centre, side, planes, step, table, border, out, winner, first_disparity,
-                         stream, forward);
+void aggr_V(const PassWeights& weights, const PassInputs& in, std::uint16_t* out, Winner* winner, int first_disparity,
+            cudaStream_t stream, const ForwardMinSum* forward) {
+  detail::run_pass<0, 1>("aggr_V", weights, in, out, winner, first_disparity, stream, forward);
 }
 
 }  // namespace stereo::cu::esaw

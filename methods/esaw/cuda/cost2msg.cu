@@ -41,10 +41,23 @@ __global__ void cost2msg_kernel(const __half* in, std::size_t pixels, int levels
 // C0 is never written or read: the kernel writes 2 B a cell and reads a byte from L1. Same
 // forward and backward passes as cost2msg_kernel; the previous forward value is kept in a
 // register (it equals the half just stored).
+struct InitCost2MsgShape {
+  int width;
+  std::size_t pixels;
+  int first_disparity;
+  int levels;
+  float lambda;
+  float tau;
+  float c;
+  float eta;
+};
+
 __global__ void init_cost2msg_kernel(const std::uint8_t* __restrict__ grey_left,
-                                     const std::uint8_t* __restrict__ grey_right, int width, std::size_t pixels,
-                                     int first_disparity, int levels, float lambda, float tau, float c, float eta,
+                                     const std::uint8_t* __restrict__ grey_right, InitCost2MsgShape shape,
                                      __half* __restrict__ out) {
+  const int width = shape.width, first_disparity = shape.first_disparity, levels = shape.levels;
+  const std::size_t pixels = shape.pixels;
+  const float lambda = shape.lambda, tau = shape.tau, c = shape.c, eta = shape.eta;
   extern __shared__ __half m[];  // m[k * THREADS + t]
   const int t = threadIdx.x;
   const std::size_t i = std::size_t(blockIdx.x) * THREADS + t;
@@ -144,9 +157,10 @@ void cost2msg(const std::uint16_t* in, int width, int height, int levels, float 
 
 namespace stereo::cu::esaw {
 
-void init_cost2msg(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
-                   int first_disparity, int levels, float lambda, float tau, float c, float eta, std::uint16_t* out,
-                   cudaStream_t stream) {
+void init_cost2msg(const CostSlab& cost, float c, float eta, std::uint16_t* out, cudaStream_t stream) {
+  const DeviceImage<std::uint8_t>& grey_left = cost.grey_left;
+  const DeviceImage<std::uint8_t>& grey_right = cost.grey_right;
+  const int levels = cost.planes;
   require(grey_left.width == grey_right.width && grey_left.height == grey_right.height,
           "esaw/cuda: init_cost+cost2msg: left and right grey images differ in size");
   require(levels >= 1, "esaw/cuda: init_cost+cost2msg: needs at least one level");
@@ -162,7 +176,8 @@ void init_cost2msg(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage
     CUDA_CHECK(cudaFuncSetAttribute(init_cost2msg_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   const std::size_t pixels = grey_left.count();
   init_cost2msg_kernel<<<blocks_1d(pixels, THREADS, "esaw/cuda init_cost+cost2msg"), THREADS, smem, stream>>>(
-      grey_left.get(), grey_right.get(), grey_left.width, pixels, first_disparity, levels, lambda, tau, c, eta,
+      grey_left.get(), grey_right.get(),
+      InitCost2MsgShape{grey_left.width, pixels, cost.first_disparity, levels, cost.lambda, cost.tau, c, eta},
       reinterpret_cast<__half*>(out));
   CUDA_CHECK_LAUNCH();
 }

@@ -203,29 +203,28 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
       std::uint16_t* volume = w.a.plane(0);
       std::uint16_t* spare = w.b.plane(0);
       bool c0_stored = false;
+      const ce::CostSlab slab{w.grey_left, w.grey_right, range.min + k0, n, p.lambda, p.tau};
       if (!options_.fuse_init_cost) {
-        ce::init_cost(w.grey_left, w.grey_right, range.min + k0, n, p.lambda, p.tau, volume, s);
+        ce::init_cost(slab, volume, s);
         c0_stored = true;
       }
       for (std::size_t t = 0; t < steps.size(); ++t) {
         const bool last = t + 1 == steps.size();
         const bool from_grey = t == 0 && !c0_stored;
+        const ce::PassWeights weights{guide, steps[t], tables[t], border};
         if (!last && steps[t] <= fuse_hv_max_step()) {
           if (from_grey)
-            ce::init_aggr_HV(w.grey_left, w.grey_right, guide, range.min + k0, n, p.lambda, p.tau, steps[t],
-                             tables[t], border, spare, s);
+            ce::init_aggr_HV(slab, weights, spare, s);
           else
-            ce::aggr_HV(guide, volume, n, steps[t], tables[t], border, spare, s);
+            ce::aggr_HV(weights, volume, n, spare, s);
           std::swap(volume, spare);
           continue;
         }
         if (from_grey)
-          ce::init_aggr_H(w.grey_left, w.grey_right, guide, range.min + k0, n, p.lambda, p.tau, steps[t],
-                          tables[t], border, spare, s);
+          ce::init_aggr_H(slab, weights, spare, s);
         else
-          ce::aggr_H(guide, volume, volume, n, steps[t], tables[t], border, spare, s);
-        ce::aggr_V(guide, spare, spare, n, steps[t], tables[t], border, last ? nullptr : volume,
-                   last ? &w.winner : nullptr, range.min + k0, s);
+          ce::aggr_H(weights, {volume, volume, n}, spare, s);
+        ce::aggr_V(weights, {spare, spare, n}, last ? nullptr : volume, last ? &w.winner : nullptr, range.min + k0, s);
       }
     }
   }

@@ -26,13 +26,15 @@ void run_esmp_passes(const EsmpParams& p, const EsmpCudaOptions& options, const 
   // The literal reading's first messages come from C0 alone: with fuse_init_cost, eq. 3 is
   // computed inside cost2msg and C0 is never stored (init_cost2msg, cost2msg.cu).
   const bool fuse_init = literal && options.fuse_init_cost;
+  const ce::CostSlab slab{w.grey_left, w.grey_right, range.min, levels, p.lambda, p.tau};  // every level
+  const auto weights = [&](std::size_t t) { return ce::PassWeights{guide, steps[t], tables[t], border}; };
   if (!fuse_init) {
-    ce::init_cost(w.grey_left, w.grey_right, range.min, levels, p.lambda, p.tau, w.a.plane(0), s);
+    ce::init_cost(slab, w.a.plane(0), s);
     clock.lap("init_cost");
   }
   const auto first_messages = [&] {  // the messages of C0 into b
     if (fuse_init) {
-      ce::init_cost2msg(w.grey_left, w.grey_right, range.min, levels, p.lambda, p.tau, p.c, eta, w.b.plane(0), s);
+      ce::init_cost2msg(slab, p.c, eta, w.b.plane(0), s);
       clock.lap("init_cost+cost2msg");
     } else {
       ce::cost2msg(w.a.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s);
@@ -45,7 +47,7 @@ void run_esmp_passes(const EsmpParams& p, const EsmpCudaOptions& options, const 
     // ping-ponging (a, truncation) <-> (b, truncation_next); the last runs the WTA.
     const ce::ForwardMinSum forward{p.c, eta, &w.truncation};
     first_messages();
-    ce::aggr_H(guide, w.b.plane(0), w.b.plane(0), levels, steps[0], tables[0], border, w.a.plane(0), s, &forward);
+    ce::aggr_H(weights(0), {w.b.plane(0), w.b.plane(0), levels}, w.a.plane(0), s, &forward);
     clock.lap("aggr_H+");
     const int count = 2 * int(steps.size());
     for (int j = 1; j < count; ++j) {
@@ -56,8 +58,8 @@ void run_esmp_passes(const EsmpParams& p, const EsmpCudaOptions& options, const 
       const cu::DeviceImage<float>& h_in = from_a ? w.truncation : w.truncation_next;
       std::uint16_t* out = last ? nullptr : (from_a ? w.b.plane(0) : w.a.plane(0));
       cu::DeviceImage<float>* h_out = last ? nullptr : (from_a ? &w.truncation_next : &w.truncation);
-      ce::aggr_msg(guide, vertical, in, h_in, levels, steps[t], tables[t], border, p.c, eta, out, h_out,
-                   last ? &w.winner : nullptr, range.min, s);
+      ce::aggr_msg(weights(t), vertical, {in, h_in, levels}, p.c, eta,
+                   {out, h_out, last ? &w.winner : nullptr, range.min}, s);
       clock.lap(std::string("cost2msg-+") + (vertical ? "aggr_V+" : "aggr_H+") + (last ? "select_disparity" : ""));
     }
   } else if (literal) {
@@ -68,17 +70,15 @@ void run_esmp_passes(const EsmpParams& p, const EsmpCudaOptions& options, const 
     first_messages();
     for (std::size_t t = 0; t < steps.size(); ++t) {
       const bool last = t + 1 == steps.size();
-      ce::aggr_H(guide, w.b.plane(0), w.b.plane(0), levels, steps[t], tables[t], border, w.a.plane(0), s, &forward);
+      ce::aggr_H(weights(t), {w.b.plane(0), w.b.plane(0), levels}, w.a.plane(0), s, &forward);
       clock.lap("aggr_H+");
       ce::cost2msg_backward(w.a.plane(0), w.truncation, levels, p.c, w.b.plane(0), s);
       clock.lap("cost2msg-");
       if (last) {
-        ce::aggr_V(guide, w.b.plane(0), w.b.plane(0), levels, steps[t], tables[t], border, nullptr, &w.winner,
-                   range.min, s);
+        ce::aggr_V(weights(t), {w.b.plane(0), w.b.plane(0), levels}, nullptr, &w.winner, range.min, s);
         clock.lap("aggr_V+select_disparity");
       } else {
-        ce::aggr_V(guide, w.b.plane(0), w.b.plane(0), levels, steps[t], tables[t], border, w.a.plane(0), nullptr, 0,
-                   s, &forward);
+        ce::aggr_V(weights(t), {w.b.plane(0), w.b.plane(0), levels}, w.a.plane(0), nullptr, 0, s, &forward);
         clock.lap("aggr_V+");
         ce::cost2msg_backward(w.a.plane(0), w.truncation, levels, p.c, w.b.plane(0), s);
         clock.lap("cost2msg-");
@@ -90,12 +90,11 @@ void run_esmp_passes(const EsmpParams& p, const EsmpCudaOptions& options, const 
     // centre: a: the costs, b: their messages, c: the horizontal result.
     ce::cost2msg(w.a.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s);
     clock.lap("cost2msg");
-    ce::aggr_H(guide, literal ? w.b.plane(0) : w.a.plane(0), w.b.plane(0), levels, steps[t], tables[t], border,
-               w.c.plane(0), s);
+    ce::aggr_H(weights(t), {literal ? w.b.plane(0) : w.a.plane(0), w.b.plane(0), levels}, w.c.plane(0), s);
     clock.lap("aggr_H");
     ce::cost2msg(w.c.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s);
     clock.lap("cost2msg");
-    ce::aggr_V(guide, literal ? w.b.plane(0) : w.c.plane(0), w.b.plane(0), levels, steps[t], tables[t], border,
+    ce::aggr_V(weights(t), {literal ? w.b.plane(0) : w.c.plane(0), w.b.plane(0), levels},
                last ? nullptr : w.a.plane(0), last ? &w.winner : nullptr, range.min, s);
     clock.lap(last ? "aggr_V+select_disparity" : "aggr_V");
   }

@@ -18,9 +18,10 @@ constexpr int BLOCK_Y = 4;
 
 __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
     init_aggr_h_kernel(const uchar4* __restrict__ guide, const std::uint8_t* __restrict__ grey_left,
-                       const std::uint8_t* __restrict__ grey_right, int width, int height, int first_disparity,
-                       int planes, float lambda, float tau, int step, WeightTable table, bool clamp_border,
-                       __half* __restrict__ out) {
+                       const std::uint8_t* __restrict__ grey_right, detail::SlabShape slab, int step,
+                       WeightTable table, bool clamp_border, __half* __restrict__ out) {
+  const int width = slab.width, height = slab.height, first_disparity = slab.first_disparity, planes = slab.planes;
+  const float lambda = slab.lambda, tau = slab.tau;
   __shared__ WeightTable shared_table;
   detail::stage_table(shared_table, table, threadIdx.y * BLOCK_X + threadIdx.x, BLOCK_X * BLOCK_Y);
 
@@ -49,9 +50,11 @@ __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
 
 }  // namespace
 
-void init_aggr_H(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
-                 const DeviceImage<uchar4>& guide, int first_disparity, int planes, float lambda, float tau, int step,
-                 const WeightTable& table, Border border, std::uint16_t* out, cudaStream_t stream) {
+void init_aggr_H(const CostSlab& cost, const PassWeights& weights, std::uint16_t* out, cudaStream_t stream) {
+  const DeviceImage<std::uint8_t>& grey_left = cost.grey_left;
+  const DeviceImage<std::uint8_t>& grey_right = cost.grey_right;
+  const DeviceImage<uchar4>& guide = weights.guide;
+  const int planes = cost.planes, step = weights.step;
   require(grey_left.width == grey_right.width && grey_left.height == grey_right.height &&
               guide.width == grey_left.width && guide.height == grey_left.height,
           "esaw/cuda: init_cost+aggr_H: the grey and guide images differ in size");
@@ -61,9 +64,10 @@ void init_aggr_H(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<s
   require(out != nullptr, "esaw/cuda: init_cost+aggr_H: no output volume");
   const dim3 block(BLOCK_X, BLOCK_Y);
   const dim3 grid(unsigned(div_up(guide.width, BLOCK_X)), unsigned(div_up(guide.height, BLOCK_Y)));
-  init_aggr_h_kernel<<<grid, block, 0, stream>>>(guide.get(), grey_left.get(), grey_right.get(), guide.width,
-                                                 guide.height, first_disparity, planes, lambda, tau, step, table,
-                                                 border == Border::clamp, reinterpret_cast<__half*>(out));
+  const detail::SlabShape slab{guide.width, guide.height, cost.first_disparity, planes, cost.lambda, cost.tau};
+  init_aggr_h_kernel<<<grid, block, 0, stream>>>(guide.get(), grey_left.get(), grey_right.get(), slab, step,
+                                                 weights.table, weights.border == Border::clamp,
+                                                 reinterpret_cast<__half*>(out));
   CUDA_CHECK_LAUNCH();
 }
 

@@ -4,6 +4,7 @@
 #include <cuda_fp16.h>
 
 #include "methods/esaw/cuda/stages.h"
+#include "methods/esaw/cuda/weights.cuh"
 
 namespace stereo::cu::esaw {
 namespace {
@@ -11,8 +12,10 @@ namespace {
 constexpr int BLOCK_X = 64;
 constexpr int BLOCK_Y = 4;
 
-__global__ void init_cost_kernel(const std::uint8_t* grey_left, const std::uint8_t* grey_right, int width, int height,
-                                 int first_disparity, int planes, float lambda, float tau, __half* out) {
+__global__ void init_cost_kernel(const std::uint8_t* grey_left, const std::uint8_t* grey_right, detail::SlabShape slab,
+                                 __half* out) {
+  const int width = slab.width, height = slab.height, first_disparity = slab.first_disparity, planes = slab.planes;
+  const float lambda = slab.lambda, tau = slab.tau;
   const int x = blockIdx.x * BLOCK_X + threadIdx.x;
   const int y = blockIdx.y * BLOCK_Y + threadIdx.y;
   if (x >= width || y >= height) return;
@@ -29,15 +32,17 @@ __global__ void init_cost_kernel(const std::uint8_t* grey_left, const std::uint8
 
 }  // namespace
 
-void init_cost(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
-               int first_disparity, int planes, float lambda, float tau, std::uint16_t* out, cudaStream_t stream) {
+void init_cost(const CostSlab& cost, std::uint16_t* out, cudaStream_t stream) {
+  const DeviceImage<std::uint8_t>& grey_left = cost.grey_left;
+  const DeviceImage<std::uint8_t>& grey_right = cost.grey_right;
+  const int planes = cost.planes;
   require(grey_left.width == grey_right.width && grey_left.height == grey_right.height,
           "esaw/cuda: init_cost: left and right grey images differ in size");
   require(planes >= 1, [&] { return "esaw/cuda: init_cost: needs at least one plane, got " + std::to_string(planes); });
   const dim3 block(BLOCK_X, BLOCK_Y);
   const dim3 grid(unsigned(div_up(grey_left.width, BLOCK_X)), unsigned(div_up(grey_left.height, BLOCK_Y)));
-  init_cost_kernel<<<grid, block, 0, stream>>>(grey_left.get(), grey_right.get(), grey_left.width, grey_left.height,
-                                               first_disparity, planes, lambda, tau, reinterpret_cast<__half*>(out));
+  const detail::SlabShape slab{grey_left.width, grey_left.height, cost.first_disparity, planes, cost.lambda, cost.tau};
+  init_cost_kernel<<<grid, block, 0, stream>>>(grey_left.get(), grey_right.get(), slab, reinterpret_cast<__half*>(out));
   CUDA_CHECK_LAUNCH();
 }
 

@@ -11,13 +11,11 @@
 
 namespace stereo::cu::esaw {
 
-namespace model = stereo::esaw;
-
 WeightTable weight_table(float gamma_c, float gamma_p, int step, const float* lab8_colour) {
   WeightTable table{};
   // max_rgb: the colour factor of the largest channel difference (an integer).
-  for (int dc = 0; dc < 256; ++dc) table.colour[dc] = model::colour_factor(float(dc), gamma_c);
-  table.spatial = model::spatial_factor(step, gamma_p);
+  for (int dc = 0; dc < 256; ++dc) table.colour[dc] = stereo::esaw::colour_factor(float(dc), gamma_c);
+  table.spatial = stereo::esaw::spatial_factor(step, gamma_p);
   table.lab8_colour = lab8_colour;
   return table;
 }
@@ -25,7 +23,7 @@ WeightTable weight_table(float gamma_c, float gamma_p, int step, const float* la
 std::vector<float> lab8_colour_factors(float gamma_c) {
   std::vector<float> factors(LAB8_SQUARED_DISTANCES);
   for (int d = 0; d < LAB8_SQUARED_DISTANCES; ++d)
-    factors[std::size_t(d)] = model::colour_factor(model::lab8_distance(d), gamma_c);
+    factors[std::size_t(d)] = stereo::esaw::colour_factor(stereo::esaw::lab8_distance(d), gamma_c);
   return factors;
 }
 

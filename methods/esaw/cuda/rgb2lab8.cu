@@ -20,8 +20,6 @@
 namespace stereo::cu::esaw {
 namespace {
 
-namespace model = stereo::esaw;
-
 constexpr int THREADS = 256;
 
 // sRGB's linear light of every 8-bit code, passed by value (2 KB of kernel parameters).
@@ -31,14 +29,14 @@ struct SrgbTable {
 
 SrgbTable srgb_table() {
   SrgbTable table{};
-  for (int v = 0; v < 256; ++v) table.linear[v] = model::srgb_to_linear(std::uint8_t(v));
+  for (int v = 0; v < 256; ++v) table.linear[v] = stereo::esaw::srgb_to_linear(std::uint8_t(v));
   return table;
 }
 
 // CIE 1976's f(t) as reference/esaw.cpp lab_f writes it (the constants fold at compile time, in
 // double, as the host compiler folds them).
 __device__ __forceinline__ double lab_f(double t) {
-  constexpr double delta = model::LAB_DELTA;
+  constexpr double delta = stereo::esaw::LAB_DELTA;
   return t > delta * delta * delta ? cbrt(t) : __dadd_rn(__ddiv_rn(t, 3.0 * delta * delta), 4.0 / 29.0);
 }
 
@@ -59,13 +57,16 @@ __global__ void rgb2lab8_kernel(const uchar4* __restrict__ rgba, std::size_t pix
   const double r = linear[p.x], g = linear[p.y], b = linear[p.z];
   // reference::linear_to_lab: the sRGB matrix's rows, each summed left to right.
   const double x = __ddiv_rn(
-      __dadd_rn(__dadd_rn(__dmul_rn(model::SRGB_XR, r), __dmul_rn(model::SRGB_XG, g)), __dmul_rn(model::SRGB_XB, b)),
-      model::WHITE_X);
+      __dadd_rn(__dadd_rn(__dmul_rn(stereo::esaw::SRGB_XR, r), __dmul_rn(stereo::esaw::SRGB_XG, g)),
+                __dmul_rn(stereo::esaw::SRGB_XB, b)),
+      stereo::esaw::WHITE_X);
   const double y =
-      __dadd_rn(__dadd_rn(__dmul_rn(model::SRGB_YR, r), __dmul_rn(model::SRGB_YG, g)), __dmul_rn(model::SRGB_YB, b));
+      __dadd_rn(__dadd_rn(__dmul_rn(stereo::esaw::SRGB_YR, r), __dmul_rn(stereo::esaw::SRGB_YG, g)),
+                __dmul_rn(stereo::esaw::SRGB_YB, b));
   const double z = __ddiv_rn(
-      __dadd_rn(__dadd_rn(__dmul_rn(model::SRGB_ZR, r), __dmul_rn(model::SRGB_ZG, g)), __dmul_rn(model::SRGB_ZB, b)),
-      model::WHITE_Z);
+      __dadd_rn(__dadd_rn(__dmul_rn(stereo::esaw::SRGB_ZR, r), __dmul_rn(stereo::esaw::SRGB_ZG, g)),
+                __dmul_rn(stereo::esaw::SRGB_ZB, b)),
+      stereo::esaw::WHITE_Z);
   const double fx = lab_f(x), fy = lab_f(y), fz = lab_f(z);
   const double l_star = __dsub_rn(__dmul_rn(116.0, fy), 16.0);
   const double a_star = __dmul_rn(500.0, __dsub_rn(fx, fy));

@@ -96,6 +96,35 @@ struct Winner {
   DeviceImage<float> disparity;
 };
 
+/// Eq. 3 on a slab of disparity planes: the grey pair (of one size), the slab's first disparity
+/// and plane count (planes first_disparity, first_disparity + 1, ...), lambda and tau.
+struct CostSlab {
+  const DeviceImage<std::uint8_t>& grey_left;
+  const DeviceImage<std::uint8_t>& grey_right;
+  int first_disparity;
+  int planes;
+  float lambda;
+  float tau;
+};
+
+/// The adaptive weights of a three-sample pass (eq. 5/6, ESMP eq. 14/16): the image they are
+/// read from (`guide`, RGBA or rgb2lab8's), the sample step s, the exp() tables made for that
+/// step, and what a sample outside the image does.
+struct PassWeights {
+  const DeviceImage<uchar4>& guide;
+  int step;
+  const WeightTable& table;
+  Border border;
+};
+
+/// The volumes a three-sample pass reads: the centre sample's and the sides' (`planes` planes
+/// each; they may be the same pointer).
+struct PassInputs {
+  const std::uint16_t* centre;
+  const std::uint16_t* side;
+  int planes;
+};
+
 /// Packs `raw` (1, 3 or 4 interleaved channels, W x H bytes each) to RGBA and writes its grey
 /// luma (77 R + 150 G + 29 B + 128) >> 8 (a grey input is copied), as reference::rgb2grey.
 void rgb2grey(const std::uint8_t* raw, int channels, DeviceImage<uchar4>& rgba, DeviceImage<std::uint8_t>& grey,
@@ -106,10 +135,9 @@ void rgb2grey(const std::uint8_t* raw, int channels, DeviceImage<uchar4>& rgba, 
 /// Bit-exact with the reference for every colour (rgb2lab8.cu says why). lab8 may not alias rgba.
 void rgb2lab8(const DeviceImage<uchar4>& rgba, DeviceImage<uchar4>& lab8, cudaStream_t stream);
 
-/// Eq. 3 for the `planes` disparities first_disparity, first_disparity + 1, ... into `out`
+/// Eq. 3 for the slab's `planes` disparities first_disparity, first_disparity + 1, ... into `out`
 /// (planes x W x H), the match column clamped to the image as in the reference.
-void init_cost(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
-               int first_disparity, int planes, float lambda, float tau, std::uint16_t* out, cudaStream_t stream);
+void init_cost(const CostSlab& cost, std::uint16_t* out, cudaStream_t stream);
 
 /// ESMP's reorganisation (Sec. IV, aggr_H+ / aggr_V+): with it, an aggregation kernel stores
 /// the forward pass of the min-sum of its output (eq. 17-19, each forward value rounded, as
@@ -122,19 +150,16 @@ struct ForwardMinSum {
   DeviceImage<float>* truncation = nullptr;
 };
 
-/// Eq. 5 on `planes` planes: out = w_c centre(p) + w_l side(p - s) + w_r side(p + s) along x,
-/// weights from `guide` (reference::aggr_H). centre and side may be the same pointer; out
+/// Eq. 5 on in.planes planes: out = w_c centre(p) + w_l side(p - s) + w_r side(p + s) along x,
+/// weights from weights.guide (reference::aggr_H). centre and side may be the same pointer; out
 /// must differ from both.
-void aggr_H(const DeviceImage<uchar4>& guide, const std::uint16_t* centre, const std::uint16_t* side, int planes,
-            int step, const WeightTable& table, Border border, std::uint16_t* out, cudaStream_t stream,
+void aggr_H(const PassWeights& weights, const PassInputs& in, std::uint16_t* out, cudaStream_t stream,
             const ForwardMinSum* forward = nullptr);
 
 /// ESAW's first pass: aggr_H over init_cost's planes first_disparity, ... (eq. 3 computed on the
 /// fly, each sample rounded to half as stored), equal bit for bit to init_cost then aggr_H with
 /// centre = side = C0; C0 is never stored.
-void init_aggr_H(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
-                 const DeviceImage<uchar4>& guide, int first_disparity, int planes, float lambda, float tau, int step,
-                 const WeightTable& table, Border border, std::uint16_t* out, cudaStream_t stream);
+void init_aggr_H(const CostSlab& cost, const PassWeights& weights, std::uint16_t* out, cudaStream_t stream);
 
 /// The largest step aggr_HV takes: its block re-reads and re-aggregates 2 x step rows around a
 /// tile of 16, and holds them in shared memory (61.4 KB at 16).
@@ -147,19 +172,15 @@ int aggr_hv_max_step();
 /// One ESAW iteration in one launch: aggr_H (centre = side = in) then aggr_V with the same step,
 /// the H result kept in shared memory and never stored; equal bit for bit to the two kernels.
 /// step <= HV_MAX_STEP; out must differ from in.
-void aggr_HV(const DeviceImage<uchar4>& guide, const std::uint16_t* in, int planes, int step, const WeightTable& table,
-             Border border, std::uint16_t* out, cudaStream_t stream);
+void aggr_HV(const PassWeights& weights, const std::uint16_t* in, int planes, std::uint16_t* out, cudaStream_t stream);
 /// The same with init_cost fused in (iteration 1): equal bit for bit to init_aggr_H then aggr_V.
-void init_aggr_HV(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
-                  const DeviceImage<uchar4>& guide, int first_disparity, int planes, float lambda, float tau, int step,
-                  const WeightTable& table, Border border, std::uint16_t* out, cudaStream_t stream);
+void init_aggr_HV(const CostSlab& cost, const PassWeights& weights, std::uint16_t* out, cudaStream_t stream);
 
 /// Eq. 6, along y (reference::aggr_V). With `winner`, the stored (rounded) value of every plane
 /// also updates the running arg-min, plane 0 being disparity first_disparity; out may then be
 /// null (the WTA fused into the last pass, so the last volume is never written).
-void aggr_V(const DeviceImage<uchar4>& guide, const std::uint16_t* centre, const std::uint16_t* side, int planes,
-            int step, const WeightTable& table, Border border, std::uint16_t* out, Winner* winner,
-            int first_disparity, cudaStream_t stream, const ForwardMinSum* forward = nullptr);
+void aggr_V(const PassWeights& weights, const PassInputs& in, std::uint16_t* out, Winner* winner, int first_disparity,
+            cudaStream_t stream, const ForwardMinSum* forward = nullptr);
 
 /// Sets winner.cost to +inf (and the disparity to +inf) before the first slab.
 void wta_reset(Winner& winner, cudaStream_t stream);
@@ -173,17 +194,33 @@ void select_disparity(const std::uint16_t* volume, int width, int height, int pl
 void cost2msg(const std::uint16_t* in, int width, int height, int levels, float c, float eta, std::uint16_t* out,
               cudaStream_t stream);
 
-/// ESMP's first cost2msg with init_cost folded in: eq. 3 for disparities first_disparity, ...
-/// computed on the fly (each cost rounded to half as stored), then eq. 17-21; equal bit for bit
-/// to init_cost then cost2msg, without storing C0.
-void init_cost2msg(const DeviceImage<std::uint8_t>& grey_left, const DeviceImage<std::uint8_t>& grey_right,
-                   int first_disparity, int levels, float lambda, float tau, float c, float eta, std::uint16_t* out,
-                   cudaStream_t stream);
+/// ESMP's first cost2msg with init_cost folded in: eq. 3 for the slab's disparities
+/// first_disparity, ... (its planes are all the levels) computed on the fly (each cost rounded
+/// to half as stored), then eq. 17-21; equal bit for bit to init_cost then cost2msg, without
+/// storing C0.
+void init_cost2msg(const CostSlab& cost, float c, float eta, std::uint16_t* out, cudaStream_t stream);
 
 /// cost2msg- (Sec. IV): the backward pass and truncation (eq. 20-21) over forward values an
 /// aggr_H+/aggr_V+ stored, with their min + eta; one thread per pixel, no shared memory.
 void cost2msg_backward(const std::uint16_t* forward, const DeviceImage<float>& truncation, int levels, float c,
                        std::uint16_t* out, cudaStream_t stream);
+
+/// The messages between ESMP's folded passes: the forward min-sum values of `levels` planes
+/// (eq. 17-19, as aggr_H+/aggr_V+ or aggr_msg store them) and their min + eta per pixel.
+struct ForwardMessages {
+  const std::uint16_t* forward;
+  const DeviceImage<float>& truncation;
+  int levels;
+};
+
+/// What aggr_msg writes: the forward min-sum of its output and its truncation map, or, with
+/// `winner`, only the arg-min over all levels (plane 0 = first_disparity).
+struct MessageOutputs {
+  std::uint16_t* forward = nullptr;
+  DeviceImage<float>* truncation = nullptr;
+  Winner* winner = nullptr;
+  int first_disparity = 0;
+};
 
 /// ESMP's pass with cost2msg- folded in (NOTES.md): reads the forward values and truncations
 /// an aggr_H+/aggr_V+ (or an earlier aggr_msg) stored, finishes the messages of the three samples
@@ -193,10 +230,8 @@ void cost2msg_backward(const std::uint16_t* forward, const DeviceImage<float>& t
 /// the arg-min over all `levels` (eq. 7, plane 0 = first_disparity; the winner's previous
 /// contents are not read). Equal, bit for bit, to cost2msg_backward followed by aggr_H+/aggr_V+
 /// (or aggr_V with the winner). Outputs may not alias inputs; levels x 128 B of shared memory.
-void aggr_msg(const DeviceImage<uchar4>& guide, bool vertical, const std::uint16_t* forward_in,
-              const DeviceImage<float>& truncation_in, int levels, int step, const WeightTable& table,
-              Border border, float c, float eta, std::uint16_t* forward_out,
-              DeviceImage<float>* truncation_out, Winner* winner, int first_disparity, cudaStream_t stream);
+void aggr_msg(const PassWeights& weights, bool vertical, const ForwardMessages& in, float c, float eta,
+              const MessageOutputs& out, cudaStream_t stream);
 
 // ---- tests and set-up (synchronous) ----
 /// Host floats in the planes' layout (index k * W * H + y * W + x, `planes` of them), each a

@@ -40,6 +40,17 @@ __device__ __forceinline__ void stage_table(WeightTable& shared, const WeightTab
   __syncthreads();
 }
 
+// Eq. 3 over a slab as the kernels that compute it take it (the grey images stay __restrict__
+// kernel parameters): the images' size, the slab's first disparity and plane count, lambda, tau.
+struct SlabShape {
+  int width;
+  int height;
+  int first_disparity;
+  int planes;
+  float lambda;
+  float tau;
+};
+
 struct Weights {
   float minus, centre, plus;
 };

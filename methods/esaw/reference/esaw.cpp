@@ -21,8 +21,6 @@ namespace stereo::reference {
 
 namespace {
 
-namespace model = stereo::esaw;  // methods/esaw/model.h
-
 float store(float x, Storage storage) { return storage == Storage::fp16 ? round_to_half(x) : x; }
 
 void require_same_shape(const CostVolume& a, const CostVolume& b, const char* stage) {
@@ -37,7 +35,7 @@ void require_same_shape(const CostVolume& a, const CostVolume& b, const char* st
 
 // CIE 1976's f(t): the cube root, with the linear segment below (6/29)^3.
 double lab_f(double t) {
-  constexpr double delta = model::LAB_DELTA;
+  constexpr double delta = esaw::LAB_DELTA;
   return t > delta * delta * delta ? std::cbrt(t) : t / (3.0 * delta * delta) + 4.0 / 29.0;
 }
 
@@ -45,11 +43,22 @@ double lab_f(double t) {
 // colour comes near a tie) and saturated.
 std::uint8_t lab8_byte(double v) { return std::uint8_t(std::clamp(std::nearbyint(v), 0.0, 255.0)); }
 
+// A three-sample pass: its direction (dx, dy), its name in errors, and whether its weights are
+// divided by their sum (the `sum` reading's are not).
+struct Pass {
+  int dx;
+  int dy;
+  const char* stage;
+  bool normalise = true;
+};
+
 // One three-sample pass along (dx, dy); the weights depend on the pixel only, so they are
 // computed once per pixel and applied to every disparity.
-CostVolume aggregate(const CostVolume& centre, const CostVolume& side, const WeightGuide& guide, int dx, int dy, int step,
-                     float gamma_c, float gamma_p, Border border, Storage storage, const char* stage,
-                     bool normalise = true) {
+CostVolume aggregate(const CostVolume& centre, const CostVolume& side, const WeightGuide& guide, const Pass& pass,
+                     const WeightParams& weights, Storage storage) {
+  const int dx = pass.dx, dy = pass.dy, step = weights.step;
+  const char* stage = pass.stage;
+  const bool normalise = pass.normalise;
   require_same_shape(centre, side, stage);
   require(guide.width() == centre.width && guide.height() == centre.height, [&] {
     return std::string("esaw/cpu: ") + stage + ": reference image " + std::to_string(guide.width()) + "x" +
@@ -63,7 +72,7 @@ CostVolume aggregate(const CostVolume& centre, const CostVolume& side, const Wei
   parallel_for(std::size_t(centre.height), 0, [&](std::size_t row) {
     const int y = int(row);
     for (int x = 0; x < centre.width; ++x) {
-      SampleWeights w = sample_weights(guide, x, y, dx, dy, step, gamma_c, gamma_p, border);
+      SampleWeights w = sample_weights(guide, x, y, dx, dy, weights);
       if (!normalise) w = SampleWeights{w.minus / w.centre, 1.0f, w.plus / w.centre};  // the `sum` reading
       const float* c = &centre.at(x, y, 0);
       // Clamped coordinates: with Border::drop a sample outside has weight 0 and is not read.
@@ -122,9 +131,9 @@ CostVolume init_cost(const ImageU8& grey_left, const ImageU8& grey_right, Dispar
 }
 
 std::array<double, 3> linear_to_lab(double r, double g, double b) {
-  const double fx = lab_f((model::SRGB_XR * r + model::SRGB_XG * g + model::SRGB_XB * b) / model::WHITE_X);
-  const double fy = lab_f(model::SRGB_YR * r + model::SRGB_YG * g + model::SRGB_YB * b);
-  const double fz = lab_f((model::SRGB_ZR * r + model::SRGB_ZG * g + model::SRGB_ZB * b) / model::WHITE_Z);
+  const double fx = lab_f((esaw::SRGB_XR * r + esaw::SRGB_XG * g + esaw::SRGB_XB * b) / esaw::WHITE_X);
+  const double fy = lab_f(esaw::SRGB_YR * r + esaw::SRGB_YG * g + esaw::SRGB_YB * b);
+  const double fz = lab_f((esaw::SRGB_ZR * r + esaw::SRGB_ZG * g + esaw::SRGB_ZB * b) / esaw::WHITE_Z);
   return {116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz)};
 }
 
@@ -141,8 +150,8 @@ ImageF lab_image(const ImageU8& rgb, bool eight_bit) {
   for (int y = 0; y < rgb.height; ++y)
     for (int x = 0; x < rgb.width; ++x) {
       const std::array<double, 3> lab =
-          linear_to_lab(model::srgb_to_linear(rgb.at(x, y, 0)), model::srgb_to_linear(rgb.at(x, y, 1)),
-                        model::srgb_to_linear(rgb.at(x, y, 2)));
+          linear_to_lab(esaw::srgb_to_linear(rgb.at(x, y, 0)), esaw::srgb_to_linear(rgb.at(x, y, 1)),
+                        esaw::srgb_to_linear(rgb.at(x, y, 2)));
       if (eight_bit) {
         const std::array<double, 3> encoded = lab8_unrounded(lab);
         for (int ch = 0; ch < 3; ++ch) out.at(x, y, ch) = float(lab8_byte(encoded[std::size_t(ch)]));
@@ -182,15 +191,17 @@ float WeightGuide::colour_distance(int x0, int y0, int x1, int y1) const {
   return std::sqrt(sum);
 }
 
-SampleWeights sample_weights(const WeightGuide& guide, int x, int y, int dx, int dy, int step, float gamma_c,
-                             float gamma_p, Border border) {
-  const float spatial = model::spatial_factor(step, gamma_p);
+SampleWeights sample_weights(const WeightGuide& guide, int x, int y, int dx, int dy, const WeightParams& weights) {
+  const int step = weights.step;
+  const float gamma_c = weights.gamma_c, gamma_p = weights.gamma_p;
+  const Border border = weights.border;
+  const float spatial = esaw::spatial_factor(step, gamma_p);
   const auto side = [&](int sx, int sy) {
     const bool outside = sx < 0 || sy < 0 || sx >= guide.width() || sy >= guide.height();
     if (outside && border == Border::drop) return 0.0f;
     sx = std::clamp(sx, 0, guide.width() - 1);
     sy = std::clamp(sy, 0, guide.height() - 1);
-    return model::colour_factor(guide.colour_distance(x, y, sx, sy), gamma_c) * spatial;
+    return esaw::colour_factor(guide.colour_distance(x, y, sx, sy), gamma_c) * spatial;
   };
   const float minus = side(x - dx * step, y - dy * step);
   const float plus = side(x + dx * step, y + dy * step);
@@ -200,12 +211,12 @@ SampleWeights sample_weights(const WeightGuide& guide, int x, int y, int dx, int
 
 CostVolume aggr_H(const CostVolume& centre, const CostVolume& side, const WeightGuide& guide, int step, float gamma_c,
                   float gamma_p, Border border, Storage storage) {
-  return aggregate(centre, side, guide, 1, 0, step, gamma_c, gamma_p, border, storage, "aggr_H");
+  return aggregate(centre, side, guide, Pass{1, 0, "aggr_H"}, WeightParams{step, gamma_c, gamma_p, border}, storage);
 }
 
 CostVolume aggr_V(const CostVolume& centre, const CostVolume& side, const WeightGuide& guide, int step, float gamma_c,
                   float gamma_p, Border border, Storage storage) {
-  return aggregate(centre, side, guide, 0, 1, step, gamma_c, gamma_p, border, storage, "aggr_V");
+  return aggregate(centre, side, guide, Pass{0, 1, "aggr_V"}, WeightParams{step, gamma_c, gamma_p, border}, storage);
 }
 
 CostVolume cost2msg(const CostVolume& cost, float c, float eta, Storage storage) {
@@ -238,8 +249,9 @@ CostVolume cost2msg(const CostVolume& cost, float c, float eta, Storage storage)
   return out;
 }
 
-CostVolume aggr_bp(const CostVolume& belief, const WeightGuide& guide, int dx, int dy, int step, float gamma_c,
-                   float gamma_p, Border border, float c, float eta, Storage storage) {
+CostVolume aggr_bp(const CostVolume& belief, const WeightGuide& guide, int dx, int dy, const WeightParams& weights,
+                   float c, float eta, Storage storage) {
+  const int step = weights.step;
   require(guide.width() == belief.width && guide.height() == belief.height, [&] {
     return "esaw/cpu: aggr_bp: reference image " + std::to_string(guide.width()) + "x" +
            std::to_string(guide.height()) + " does not match the volume " + std::to_string(belief.width) + "x" +
@@ -256,7 +268,7 @@ CostVolume aggr_bp(const CostVolume& belief, const WeightGuide& guide, int dx, i
   parallel_for(std::size_t(h), 0, [&](std::size_t row) {
     const int y = int(row);
     for (int x = 0; x < w; ++x) {
-      const SampleWeights q = sample_weights(guide, x, y, dx, dy, step, gamma_c, gamma_p, border);
+      const SampleWeights q = sample_weights(guide, x, y, dx, dy, weights);
       const float* b = &belief.at(x, y, 0);
       const float* from_plus = &hop.at(clamp_x(x + dx * step), clamp_y(y + dy * step), 0);
       const float* from_minus = &hop.at(clamp_x(x - dx * step), clamp_y(y - dy * step), 0);
@@ -273,7 +285,7 @@ CostVolume aggr_bp(const CostVolume& belief, const WeightGuide& guide, int dx, i
   parallel_for(std::size_t(h), 0, [&](std::size_t row) {
     const int y = int(row);
     for (int x = 0; x < w; ++x) {
-      const SampleWeights p = sample_weights(guide, x, y, dx, dy, step, gamma_c, gamma_p, border);
+      const SampleWeights p = sample_weights(guide, x, y, dx, dy, weights);
       const float* b = &belief.at(x, y, 0);
       // p's left (upper) neighbour sends what it sends towards plus, and the other way round.
       const float* from_minus = &msg_plus.at(clamp_x(x - dx * step), clamp_y(y - dy * step), 0);
@@ -289,9 +301,9 @@ CostVolume aggr_bp(const CostVolume& belief, const WeightGuide& guide, int dx, i
   return out;
 }
 
-CostVolume aggr_sum(const CostVolume& centre, const CostVolume& side, const WeightGuide& guide, int dx, int dy, int step,
-                    float gamma_c, float gamma_p, Border border, Storage storage) {
-  return aggregate(centre, side, guide, dx, dy, step, gamma_c, gamma_p, border, storage, "aggr_sum", false);
+CostVolume aggr_sum(const CostVolume& centre, const CostVolume& side, const WeightGuide& guide, int dx, int dy,
+                    const WeightParams& weights, Storage storage) {
+  return aggregate(centre, side, guide, Pass{dx, dy, "aggr_sum", false}, weights, storage);
 }
 
 CostVolume add_volumes(const CostVolume& a, const CostVolume& b, Storage storage) {

@@ -111,6 +111,15 @@ struct SampleWeights {
   float plus = 0.0f;
 };
 
+/// What a three-sample pass's weights (eq. 5/6) are made of besides the guide: the sample step
+/// s, gamma_c and gamma_p, and what a sample outside the image does.
+struct WeightParams {
+  int step = 1;
+  float gamma_c = 0.0f;
+  float gamma_p = 0.0f;
+  Border border = Border::drop;
+};
+
 /// The adaptive weights of eq. 5/6 at (x, y) for a pass along (dx, dy) (one of (1,0), (0,1)):
 /// a side sample q inside the image weighs esaw::colour_factor(Delta_c(p, q), gamma_c) x
 /// esaw::spatial_factor(step, gamma_p) (model.h), with Delta_c measured as `guide` says
@@ -119,8 +128,7 @@ struct SampleWeights {
 /// a sample outside the image weighs 0; the three are divided by their sum.
 /// With Border::clamp a sample outside reads the edge pixel (its colour in Delta_c, the nominal
 /// step in the spatial factor).
-SampleWeights sample_weights(const WeightGuide& guide, int x, int y, int dx, int dy, int step, float gamma_c,
-                             float gamma_p, Border border);
+SampleWeights sample_weights(const WeightGuide& guide, int x, int y, int dx, int dy, const WeightParams& weights);
 
 /// Eq. 5: out(p) = w_c centre(p) + w_l side(p - s) + w_r side(p + s), horizontal. ESAW passes the
 /// same volume as centre and side; ESMP's readings pass costs or messages (esmp_variant).
@@ -146,14 +154,14 @@ CostVolume cost2msg(const CostVolume& cost, float c, float eta, Storage storage)
 ///   out(p)    = w_c(p) B(p) + w_-(p) toP(p - s) + w_+(p) toM(p + s)
 /// with the weights of sample_weights (a side outside the image has weight 0 and is left out).
 /// Two directional buffers per pass, against the paper's single isotropic message volume.
-CostVolume aggr_bp(const CostVolume& belief, const WeightGuide& guide, int dx, int dy, int step, float gamma_c,
-                   float gamma_p, Border border, float c, float eta, Storage storage);
+CostVolume aggr_bp(const CostVolume& belief, const WeightGuide& guide, int dx, int dy, const WeightParams& weights,
+                   float c, float eta, Storage storage);
 
 /// ESMP's `sum` reading: eq. 14/16 as the plain weighted sum of Fig. 6 (centre weight 1, a side
 /// exp(-Delta_c/gamma_c - s/gamma_p), not divided by their total), so the sum of three messages
 /// can rise faster than c per level and the next cost2msg acts again.
 CostVolume aggr_sum(const CostVolume& centre, const CostVolume& side, const WeightGuide& guide, int dx, int dy,
-                    int step, float gamma_c, float gamma_p, Border border, Storage storage);
+                    const WeightParams& weights, Storage storage);
 
 /// a + b element by element (ESMP's "data" reading: the belief C0 + A), rounded to storage.
 CostVolume add_volumes(const CostVolume& a, const CostVolume& b, Storage storage);

@@ -140,6 +140,7 @@ class EsmpCpu final : public EsawFamilyCpu<EsmpParams> {
     if (p.esmp_variant == "data") cost = ref::CostVolume(c0.width, c0.height, range, 0.0f);
     for (int t = 1; t <= p.iterations; ++t) {
       const int step = stereo::esaw::esaw_step(p.base, t);
+      const ref::WeightParams weights{step, p.gamma_c, p.gamma_p, border_of(p.border)};
       for (int pass = 0; pass < 2; ++pass) {
         const auto aggr = pass == 0 ? ref::aggr_H : ref::aggr_V;
         const char* name = pass == 0 ? "aggr_H" : "aggr_V";
@@ -149,11 +150,10 @@ class EsmpCpu final : public EsawFamilyCpu<EsmpParams> {
         } else if (p.esmp_variant == "costs") {  // control: no messages at all (ESAW with ESMP's settings)
           cost = aggr(cost, cost, left, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);
         } else if (p.esmp_variant == "bp") {
-          cost = ref::aggr_bp(cost, left, 1 - pass, pass, step, p.gamma_c, p.gamma_p, border_of(p.border), p.c, eta,
-                              storage);
+          cost = ref::aggr_bp(cost, left, 1 - pass, pass, weights, p.c, eta, storage);
         } else if (p.esmp_variant == "sum") {
           const ref::CostVolume m = msg(cost);
-          cost = ref::aggr_sum(m, m, left, 1 - pass, pass, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);
+          cost = ref::aggr_sum(m, m, left, 1 - pass, pass, weights, storage);
         } else if (p.esmp_variant == "bpsum") {
           // Belief propagation's own bookkeeping: the belief is the data plus every message
           // received (a sum, side weights not normalised), a message is the min-sum of the
@@ -167,7 +167,7 @@ class EsmpCpu final : public EsawFamilyCpu<EsmpParams> {
                                                    m.data.begin() + std::ptrdiff_t(i) + levels);
             for (int k = 0; k < levels; ++k) m.data[i + std::size_t(k)] -= lowest;
           }
-          cost = ref::aggr_sum(cost, m, left, 1 - pass, pass, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);
+          cost = ref::aggr_sum(cost, m, left, 1 - pass, pass, weights, storage);
         } else if (p.esmp_variant == "centre") {
           const ref::CostVolume m = msg(cost);
           cost = aggr(cost, m, left, step, p.gamma_c, p.gamma_p, border_of(p.border), storage);

@@ -227,8 +227,8 @@ TEST(CudaEsawStages, InitCostMatchesReferenceOnEverySlab) {
     ce::DeviceVolume got(W, H, range.count, "test", "cost");
     CUDA_CHECK(cudaMemset(got.data.get(), 0xFF, got.plane_cells() * 2 * std::size_t(got.planes)));
     // Two slabs of 5 and 8 planes, as the matcher would run them.
-    ce::init_cost(d_left, d_right, range.min, 5, lambda, 12.0f, got.plane(0), nullptr);
-    ce::init_cost(d_left, d_right, range.min + 5, 8, lambda, 12.0f, got.plane(5), nullptr);
+    ce::init_cost({d_left, d_right, range.min, 5, lambda, 12.0f}, got.plane(0), nullptr);
+    ce::init_cost({d_left, d_right, range.min + 5, 8, lambda, 12.0f}, got.plane(5), nullptr);
     expect_same_volume(download_volume(got, range), want, "init_cost lambda " + std::to_string(lambda));
   }
 }
@@ -249,13 +249,13 @@ TEST(CudaEsawStages, AggrHAndAggrVMatchReference) {
         const std::string what = guide.name + (border == ref::Border::drop ? " drop" : " clamp") + " step " +
                                  std::to_string(step);
         ce::DeviceVolume out(W, H, range.count, "test", "out");
-        ce::aggr_H(guide.image, d_centre.plane(0), d_side.plane(0), range.count, step, table, border, out.plane(0),
-                   nullptr);
+        const ce::PassWeights weights{guide.image, step, table, border};
+        const ce::PassInputs in{d_centre.plane(0), d_side.plane(0), range.count};
+        ce::aggr_H(weights, in, out.plane(0), nullptr);
         expect_same_volume(download_volume(out, range),
                            ref::aggr_H(centre, side, guide.reference, step, 17.0f, 36.0f, border, ref::Storage::fp16),
                            "aggr_H " + what);
-        ce::aggr_V(guide.image, d_centre.plane(0), d_side.plane(0), range.count, step, table, border, out.plane(0),
-                   nullptr, 0, nullptr);
+        ce::aggr_V(weights, in, out.plane(0), nullptr, 0, nullptr);
         const ref::CostVolume want_v =
             ref::aggr_V(centre, side, guide.reference, step, 17.0f, 36.0f, border, ref::Storage::fp16);
         expect_same_volume(download_volume(out, range), want_v, "aggr_V " + what);
@@ -263,8 +263,7 @@ TEST(CudaEsawStages, AggrHAndAggrVMatchReference) {
         // The fused WTA: the winner of the stored values, the volume not written.
         ce::Winner winner = make_winner(W, H);
         ce::wta_reset(winner, nullptr);
-        ce::aggr_V(guide.image, d_centre.plane(0), d_side.plane(0), range.count, step, table, border, nullptr,
-                   &winner, 4, nullptr);
+        ce::aggr_V(weights, in, nullptr, &winner, 4, nullptr);
         ref::CostVolume shifted = want_v;
         shifted.range = DisparityRange{4, range.count};
         EXPECT_EQ(download_map(winner.disparity).data, ref::select_disparity(shifted).data) << "fused WTA " << what;
@@ -293,10 +292,9 @@ TEST(CudaEsawStages, InitAggrHMatchesInitCostThenAggrH) {
               ref::aggr_H(c0, c0, guide.reference, step, 17.0f, 36.0f, border, ref::Storage::fp16);
           const ce::WeightTable table = guide.table(36.0f, step);
           ce::DeviceVolume got(W, H, range.count, "test", "out");
-          ce::init_aggr_H(d_left, d_right, guide.image, range.min, 5, lambda, 12.0f, step, table, border, got.plane(0),
-                          nullptr);
-          ce::init_aggr_H(d_left, d_right, guide.image, range.min + 5, 8, lambda, 12.0f, step, table, border,
-                          got.plane(5), nullptr);
+          const ce::PassWeights weights{guide.image, step, table, border};
+          ce::init_aggr_H({d_left, d_right, range.min, 5, lambda, 12.0f}, weights, got.plane(0), nullptr);
+          ce::init_aggr_H({d_left, d_right, range.min + 5, 8, lambda, 12.0f}, weights, got.plane(5), nullptr);
           expect_same_volume(download_volume(got, range), want, "init_cost+aggr_H " + what);
         }
   }
@@ -330,23 +328,22 @@ TEST(CudaEsawStages, AggrHVMatchesAggrHThenAggrV) {
           return ref::aggr_V(h, h, guide.reference, step, 17.0f, 36.0f, border, ref::Storage::fp16);
         };
         ce::DeviceVolume got(TW, TH, range.count, "test", "out");
-        ce::aggr_HV(guide.image, d_volume.plane(0), 3, step, table, border, got.plane(0), nullptr);
-        ce::aggr_HV(guide.image, d_volume.plane(3), 4, step, table, border, got.plane(3), nullptr);
+        const ce::PassWeights weights{guide.image, step, table, border};
+        ce::aggr_HV(weights, d_volume.plane(0), 3, got.plane(0), nullptr);
+        ce::aggr_HV(weights, d_volume.plane(3), 4, got.plane(3), nullptr);
         expect_same_volume(download_volume(got, range), iteration(volume), "aggr_HV " + what);
-        ce::init_aggr_HV(d_left, d_right, guide.image, range.min, 2, 0.15f, 12.0f, step, table, border, got.plane(0),
-                         nullptr);
-        ce::init_aggr_HV(d_left, d_right, guide.image, range.min + 2, 5, 0.15f, 12.0f, step, table, border,
-                         got.plane(2), nullptr);
+        ce::init_aggr_HV({d_left, d_right, range.min, 2, 0.15f, 12.0f}, weights, got.plane(0), nullptr);
+        ce::init_aggr_HV({d_left, d_right, range.min + 2, 5, 0.15f, 12.0f}, weights, got.plane(2), nullptr);
         expect_same_volume(download_volume(got, range), iteration(c0), "init_aggr_HV " + what);
       }
     const ce::WeightTable table = guide.table(36.0f, 1);
     ce::DeviceVolume out(TW, TH, range.count, "test", "out");
-    EXPECT_THROW(ce::aggr_HV(guide.image, d_volume.plane(0), 7, ce::HV_MAX_STEP + 1, guide.table(36.0f, 17),
-                             ref::Border::drop, out.plane(0), nullptr),
-                 Error);
-    EXPECT_THROW(ce::aggr_HV(guide.image, out.plane(0), 7, 1, table, ref::Border::drop, out.plane(0), nullptr), Error);
-    EXPECT_THROW(ce::aggr_HV(guide.image, d_volume.plane(0), 0, 1, table, ref::Border::drop, out.plane(0), nullptr),
-                 Error);
+    const ce::WeightTable table_17 = guide.table(36.0f, 17);
+    const ce::PassWeights too_far{guide.image, ce::HV_MAX_STEP + 1, table_17, ref::Border::drop};
+    const ce::PassWeights step_1{guide.image, 1, table, ref::Border::drop};
+    EXPECT_THROW(ce::aggr_HV(too_far, d_volume.plane(0), 7, out.plane(0), nullptr), Error);
+    EXPECT_THROW(ce::aggr_HV(step_1, out.plane(0), 7, out.plane(0), nullptr), Error);
+    EXPECT_THROW(ce::aggr_HV(step_1, d_volume.plane(0), 0, out.plane(0), nullptr), Error);
   }
 }
 
@@ -390,7 +387,7 @@ TEST(CudaEsawStages, InitCost2MsgMatchesInitCostThenCost2Msg) {
     const ref::CostVolume want = ref::cost2msg(ref::init_cost(left, right, range, lambda, tau, ref::Storage::fp16),
                                                c, eta, ref::Storage::fp16);
     ce::DeviceVolume got(W, H, levels, "test", "messages");
-    ce::init_cost2msg(d_left, d_right, range.min, levels, lambda, tau, c, eta, got.plane(0), nullptr);
+    ce::init_cost2msg({d_left, d_right, range.min, levels, lambda, tau}, c, eta, got.plane(0), nullptr);
     expect_same_volume(download_volume(got, range), want, "init_cost+cost2msg levels " + std::to_string(levels));
   }
 }
@@ -412,15 +409,14 @@ TEST(CudaEsawStages, FusedForwardAndCost2MsgBackwardMatchReference) {
       const std::string what = guide.name + " step " + std::to_string(step);
       const ce::WeightTable table = guide.table(29.0f, step);
       ce::DeviceVolume fwd(W, H, levels, "test", "forward"), out(W, H, levels, "test", "messages");
-      ce::aggr_H(guide.image, d_msg.plane(0), d_msg.plane(0), levels, step, table, ref::Border::drop, fwd.plane(0),
-                 nullptr, &forward);
+      const ce::PassWeights weights{guide.image, step, table, ref::Border::drop};
+      ce::aggr_H(weights, {d_msg.plane(0), d_msg.plane(0), levels}, fwd.plane(0), nullptr, &forward);
       ce::cost2msg_backward(fwd.plane(0), truncation, levels, c, out.plane(0), nullptr);
       const ref::CostVolume want_h = ref::cost2msg(
           ref::aggr_H(msg, msg, guide.reference, step, 18.0f, 29.0f, ref::Border::drop, ref::Storage::fp16), c, eta,
           ref::Storage::fp16);
       expect_same_volume(download_volume(out, range), want_h, "aggr_H+ / cost2msg- " + what);
-      ce::aggr_V(guide.image, d_msg.plane(0), d_msg.plane(0), levels, step, table, ref::Border::drop, fwd.plane(0),
-                 nullptr, 0, nullptr, &forward);
+      ce::aggr_V(weights, {d_msg.plane(0), d_msg.plane(0), levels}, fwd.plane(0), nullptr, 0, nullptr, &forward);
       ce::cost2msg_backward(fwd.plane(0), truncation, levels, c, out.plane(0), nullptr);
       const ref::CostVolume want_v = ref::cost2msg(
           ref::aggr_V(msg, msg, guide.reference, step, 18.0f, 29.0f, ref::Border::drop, ref::Storage::fp16), c, eta,
@@ -459,22 +455,20 @@ TEST(CudaEsawStages, AggrMsgMatchesCost2MsgThenAggregation) {
               f3(W, H, levels, "test", "f3");
           ce::DeviceVolume msg(W, H, levels, "test", "messages");
           const ce::ForwardMinSum forward{c, eta, &h1};
-          ce::aggr_H(guide.image, d_msg0.plane(0), d_msg0.plane(0), levels, step, table, border, f1.plane(0), nullptr,
-                     &forward);
+          const ce::PassWeights pass{guide.image, step, table, border};
+          ce::aggr_H(pass, {d_msg0.plane(0), d_msg0.plane(0), levels}, f1.plane(0), nullptr, &forward);
           const ref::CostVolume msg1 =
               ref::cost2msg(ref::aggr_H(msg0, msg0, weights, step, 18.0f, 29.0f, border, fp16), c, eta, fp16);
 
           // Vertical, from aggr_H+'s output.
-          ce::aggr_msg(guide.image, true, f1.plane(0), h1, levels, step, table, border, c, eta, f2.plane(0), &h2,
-                       nullptr, 0, nullptr);
+          ce::aggr_msg(pass, true, {f1.plane(0), h1, levels}, c, eta, {f2.plane(0), &h2}, nullptr);
           ce::cost2msg_backward(f2.plane(0), h2, levels, c, msg.plane(0), nullptr);
           const ref::CostVolume agg2 = ref::aggr_V(msg1, msg1, weights, step, 18.0f, 29.0f, border, fp16);
           const ref::CostVolume msg2 = ref::cost2msg(agg2, c, eta, fp16);
           expect_same_volume(download_volume(msg, range), msg2, "aggr_msg V " + what);
 
           // Horizontal, from aggr_msg's own output (the chain the matcher runs).
-          ce::aggr_msg(guide.image, false, f2.plane(0), h2, levels, step, table, border, c, eta, f3.plane(0), &h3,
-                       nullptr, 0, nullptr);
+          ce::aggr_msg(pass, false, {f2.plane(0), h2, levels}, c, eta, {f3.plane(0), &h3}, nullptr);
           ce::cost2msg_backward(f3.plane(0), h3, levels, c, msg.plane(0), nullptr);
           expect_same_volume(
               download_volume(msg, range),
@@ -483,8 +477,7 @@ TEST(CudaEsawStages, AggrMsgMatchesCost2MsgThenAggregation) {
 
           // The fused WTA over all levels, the first disparity 4.
           ce::Winner winner = make_winner(W, H);
-          ce::aggr_msg(guide.image, true, f1.plane(0), h1, levels, step, table, border, c, eta, nullptr, nullptr,
-                       &winner, 4, nullptr);
+          ce::aggr_msg(pass, true, {f1.plane(0), h1, levels}, c, eta, {nullptr, nullptr, &winner, 4}, nullptr);
           ref::CostVolume shifted = agg2;
           shifted.range = DisparityRange{4, levels};
           EXPECT_EQ(download_map(winner.disparity).data, ref::select_disparity(shifted).data)
@@ -498,9 +491,8 @@ TEST(CudaEsawStages, AggrMsgMatchesCost2MsgThenAggregation) {
   cu::DeviceImage<float> h(W, H, "test", "h");
   ce::DeviceVolume f(W, H, levels, "test", "f");
   const ce::WeightTable table = ce::weight_table(18.0f, 29.0f, 1);
-  EXPECT_THROW(ce::aggr_msg(rgba, true, f.plane(0), h, levels, 1, table, ref::Border::drop, c, eta, f.plane(0), &h,
-                            nullptr, 0, nullptr),
-               Error);
+  const ce::PassWeights weights{rgba, 1, table, ref::Border::drop};
+  EXPECT_THROW(ce::aggr_msg(weights, true, {f.plane(0), h, levels}, c, eta, {f.plane(0), &h}, nullptr), Error);
 }
 
 TEST(CudaEsawStages, MisuseIsAClearError) {
@@ -509,8 +501,9 @@ TEST(CudaEsawStages, MisuseIsAClearError) {
   ce::DeviceVolume v = upload_volume(random_half_volume(W, H, range, 61, 1.0f));
   cu::DeviceImage<uchar4> rgba(W, H, "test", "rgba");
   const ce::WeightTable table = ce::weight_table(17.0f, 36.0f, 1);
-  EXPECT_THROW(ce::aggr_H(rgba, v.plane(0), v.plane(0), 4, 1, table, ref::Border::drop, v.plane(0), nullptr), Error);
-  EXPECT_THROW(ce::aggr_H(rgba, v.plane(0), v.plane(0), 4, 0, table, ref::Border::drop, nullptr, nullptr), Error);
+  const ce::PassWeights step_1{rgba, 1, table, ref::Border::drop}, step_0{rgba, 0, table, ref::Border::drop};
+  EXPECT_THROW(ce::aggr_H(step_1, {v.plane(0), v.plane(0), 4}, v.plane(0), nullptr), Error);
+  EXPECT_THROW(ce::aggr_H(step_0, {v.plane(0), v.plane(0), 4}, nullptr, nullptr), Error);
   EXPECT_THROW(ce::cost2msg(v.plane(0), W, H, 4, 1.0f, 1.0f, v.plane(0), nullptr), Error);
   try {
     ce::DeviceVolume out(W, H, 1, "test", "out");

@@ -150,12 +150,12 @@ TEST(EsawReference, BpPassSendsEachNeighbourTheMessageWithoutItsOwn) {
     for (const int step : {1, 2, 3}) {
       const int dx = 1 - axis, dy = axis;
       const CostVolume out =
-          aggr_bp(belief, rgb, dx, dy, step, gamma_c, gamma_p, Border::drop, c, eta, Storage::fp32);
+          aggr_bp(belief, rgb, dx, dy, {step, gamma_c, gamma_p, Border::drop}, c, eta, Storage::fp32);
       const auto inside = [&](int x, int y) { return x >= 0 && y >= 0 && x < w && y < h; };
       // What q sends to its neighbour on side `towards` (-1 or +1): its belief mixed with the
       // one-hop message of the pixel on the other side, weighted by q's own pass weights.
       const auto sent = [&](int qx, int qy, int towards) {
-        const SampleWeights wq = sample_weights(rgb, qx, qy, dx, dy, step, gamma_c, gamma_p, Border::drop);
+        const SampleWeights wq = sample_weights(rgb, qx, qy, dx, dy, {step, gamma_c, gamma_p, Border::drop});
         const int fx = qx - towards * dx * step, fy = qy - towards * dy * step;
         const float wf = towards < 0 ? wq.plus : wq.minus;
         std::vector<float> mix = vec(qx, qy);
@@ -167,7 +167,7 @@ TEST(EsawReference, BpPassSendsEachNeighbourTheMessageWithoutItsOwn) {
       };
       for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
-          const SampleWeights wp = sample_weights(rgb, x, y, dx, dy, step, gamma_c, gamma_p, Border::drop);
+          const SampleWeights wp = sample_weights(rgb, x, y, dx, dy, {step, gamma_c, gamma_p, Border::drop});
           std::vector<float> expect(std::size_t(levels), 0.0f);
           const std::vector<float> own = vec(x, y);
           for (int k = 0; k < levels; ++k) expect[std::size_t(k)] = wp.centre * own[std::size_t(k)];
@@ -190,10 +190,10 @@ TEST(EsawReference, SumPassIsTheUnnormalisedWeightedSumSoMinSumActsAgain) {
   // ESMP's `sum` reading: the weights of eq. 14 without their division by the total (centre 1).
   const CostVolume m = cost2msg(random_volume(10, 6, 8, 51u, 2.5f), 1.0f, 0.8f, Storage::fp32);
   const ImageU8 rgb = random_rgb(10, 6, 53);
-  const CostVolume s = aggr_sum(m, m, rgb, 1, 0, 2, 18.0f, 29.0f, Border::drop, Storage::fp32);
+  const CostVolume s = aggr_sum(m, m, rgb, 1, 0, {2, 18.0f, 29.0f, Border::drop}, Storage::fp32);
   for (int y = 0; y < 6; ++y)
     for (int x = 0; x < 10; ++x) {
-      const SampleWeights w = sample_weights(rgb, x, y, 1, 0, 2, 18.0f, 29.0f, Border::drop);
+      const SampleWeights w = sample_weights(rgb, x, y, 1, 0, {2, 18.0f, 29.0f, Border::drop});
       for (int k = 0; k < 8; ++k) {
         float expect = m.at(x, y, k);
         if (x >= 2) expect += w.minus / w.centre * m.at(x - 2, y, k);
@@ -215,7 +215,7 @@ TEST(EsawReference, WeightsAreNormalisedAndDropSamplesOutside) {
     for (int y = 0; y < rgb.height; ++y)
       for (int x = 0; x < rgb.width; ++x)
         for (const int step : {1, 4, 13}) {
-          const SampleWeights w = sample_weights(rgb, x, y, 1, 0, step, 17.0f, 36.0f, border);
+          const SampleWeights w = sample_weights(rgb, x, y, 1, 0, {step, 17.0f, 36.0f, border});
           EXPECT_NEAR(w.minus + w.centre + w.plus, 1.0f, 1e-6f);
           EXPECT_GT(w.centre, 0.0f);
           if (border == Border::drop) {
@@ -227,7 +227,7 @@ TEST(EsawReference, WeightsAreNormalisedAndDropSamplesOutside) {
   ImageU8 two(2, 1, 3);
   two.at(0, 0, 0) = 10; two.at(0, 0, 1) = 20; two.at(0, 0, 2) = 30;
   two.at(1, 0, 0) = 15; two.at(1, 0, 1) = 40; two.at(1, 0, 2) = 31;  // Delta_c = 20
-  const SampleWeights w = sample_weights(two, 0, 0, 1, 0, 1, 17.0f, 36.0f, Border::drop);
+  const SampleWeights w = sample_weights(two, 0, 0, 1, 0, {1, 17.0f, 36.0f, Border::drop});
   const float side = std::exp(-20.0f / 17.0f - 1.0f / 36.0f);
   EXPECT_NEAR(w.plus, side / (1.0f + side), 1e-6f);
   EXPECT_EQ(w.minus, 0.0f);
@@ -260,7 +260,7 @@ TEST(EsawReference, LabWeightsUseTheEuclideanCieLabDistance) {
   rgb.at(2, 0, 0) = 255;  // red
   const float gamma_c = 18.0f, gamma_p = 29.0f;
   const auto side_weight = [&](const WeightGuide& g, int x) {
-    const SampleWeights w = sample_weights(g, x, 0, 1, 0, 1, gamma_c, gamma_p, Border::drop);
+    const SampleWeights w = sample_weights(g, x, 0, 1, 0, {1, gamma_c, gamma_p, Border::drop});
     return w.plus / w.centre;  // the un-normalised weight of p + 1
   };
   const WeightGuide lab(rgb, ColourDistance::lab), lab8(rgb, ColourDistance::lab8), max_rgb(rgb);
@@ -363,7 +363,7 @@ TEST(EsawReference, Lab8DistanceAndColourFactorAreWhatTheWeightsUse) {
       const int d = int(lab8.at(x, 4, c)) - int(lab8.at(x + 1, 4, c));
       squared += d * d;
     }
-    const SampleWeights w = sample_weights(guide, x, 4, 1, 0, 1, gamma_c, gamma_p, Border::drop);
+    const SampleWeights w = sample_weights(guide, x, 4, 1, 0, {1, gamma_c, gamma_p, Border::drop});
     const float side = esaw::colour_factor(esaw::lab8_distance(squared), gamma_c) * std::exp(-1.0f / gamma_p);
     EXPECT_NEAR(w.plus / w.centre, side, 1e-6f) << x;  // the centre weighs 1 before the normalisation
   }

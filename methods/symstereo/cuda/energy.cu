@@ -170,6 +170,18 @@ __device__ __forceinline__ void energy_tile(float2 (&left_s)[KC][BX], float2 (&r
   }
 }
 
+// The kernel's sizes: the responses' layout and the range (the pointers stay __restrict__
+// parameters of the kernel).
+struct EnergyShape {
+  int width;
+  int height;
+  int row_pitch;
+  std::size_t wavelet_pitch;
+  int wavelets;
+  int min_disparity;
+  int levels;
+};
+
 // One kernel per tile height, so each gets its own register allocation (the four heights
 // switched in one kernel took 156 registers, 3 blocks per SM, and spilled when held to 128).
 // The bound of 4 blocks per SM (<= 128 registers: 122 for the full tile, 16 warps per SM) stops
@@ -177,30 +189,28 @@ __device__ __forceinline__ void energy_tile(float2 (&left_s)[KC][BX], float2 (&r
 // blockIdx.y counts level tiles from level k_first.
 template <int PD>
 __global__ void __launch_bounds__(THREADS, 4) energy_kernel(const float2* __restrict__ left,
-                                                         const float2* __restrict__ right_mirrored, int width,
-                                                         int height, int row_pitch, std::size_t wavelet_pitch,
-                                                         int wavelets, int min_disparity, int levels, int k_first,
-                                                         float* __restrict__ dsi) {
+                                                         const float2* __restrict__ right_mirrored, EnergyShape s,
+                                                         int k_first, float* __restrict__ dsi) {
   __shared__ float2 left_s[KC][BX];
   __shared__ float2 right_s[KC][RIGHT_PAD];
-  energy_tile<PD>(left_s, right_s, left, right_mirrored, width, height, row_pitch, wavelet_pitch, wavelets,
-                  min_disparity, levels, k_first + int(blockIdx.y) * TD * PD, dsi);
+  energy_tile<PD>(left_s, right_s, left, right_mirrored, s.width, s.height, s.row_pitch, s.wavelet_pitch, s.wavelets,
+                  s.min_disparity, s.levels, k_first + int(blockIdx.y) * TD * PD, dsi);
 }
 
 template <int PD>
-void launch(const float2* left, const float2* right_mirrored, int width, int height, int row_pitch,
-            std::size_t wavelet_pitch, int wavelets, DisparityRange range, int k_first, int tiles, float* dsi,
-            cudaStream_t stream) {
-  const dim3 grid(unsigned(div_up(width, BX)), unsigned(tiles), unsigned(height));
-  energy_kernel<PD><<<grid, THREADS, 0, stream>>>(left, right_mirrored, width, height, row_pitch, wavelet_pitch,
-                                                  wavelets, range.min, range.count, k_first, dsi);
+void launch(const float2* left, const float2* right_mirrored, const EnergyShape& shape, int k_first, int tiles,
+            float* dsi, cudaStream_t stream) {
+  const dim3 grid(unsigned(div_up(shape.width, BX)), unsigned(tiles), unsigned(shape.height));
+  energy_kernel<PD><<<grid, THREADS, 0, stream>>>(left, right_mirrored, shape, k_first, dsi);
   CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-void energy(const cufftComplex* left, const cufftComplex* right_mirrored, int width, int height, int row_pitch,
-            std::size_t wavelet_pitch, int wavelets, DisparityRange range, float* dsi, cudaStream_t stream) {
+void energy(const DeviceResponses& responses, DisparityRange range, float* dsi, cudaStream_t stream) {
+  const int width = responses.width, height = responses.height, wavelets = responses.wavelets;
+  const int row_pitch = responses.row_pitch;
+  const std::size_t wavelet_pitch = responses.wavelet_pitch;
   require(width >= 1 && height >= 1 && range.count >= 1 && wavelets >= 1 && wavelets <= MAX_WAVELETS, [&] {
     return "symstereo/cuda: energy: bad sizes " + std::to_string(width) + " x " + std::to_string(height) + ", " +
            std::to_string(range.count) + " levels, " + std::to_string(wavelets) + " wavelets";
@@ -210,19 +220,19 @@ void energy(const cufftComplex* left, const cufftComplex* right_mirrored, int wi
   require(row_pitch >= width && wavelet_pitch >= std::size_t(row_pitch) * std::size_t(height), [&] {
     return "symstereo/cuda: energy: wavelet pitch " + std::to_string(wavelet_pitch) + " is less than one image";
   });
-  const auto* l = reinterpret_cast<const float2*>(left);
-  const auto* r = reinterpret_cast<const float2*>(right_mirrored);
+  const auto* l = reinterpret_cast<const float2*>(responses.left);
+  const auto* r = reinterpret_cast<const float2*>(responses.right_mirrored);
+  const EnergyShape shape{width, height, row_pitch, wavelet_pitch, wavelets, range.min, range.count};
   // Full 32-level tiles, then one tile of the rest's height (ceil(rest / 8) x 8 levels).
   const int full_tiles = range.count / BD_MAX, rest = range.count - full_tiles * BD_MAX;
-  if (full_tiles > 0)
-    launch<4>(l, r, width, height, row_pitch, wavelet_pitch, wavelets, range, 0, full_tiles, dsi, stream);
+  if (full_tiles > 0) launch<4>(l, r, shape, 0, full_tiles, dsi, stream);
   const int k_rest = full_tiles * BD_MAX;
   switch (div_up(rest, TD)) {
     case 0: break;
-    case 1: launch<1>(l, r, width, height, row_pitch, wavelet_pitch, wavelets, range, k_rest, 1, dsi, stream); break;
-    case 2: launch<2>(l, r, width, height, row_pitch, wavelet_pitch, wavelets, range, k_rest, 1, dsi, stream); break;
-    case 3: launch<3>(l, r, width, height, row_pitch, wavelet_pitch, wavelets, range, k_rest, 1, dsi, stream); break;
-    default: launch<4>(l, r, width, height, row_pitch, wavelet_pitch, wavelets, range, k_rest, 1, dsi, stream); break;
+    case 1: launch<1>(l, r, shape, k_rest, 1, dsi, stream); break;
+    case 2: launch<2>(l, r, shape, k_rest, 1, dsi, stream); break;
+    case 3: launch<3>(l, r, shape, k_rest, 1, dsi, stream); break;
+    default: launch<4>(l, r, shape, k_rest, 1, dsi, stream); break;
   }
 }
 

@@ -61,14 +61,24 @@ void filter(const cufftComplex* spectrum, const float* bank, int width, int heig
 /// Step 7: backward C2C FFT of every row of `responses`, in place (s_k + i a_k, eq. 2).
 void inverse(const CufftPlan& plan, cufftComplex* responses);
 
+/// The two views' filtered responses as energy() reads them. Wavelet w's image of a view starts
+/// w * wavelet_pitch elements after its first: H x W for one view's responses alone, 2 H x W in
+/// the matcher, whose two views share one buffer (wavelet-major, then view, then row). Rows are
+/// `row_pitch` >= W values apart (the padded FFT length); only x < W is read.
+struct DeviceResponses {
+  const cufftComplex* left = nullptr;
+  const cufftComplex* right_mirrored = nullptr;  ///< read at W-1-q for position q (the flip back)
+  int width = 0;
+  int height = 0;
+  int row_pitch = 0;
+  std::size_t wavelet_pitch = 0;
+  int wavelets = 0;
+};
+
 /// Eq. 3-7: dsi[(k H + y) W + x] = E_A x E_S of left(x) and right(x - d), d = range.min + k,
 /// where right(q) is `right_mirrored` at W-1-q (the flip back); SYMSTEREO_OUT_OF_IMAGE where
-/// q is outside the row. Sums over the N wavelets in fp32. Wavelet w's image of a view starts
-/// w * wavelet_pitch elements after its first: H x W for one view's responses alone, 2 H x W
-/// in the matcher, whose two views share one buffer (wavelet-major, then view, then row).
-/// Rows are `row_pitch` >= W values apart (the padded FFT length); only x < W is read.
-void energy(const cufftComplex* left, const cufftComplex* right_mirrored, int width, int height, int row_pitch,
-            std::size_t wavelet_pitch, int wavelets, DisparityRange range, float* dsi, cudaStream_t stream);
+/// q is outside the row. Sums over the N wavelets in fp32.
+void energy(const DeviceResponses& responses, DisparityRange range, float* dsi, cudaStream_t stream);
 
 /// Disparity of every pixel: range.min + the level of the largest energy (the first on ties).
 void wta(const float* dsi, int width, int height, DisparityRange range, float* disparity, cudaStream_t stream);

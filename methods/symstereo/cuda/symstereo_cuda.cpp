@@ -24,7 +24,6 @@ namespace stereo {
 namespace {
 
 constexpr const char* COMPONENT = "symstereo/cuda";
-namespace cs = cu::symstereo;
 using cu::CufftPlan;
 
 /// Every device buffer and plan of one problem (cuda/workspace.h). The two views share each
@@ -85,7 +84,7 @@ class SymStereoCudaMatcher final : public cu::FrameMatcher<SymStereoParams, cu::
  private:
   // What the workspace holds after the last frame (symstereo_inspect.h); nothing else is kept.
   void show_stages(cu::StageShow& show, const SymStereoBuffers& w, DisparityRange range) const override {
-    cs::show_frame(show.table(), {w.grey.get(), w.padded, w.dsi.get(), &w.disparity, range}, show.ordinal());
+    cu::symstereo::show_frame(show.table(), {w.grey.get(), w.padded, w.dsi.get(), &w.disparity, range}, show.ordinal());
   }
 
   [[nodiscard]] nlohmann::json facts() const override {
@@ -106,7 +105,7 @@ class SymStereoCudaMatcher final : public cu::FrameMatcher<SymStereoParams, cu::
   [[nodiscard]] bool whole_levels(DisparityRange /*range*/) const override { return true; }
 
   void fill(SymStereoBuffers& w, cudaStream_t stream) override {
-    cs::log_gabor_bank(w.padded, params_, w.bank.get(), stream);
+    cu::symstereo::log_gabor_bank(w.padded, params_, w.bank.get(), stream);
     CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 
@@ -114,20 +113,20 @@ class SymStereoCudaMatcher final : public cu::FrameMatcher<SymStereoParams, cu::
                                            cudaStream_t s) override {
     const int n = params_.wavelets;
     const std::size_t ppx = std::size_t(w.padded) * std::size_t(w.height);
-    cs::flip_rows(w.raw_left.get(), w.width, w.height, w.channels, false, w.padded, w.grey.get(), s);
-    cs::flip_rows(w.raw_right.get(), w.width, w.height, w.channels, true, w.padded, w.grey.get() + ppx, s);
+    cu::symstereo::flip_rows(w.raw_left.get(), w.width, w.height, w.channels, false, w.padded, w.grey.get(), s);
+    cu::symstereo::flip_rows(w.raw_right.get(), w.width, w.height, w.channels, true, w.padded, w.grey.get() + ppx, s);
     clock.lap("flip + grey");
-    cs::row_fft(*w.forward, w.grey.get(), w.spectrum.get());
+    cu::symstereo::row_fft(*w.forward, w.grey.get(), w.spectrum.get());
     clock.lap("fft forward");
-    cs::filter(w.spectrum.get(), w.bank.get(), w.padded, 2 * w.height, n, w.responses.get(), s);
+    cu::symstereo::filter(w.spectrum.get(), w.bank.get(), w.padded, 2 * w.height, n, w.responses.get(), s);
     clock.lap("filtering");
-    cs::inverse(*w.backward, w.responses.get());
+    cu::symstereo::inverse(*w.backward, w.responses.get());
     clock.lap("fft inverse");
     // Wavelet k's left image is row block k * 2H, its mirrored right image the next H rows.
-    cs::energy(w.responses.get(), w.responses.get() + ppx, w.width, w.height, w.padded, 2 * ppx, n, range,
-               w.dsi.get(), s);
+    cu::symstereo::energy({w.responses.get(), w.responses.get() + ppx, w.width, w.height, w.padded, 2 * ppx, n}, range,
+                          w.dsi.get(), s);
     clock.lap("energy");
-    cs::wta(w.dsi.get(), w.width, w.height, range, w.disparity.get(), s);
+    cu::symstereo::wta(w.dsi.get(), w.width, w.height, range, w.disparity.get(), s);
     clock.lap("wta");
     return w.disparity;
   }

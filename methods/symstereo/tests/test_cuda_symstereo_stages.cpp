@@ -25,7 +25,6 @@ namespace stereo {
 namespace {
 
 namespace ref = reference;
-namespace cs = cu::symstereo;
 
 template <class T>
 cu::DeviceBuffer<T> to_device(const std::vector<T>& host) {
@@ -82,7 +81,7 @@ TEST(CudaSymStereoStages, LogGaborBank) {
     const SymStereoParams params = small_params(20);
     const ref::FilterBank expect = ref::log_gabor_bank(width, params);
     auto d = cu::make_device_buffer<float>(expect.data.size(), "test", "bank");
-    cs::log_gabor_bank(width, params, d.get(), nullptr);
+    cu::symstereo::log_gabor_bank(width, params, d.get(), nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
     const std::vector<float> got = to_host(d, expect.data.size());
     for (std::size_t i = 0; i < got.size(); ++i)
@@ -100,7 +99,7 @@ TEST(CudaSymStereoStages, FlipRowsIsGreyAndMirrorBitExact) {
     auto raw = to_device(img.data);
     auto d = cu::make_device_buffer<float>(count, "test", "grey");
     for (bool mirror : {false, true}) {
-      cs::flip_rows(raw.get(), img.width, img.height, channels, mirror, padded, d.get(), nullptr);
+      cu::symstereo::flip_rows(raw.get(), img.width, img.height, channels, mirror, padded, d.get(), nullptr);
       CUDA_CHECK(cudaDeviceSynchronize());
       const ImageF grey = ref::grey_float(channels == 4 ? to_rgb(img) : img);
       const ImageF expect = ref::pad_rows(mirror ? ref::flip_rows(grey) : grey, padded);
@@ -125,7 +124,7 @@ TEST(CudaSymStereoStages, RowFftFilterInverse) {
     const cu::CufftPlan backward(cu::CufftPlan::Kind::c2c, width, n * height, stream.get(), "test");
     auto d_grey = to_device(grey.data);
     auto d_spec = cu::make_device_buffer<cufftComplex>(spec.data.size(), "test", "spectrum");
-    cs::row_fft(forward, d_grey.get(), d_spec.get());
+    cu::symstereo::row_fft(forward, d_grey.get(), d_spec.get());
     CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     EXPECT_LT(rel_l2(complex_to_host(d_spec, spec.data.size()), spec.data), 1e-5) << "row_fft, width " << width;
 
@@ -137,7 +136,7 @@ TEST(CudaSymStereoStages, RowFftFilterInverse) {
     // The poison goes on the legacy default stream, `stream` is non-blocking: without this the
     // memset could land after the filter and leave NaNs (seen once on the H100 under ctest -j4).
     CUDA_CHECK(cudaDeviceSynchronize());
-    cs::filter(d_ref_spec.get(), d_bank.get(), width, height, n, d_resp.get(), stream.get());
+    cu::symstereo::filter(d_ref_spec.get(), d_bank.get(), width, height, n, d_resp.get(), stream.get());
     CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     const std::vector<ref::Complex> got_filtered = complex_to_host(d_resp, filtered.data.size());
     EXPECT_LT(rel_l2(got_filtered, filtered.data), 1e-6) << "filter, width " << width;
@@ -148,7 +147,7 @@ TEST(CudaSymStereoStages, RowFftFilterInverse) {
 
     // inverse on the reference's filtered rows.
     auto d_filtered = complex_to_device(filtered.data);
-    cs::inverse(backward, d_filtered.get());
+    cu::symstereo::inverse(backward, d_filtered.get());
     CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     EXPECT_LT(rel_l2(complex_to_host(d_filtered, resp.data.size()), resp.data), 1e-5) << "inverse, width " << width;
   }
@@ -181,8 +180,9 @@ TEST(CudaSymStereoStages, EnergyAndWta) {
     const ref::Dsi expect = ref::energy(rl, rr, width, height, range);
     auto d_dsi = cu::make_device_buffer<float>(expect.data.size(), "test", "dsi");
     CUDA_CHECK(cudaMemset(d_dsi.get(), 0xFF, expect.data.size() * sizeof(float)));
-    cs::energy(d_left.get(), d_right.get(), width, height, wp, std::size_t(wp) * std::size_t(height), n, range,
-               d_dsi.get(), nullptr);
+    const cu::symstereo::DeviceResponses responses{
+        d_left.get(), d_right.get(), width, height, wp, std::size_t(wp) * std::size_t(height), n};
+    cu::symstereo::energy(responses, range, d_dsi.get(), nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
     const std::vector<float> got = to_host(d_dsi, expect.data.size());
     for (std::size_t i = 0; i < got.size(); ++i)
@@ -192,7 +192,7 @@ TEST(CudaSymStereoStages, EnergyAndWta) {
     // wta on the reference DSI: bit-exact.
     auto d_ref_dsi = to_device(expect.data);
     auto d_disp = cu::make_device_buffer<float>(std::size_t(width) * std::size_t(height), "test", "disparity");
-    cs::wta(d_ref_dsi.get(), width, height, range, d_disp.get(), nullptr);
+    cu::symstereo::wta(d_ref_dsi.get(), width, height, range, d_disp.get(), nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
     EXPECT_EQ(to_host(d_disp, std::size_t(width) * std::size_t(height)), ref::wta(expect).data);
   }
