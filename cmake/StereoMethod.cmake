@@ -11,6 +11,8 @@
 #     [TESTS_CPU <src>...]    GoogleTest sources of stereo_tests
 #     [TESTS_GL <src>...]     ... of stereo_gl_tests (with STEREO_WITH_GL)
 #     [TESTS_CUDA <src>...]   ... of stereo_cuda_tests (when CUDA is enabled)
+#     [TEST_CASES <src>]      the cases the generic tests under tests/ run for this folder's
+#                             methods (tests/method_cases.h): defines declare_<folder>_cases
 #     [DEFINES <def>...])     definitions for register.cpp beyond the build's STEREO_WITH_*
 #
 # A folder's include/stereo/<folder>.h, where it has one, is its public header (the typed Params,
@@ -29,7 +31,7 @@ include(GNUInstallDirs)  # CMAKE_INSTALL_INCLUDEDIR for the methods' public head
 
 function(stereo_add_method folder)
   cmake_parse_arguments(PARSE_ARGV 1 M "" ""
-                        "REGISTERS;CPU;GL;SHADERS;CUDA;OPENCV;TESTS_CPU;TESTS_GL;TESTS_CUDA;DEFINES")
+                        "REGISTERS;CPU;GL;SHADERS;CUDA;OPENCV;TESTS_CPU;TESTS_GL;TESTS_CUDA;TEST_CASES;DEFINES")
   if(M_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "stereo_add_method(${folder}): unknown arguments ${M_UNPARSED_ARGUMENTS}")
   endif()
@@ -45,6 +47,7 @@ function(stereo_add_method folder)
   list(TRANSFORM M_TESTS_CPU PREPEND ${dir}/)
   list(TRANSFORM M_TESTS_GL PREPEND ${dir}/)
   list(TRANSFORM M_TESTS_CUDA PREPEND ${dir}/)
+  list(TRANSFORM M_TEST_CASES PREPEND ${dir}/)
 
   target_sources(stereo_methods PRIVATE ${dir}/info.cpp ${dir}/register.cpp)
   # The method's public header, include/stereo/<folder>.h (its typed Params and their create()):
@@ -77,6 +80,10 @@ function(stereo_add_method folder)
   endif()
   set_property(GLOBAL APPEND PROPERTY STEREO_TESTS_CPU ${M_TESTS_CPU})
   set_property(GLOBAL APPEND PROPERTY STEREO_METHOD_FOLDERS ${folder})
+  if(M_TEST_CASES)
+    set_property(GLOBAL APPEND PROPERTY STEREO_TEST_CASES ${M_TEST_CASES})
+    set_property(GLOBAL APPEND PROPERTY STEREO_TEST_CASE_FOLDERS ${folder})
+  endif()
 
   # The manifest row: folder | names | test files per executable (names only, for the check).
   list(JOIN M_REGISTERS " " registers)
@@ -106,6 +113,17 @@ function(stereo_finish_methods)
   set(out ${CMAKE_BINARY_DIR}/generated/methods/builtin.cpp)
   configure_file(${CMAKE_SOURCE_DIR}/methods/builtin.cpp.in ${out} @ONLY)
   target_sources(stereo_methods PRIVATE ${out})
+
+  # tests/method_cases.cpp: one declare_<folder>_cases call per folder with TEST_CASES; the test
+  # executables take it with the cases files (STEREO_TEST_CASES, tests/CMakeLists.txt).
+  get_property(case_folders GLOBAL PROPERTY STEREO_TEST_CASE_FOLDERS)
+  set(STEREO_CASE_DECLARATIONS "")
+  set(STEREO_CASE_CALLS "")
+  foreach(folder IN LISTS case_folders)
+    string(APPEND STEREO_CASE_DECLARATIONS "void declare_${folder}_cases(MethodCases& cases);  // methods/${folder}/tests\n")
+    string(APPEND STEREO_CASE_CALLS "    declare_${folder}_cases(c);\n")
+  endforeach()
+  configure_file(${CMAKE_SOURCE_DIR}/tests/method_cases.cpp.in ${CMAKE_BINARY_DIR}/generated/tests/method_cases.cpp @ONLY)
 
   get_property(manifest GLOBAL PROPERTY STEREO_METHOD_MANIFEST)
   file(WRITE ${CMAKE_BINARY_DIR}/generated/method_manifest.txt.tmp

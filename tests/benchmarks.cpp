@@ -35,6 +35,7 @@
 #include "core/matcher.h"
 #include "core/registry.h"
 #include "methods/builtin.h"
+#include "tests/method_cases.h"
 
 namespace {
 
@@ -53,15 +54,9 @@ struct Case {
 const Setting SMALL{320, 240, 64, {}};
 constexpr int COMMON_LEVELS = 256;  // the suite's common 1920x1080 setting
 
-/// Backend options swept at 1920x1080 x 256, one case per combination: the grid the CUDA
-/// SA-LAP matcher test printed before it became these benchmarks (d_chunk 0 = no chunking).
-struct OptionGrid {
-  std::string method, backend;
-  std::vector<std::pair<std::string, std::vector<std::string>>> options;
-};
-const std::vector<OptionGrid> OPTION_GRIDS = {
-    {"salap", "cuda", {{"arithmetic", {"float", "half"}}, {"d_chunk", {"0", "32", "64", "128", "256"}}}},
-};
+/// Backend options swept at 1920x1080 x 256, one case per combination: the grids the methods
+/// declare (methods/<folder>/tests/cases.cpp).
+using stereo::test::OptionGrid;
 
 std::string setting_name(const Setting& s) {
   std::string name = std::to_string(s.width) + "x" + std::to_string(s.height) + "x" + std::to_string(s.levels);
@@ -93,7 +88,7 @@ std::vector<Setting> settings_of(const stereo::MethodInfo& info, const std::stri
     if (s.width == 1920 && s.height == 1080 && s.set.empty()) hd_levels = s.levels;
   std::vector<Setting> out{SMALL, {1920, 1080, hd_levels, {}}};
   for (const stereo::PaperSpeed& s : info.speed) out.push_back({s.width, s.height, s.levels, s.set});
-  for (const OptionGrid& grid : OPTION_GRIDS)
+  for (const OptionGrid& grid : stereo::test::method_cases().option_grids)
     if (grid.method == info.name && grid.backend == backend)
       for (Overrides& o : combinations(grid)) out.push_back({1920, 1080, COMMON_LEVELS, std::move(o)});
   std::vector<Setting> unique;

@@ -1,5 +1,5 @@
 #pragma once
-// Shared by the sequence tests (tests/test_cuda_sequences.cpp, salap/cuda's stream tests):
+// Shared by the sequence tests (tests/test_cuda_sequences.cpp, the methods' own stream tests):
 // pairs of different content and a source that streams them through match_sequence.
 
 #include <cstddef>

@@ -5,7 +5,7 @@
 // (cudaMemGetInfo: total - free, which counts this process's GL allocations too, being the
 // whole device's) and the process's resident host memory after the first run and at the end.
 // Then the same matcher streams --frames frames (default: --runs) through match_sequence, the
-// path that keeps frames in flight (cuda/frame_stream.h, salap/cuda's slots, GL's buffers),
+// path that keeps frames in flight (cuda/frame_stream.h, a method's own slots, GL's buffers),
 // cycling over three pairs of different content: every map must equal compute()'s for its
 // pair, and device memory in use after the last frame must be where it was after the 4th
 // (every slot used once). Exit code 1 when a map differs, a run throws, or device memory in use

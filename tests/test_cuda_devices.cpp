@@ -1,6 +1,6 @@
 // Several GPUs in one process (app/parallel/device_pool.h) on real CUDA matchers:
 //  - a sequence spread over two GPUs gives maps bit-identical to one GPU, in input order, with
-//    frames on both GPUs (salap and crossrt, the methods of the acceptance check);
+//    frames on both GPUs, for every registered CUDA method;
 //  - the matchers made for --devices run on the GPU each was made for (device_info ordinal).
 // Skips without two CUDA devices; the pool's logic is tested without a GPU in
 // test_device_pool.cpp, and the throughput check is `stereo stream --devices 0,1` (docs/streaming.md).
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/parallel/device_pool.h"
+#include "core/registry.h"
 #include "methods/builtin.h"
 #include "tests/test_cuda_util.h"
 
@@ -26,7 +27,17 @@ FramePair frame(std::size_t i) {
   return p;
 }
 
-void expect_two_gpus_match_one(const std::string& method) {
+std::vector<std::string> cuda_methods() {
+  std::vector<std::string> out;
+  for (const BackendEntry& e : builtin_registry().entries())
+    if (e.backend == "cuda") out.push_back(e.method);
+  return out;
+}
+
+class CudaDevices : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CudaDevices, OnTwoGpusMatchesOne) {
+  const std::string method = GetParam();
   STEREO_REQUIRE_CUDA();
   if (parallel::cuda_device_count() < 2) GTEST_SKIP() << "one CUDA device here; this test needs two";
   const DisparityRange range{0, 32};
@@ -54,8 +65,8 @@ void expect_two_gpus_match_one(const std::string& method) {
   EXPECT_GT(per_gpu[1], 0u);
 }
 
-TEST(CudaDevices, SalapOnTwoGpusMatchesOne) { expect_two_gpus_match_one("salap"); }
-TEST(CudaDevices, CrossrtOnTwoGpusMatchesOne) { expect_two_gpus_match_one("crossrt"); }
+INSTANTIATE_TEST_SUITE_P(Methods, CudaDevices, ::testing::ValuesIn(cuda_methods()),
+                         [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
 }  // namespace
 }  // namespace stereo

@@ -1,6 +1,6 @@
 // Every CUDA method over sequences (core/matcher.h match_sequence): the frame's overlapped path
-// (cuda/frame_stream.h: slots with their own streams around the method's stages) and
-// salap/cuda's own three-slot stream.
+// (cuda/frame_stream.h: slots with their own streams around the method's stages) and the
+// streams of matchers that keep their own.
 //  - six frames of different content come back in order, each map bit-identical to compute()
 //    on the same pair; methods whose map is whole levels come back as 8- or 16-bit indices;
 //  - each frame's timing is its own (the steps and the stage laps non-negative, the laps
@@ -10,8 +10,8 @@
 //  - a second sequence of another size reallocates and matches again;
 //  - device memory after 300 frames is where it was after the first ones;
 //  - the compact read-back's kernel gives indices only where they widen back exactly.
-// The cases are per registered CUDA method (a method registered later without a case fails
-// EveryCudaMethodHasACase). These skip without a CUDA device; the lead runs them on the GPU.
+// The cases are the methods' own (methods/<folder>/tests/cases.cpp, tests/method_cases.h); a
+// registered CUDA method that declares none fails EveryCudaMethodHasACase. These skip without a CUDA device; the lead runs them on the GPU.
 // The loop they share (cu::keep_in_flight: order, depth, errors) is tested on the host.
 
 #include <gtest/gtest.h>
@@ -32,45 +32,20 @@
 #include "cuda/frame_stream.h"
 #include "cuda/level_index.h"
 #include "methods/builtin.h"
+#include "tests/method_cases.h"
 #include "tests/test_cuda_util.h"
 #include "tests/sequence_util.h"
 
 namespace stereo {
 namespace {
 
-struct SequenceCase {
-  std::string name;  // gtest's
-  std::string method;
-  Overrides overrides;
-  DisparityRange range;
-  int width = 0, height = 0, channels = 3;
-  /// The form every streamed map must have: indices where the map is whole levels.
-  DisparityMap::Form form = DisparityMap::Form::pixels_f32;
-};
+using test::SequenceCase;
 
-const std::vector<SequenceCase>& cases() {
-  using F = DisparityMap::Form;
-  static const std::vector<SequenceCase> all = {
-      {"crossrt", "crossrt", {}, {0, 48}, 203, 71, 3, F::pixels_f32},
-      {"crossrt_full_scale_grey", "crossrt", {{"scale", "1"}, {"subpixel", "0"}}, {-3, 24}, 131, 57, 1, F::pixels_f32},
-      {"symstereo", "symstereo", {}, {0, 40}, 150, 61, 3, F::index_u8},
-      {"symstereo_16bit_indices", "symstereo", {{"wavelets", "8"}}, {-5, 300}, 330, 23, 3, F::index_u16},
-      {"esaw", "esaw", {}, {0, 32}, 177, 64, 3, F::index_u8},
-      {"esaw_l2_slabs", "esaw", {{"slab_planes", "5"}, {"cuda_graph", "false"}}, {2, 29}, 97, 45, 3, F::index_u8},
-      {"esmp", "esmp", {}, {0, 32}, 141, 52, 3, F::index_u8},
-      {"adcensus", "adcensus", {}, {0, 48}, 203, 71, 3, F::pixels_f32},
-      {"adcensus_no_graph", "adcensus", {{"graph", "off"}}, {-4, 40}, 121, 47, 3, F::pixels_f32},
-      {"adcensus_wta_indices", "adcensus", {{"refine", "none"}}, {0, 64}, 160, 50, 3, F::index_u8},
-      {"salap", "salap", {}, {0, 48}, 203, 71, 3, F::index_u8},
-  };
-  return all;
-}
+const std::vector<SequenceCase>& cases() { return test::method_cases().sequences; }
 
 using test::make_pairs;
 using test::Pairs;
 using test::stream;
-
-bool is_frame_matcher(const SequenceCase& c) { return c.method != "salap"; }
 
 class CudaSequence : public ::testing::TestWithParam<SequenceCase> {};
 
@@ -101,7 +76,7 @@ TEST_P(CudaSequence, EveryMapEqualsComputeInOrder) {
 TEST_P(CudaSequence, EachFrameTimesItsOwnSteps) {
   STEREO_REQUIRE_CUDA();
   const SequenceCase& c = GetParam();
-  if (!is_frame_matcher(c)) GTEST_SKIP() << "salap/cuda times its stream its own way (test_cuda_salap_stream.cpp)";
+  if (!c.own_timing.empty()) GTEST_SKIP() << c.own_timing;
   auto m = create_matcher(c.method, "cuda", c.overrides);
   const Pairs pairs = make_pairs(3, c.width, c.height, 700, c.channels);
   const Timing single = m->compute(pairs.left[0], pairs.right[0], c.range).timing;
@@ -373,11 +348,16 @@ TEST(KeepInFlight, ADeliveryErrorStillDeliversTheRest) {
 }
 
 TEST(CudaSequenceCases, EveryCudaMethodHasACase) {
-  std::set<std::string> covered;
-  for (const SequenceCase& c : cases()) covered.insert(c.method);
+  std::set<std::string> covered, names;
+  for (const SequenceCase& c : cases()) {
+    covered.insert(c.method);
+    EXPECT_TRUE(names.insert(c.name).second) << "two sequence cases are named " << c.name;
+    EXPECT_NO_THROW((void)builtin_registry().find(c.method, "cuda")) << c.name << " names no registered CUDA backend";
+  }
   for (const BackendEntry& e : builtin_registry().entries())
     if (e.backend == "cuda") {
-      EXPECT_EQ(covered.count(e.method), 1u) << e.method << "/cuda has no sequence case here";
+      EXPECT_EQ(covered.count(e.method), 1u)
+          << e.method << "/cuda has no sequence case: its folder's tests/cases.cpp declares none";
     }
 }
 

@@ -1,4 +1,4 @@
-// The CUDA frames on image views (cuda/matcher_frame.h, methods/salap/cuda): for every CUDA
+// The CUDA frames on image views (cuda/matcher_frame.h, and matchers with their own): for every CUDA
 // backend, host views with a pitch, views in device memory (pitched, written on the caller's own
 // stream just before the call) and maps written into the caller's host or device memory all give
 // the ImageU8 map bit for bit, and device views reach the matcher without a host-to-device copy of
@@ -16,6 +16,7 @@
 #include "cuda/common.h"
 #include "cuda/matcher_frame.h"
 #include "methods/builtin.h"
+#include "tests/method_cases.h"
 #include "test_cuda_util.h"
 #include "test_util.h"
 #include "view_util.h"
@@ -118,14 +119,15 @@ TEST(CudaViews, EveryCudaBackendOnViewsAndDeviceMemory) {
   }
 }
 
-// salap/cuda uploads a frame of at least 2 x 4 bands of rows in 4 row slabs (salap_submit.cpp),
-// and widens a 16-bit index map beyond 256 levels.
-TEST(CudaViews, SalapSlabsAndWideIndices) {
+// The frames a method declares its matcher takes a path of its own for
+// (methods/<folder>/tests/cases.cpp).
+TEST(CudaViews, EveryDeclaredFrameOfAMethodsOwnPath) {
   STEREO_REQUIRE_CUDA();
-  const ImageU8 big = test::random_texture(333, 301, 23);
-  check_method("salap", big, test::shifted(big, 6), DisparityRange{0, 32});
-  const ImageU8 wide = test::random_texture(611, 37, 24);
-  check_method("salap", wide, test::shifted(wide, 7), DisparityRange{-10, 300});
+  for (const test::ViewCase& c : test::method_cases().cuda_views) {
+    SCOPED_TRACE(c.method + "/cuda, " + c.why);
+    const ImageU8 left = test::random_texture(c.width, c.height, c.seed);
+    check_method(c.method, left, test::shifted(left, c.shift), c.range);
+  }
 }
 
 TEST(CudaViews, MemoryThatIsNotTheDevicesIsRefused) {

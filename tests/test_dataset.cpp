@@ -106,9 +106,10 @@ TEST(Dataset, UserErrorsNameTheProblem) {
   EXPECT_THROW(validate_pair(a, a, 10, "t"), Error);
   EXPECT_NO_THROW(validate_pair(a, a, 9, "t"));
   try {
-    validate_pair(a, a, 10, "salap/cpu");
+    validate_pair(a, a, 10, "method/cpu");
+    ADD_FAILURE() << "10 levels accepted on a 10-wide pair";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("salap/cpu"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("method/cpu"), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("10"), std::string::npos);
   }
 }

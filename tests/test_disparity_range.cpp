@@ -16,6 +16,7 @@
 #include "core/matcher.h"
 #include "tests/test_util.h"
 #include "methods/builtin.h"
+#include "tests/method_cases.h"
 
 namespace stereo {
 namespace {
@@ -25,23 +26,15 @@ struct RangeCase {
   DisparityRange range;
 };
 
-// Float intermediates on every backend, so that backends can be held to the float reference.
-Overrides float_options(const std::string& backend) {
-  if (backend == "gl" || backend == "glcompute") return {{"gl_format", "rgba32f"}};
-  return {};
-}
-
-// Options that make a method's output able to hold every integer disparity: crossrt's default
-// K = 2 returns twice a half-size level, so an odd plane is not representable; its scale-2
-// ranges are tested with even planes in test_crossrt_reference.cpp.
-Overrides method_options(const std::string& method, Overrides options) {
-  if (method == "crossrt") options.emplace_back("scale", "1");
-  return options;
+// What the method declares it needs on this backend for its output to hold every integer
+// disparity as its float CPU reference does (methods/<folder>/tests/cases.cpp).
+Overrides range_options(const std::string& method, const std::string& backend) {
+  return test::method_cases().range_overrides(method, backend);
 }
 
 // Share of the pixels whose true match lies inside both images, away from the window's reach
-// of the border, that got `d` (to the nearest level: adcensus's sub-pixel step leaves d plus an
-// offset under half a level; integer maps must hold d exactly).
+// of the border, that got `d` (to the nearest level: a sub-pixel step leaves d plus an offset
+// under half a level; integer maps must hold d exactly).
 double share_at(const ImageF& map, int d, int margin) {
   int hits = 0, total = 0;
   for (int y = margin; y < map.height - margin; ++y)
@@ -54,7 +47,7 @@ double share_at(const ImageF& map, int d, int margin) {
 }
 
 // Share of pixels on which two maps agree: identical integer disparities, or for sub-pixel
-// maps (AD-Census's eq. 7 on fp16 GPU volumes against float CPU ones) within half a pixel.
+// maps (a sub-pixel step on fp16 GPU volumes against float CPU ones) within half a pixel.
 double agreement(const ImageF& a, const ImageF& b) {
   std::size_t same = 0;
   for (std::size_t i = 0; i < a.data.size(); ++i)
@@ -75,11 +68,11 @@ TEST(DisparityRange, EveryBackendFindsThePlaneAboveAndBelowZero) {
       std::cout << "[range] skipping " << entry.method << "/" << entry.backend << ": " << *reason << "\n";
       continue;
     }
-    auto matcher = entry.create(method_options(entry.method, float_options(entry.backend)));
-    // A peer (sgbm/opencv) has no CPU reference of its own: its range is checked, not agreement.
+    auto matcher = entry.create(range_options(entry.method, entry.backend));
+    // A peer (on OpenCV) has no CPU reference of its own: its range is checked, not agreement.
     const auto backends = builtin_registry().backends(entry.method);
     auto reference = std::find(backends.begin(), backends.end(), "cpu") != backends.end()
-                         ? create_matcher(entry.method, "cpu", method_options(entry.method, {}))
+                         ? create_matcher(entry.method, "cpu", range_options(entry.method, "cpu"))
                          : nullptr;
     ++backends_run;
     for (const RangeCase& c : cases) {
@@ -104,20 +97,30 @@ TEST(DisparityRange, EveryBackendFindsThePlaneAboveAndBelowZero) {
   EXPECT_GE(backends_run, 1);
 }
 
+// Every CPU backend refuses a range the image cannot hold, naming itself; the core's check
+// (core/validate.h) is the same for all, so each must agree on the edges.
 TEST(DisparityRange, ImpossibleRangesAreClearErrors) {
   const ImageU8 img = test::random_texture(32, 8, 3);
-  auto matcher = create_matcher("salap", "cpu", {});
-  for (const DisparityRange r : {DisparityRange{0, 0}, DisparityRange{0, 32}, DisparityRange{32, 4},
-                                 DisparityRange{-40, 4}, DisparityRange{-31, -1}}) {
-    try {
-      (void)matcher->compute(img, img, r);
-      ADD_FAILURE() << "range " << r.min << " + " << r.count << " accepted on a 32-wide image";
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("salap/cpu"), std::string::npos) << e.what();
+  int checked = 0;
+  for (const BackendEntry& entry : builtin_registry().entries()) {
+    if (entry.backend != "cpu") continue;
+    if (const auto reason = entry.unavailable ? entry.unavailable() : std::nullopt) continue;
+    const std::string component = entry.method + "/cpu";
+    auto matcher = entry.create(range_options(entry.method, "cpu"));
+    ++checked;
+    for (const DisparityRange r : {DisparityRange{0, 0}, DisparityRange{0, 32}, DisparityRange{32, 4},
+                                   DisparityRange{-40, 4}, DisparityRange{-31, -1}}) {
+      try {
+        (void)matcher->compute(img, img, r);
+        ADD_FAILURE() << component << ": range " << r.min << " + " << r.count << " accepted on a 32-wide image";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(component), std::string::npos) << e.what();
+      }
     }
+    EXPECT_NO_THROW((void)matcher->compute(img, img, DisparityRange{-31, 4})) << component;
+    EXPECT_NO_THROW((void)matcher->compute(img, img, DisparityRange{28, 3})) << component;
   }
-  EXPECT_NO_THROW((void)matcher->compute(img, img, DisparityRange{-31, 4}));
-  EXPECT_NO_THROW((void)matcher->compute(img, img, DisparityRange{28, 3}));
+  EXPECT_GE(checked, 1) << "no cpu backend in the registry";
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The context's platforms, device choice, UUID and debug output. Each platform is tested in a
 // fresh process (the context is one per process): the test re-runs this executable's hidden
 // GlContextChild.DISABLED_Run with the environment that forces the platform, and compares the
-// child's small SA-LAP run bit for bit with the EGL device platform's. Tests skip, saying
+// child's small run of every registered GL matcher bit for bit with the EGL device platform's. Tests skip, saying
 // why, where their platform is missing (no DISPLAY for GLFW: run them under xvfb-run -a).
 
 #include <gtest/gtest.h>
@@ -22,9 +22,9 @@
 
 #include "gl/check.h"
 #include "gl/context.h"
-#include "methods/salap/gl/salap_gl.h"
-#include "methods/salap/gl/salap_glcompute.h"
 #include "core/error.h"
+#include "core/registry.h"
+#include "methods/builtin.h"
 #include "app/synth.h"
 #include "tests/test_gl_util.h"
 
@@ -35,6 +35,14 @@ namespace {
 
 // A small odd-sized pair; the result's exact bits are what is compared.
 constexpr int WIDTH = 61, HEIGHT = 37, LEVELS = 16;
+
+// The registered matchers on a GL context, each of which the child runs.
+std::vector<const BackendEntry*> gl_entries() {
+  std::vector<const BackendEntry*> out;
+  for (const BackendEntry& e : builtin_registry().entries())
+    if (e.backend == "gl" || e.backend == "glcompute") out.push_back(&e);
+  return out;
+}
 
 // ---- the child ---------------------------------------------------------------------------
 
@@ -74,16 +82,18 @@ TEST(GlContextChild, DISABLED_Run) {
         j["next_check"] = e.what();
       }
     }
-    if (job == "salap" || job == "debug") {
+    if (job == "match" || job == "debug") {
       const auto [left, right] = bench_pair(WIDTH, HEIGHT);
       try {
-        SalapGlMatcher gl({});
-        write_floats(std::string(out_path) + ".gl", gl.compute(left, right, LEVELS).disparity);
-        SalapGlComputeMatcher glcompute({});
-        write_floats(std::string(out_path) + ".glcompute", glcompute.compute(left, right, LEVELS).disparity);
-        j["salap"] = "done";
+        j["maps"] = nlohmann::json::array();
+        for (const BackendEntry* e : gl_entries()) {
+          const std::string key = e->method + "." + e->backend;
+          write_floats(std::string(out_path) + "." + key, e->create({})->compute(left, right, LEVELS).disparity);
+          j["maps"].push_back(key);
+        }
+        j["match"] = "done";
       } catch (const Error& e) {
-        j["salap"] = std::string("failed: ") + e.what();
+        j["match"] = std::string("failed: ") + e.what();
       }
     }
   }
@@ -94,7 +104,7 @@ TEST(GlContextChild, DISABLED_Run) {
 
 struct ChildRun {
   nlohmann::json json;
-  std::map<std::string, std::vector<float>> maps;  // "gl", "glcompute"
+  std::map<std::string, std::vector<float>> maps;  // "method.backend"
   [[nodiscard]] bool available() const { return !json.contains("unavailable"); }
   [[nodiscard]] std::string why() const { return json.value("unavailable", std::string()); }
   [[nodiscard]] std::string renderer() const { return json.at("device_info").at("name"); }
@@ -145,10 +155,10 @@ ChildRun run_child(const std::map<std::string, std::string>& context_env, const 
   std::ifstream in(out);
   if (!in) throw Error("child run (" + job + ") wrote no result; exit status " + std::to_string(status));
   in >> run.json;
-  for (const char* backend : {"gl", "glcompute"}) {
-    const std::string path = out + "." + backend;
+  for (const auto& key : run.json.value("maps", nlohmann::json::array())) {
+    const std::string path = out + "." + key.get<std::string>();
     if (std::filesystem::exists(path)) {
-      run.maps[backend] = read_floats(path);
+      run.maps[key.get<std::string>()] = read_floats(path);
       std::filesystem::remove(path);
     }
   }
@@ -156,12 +166,14 @@ ChildRun run_child(const std::map<std::string, std::string>& context_env, const 
   return run;
 }
 
-// Both backends' maps equal bit for bit (memcmp: +inf and NaN compare as bits too).
+// Every GL matcher's maps equal bit for bit (memcmp: +inf and NaN compare as bits too).
 void expect_same_bits(const ChildRun& a, const ChildRun& b, const std::string& what) {
-  ASSERT_EQ(a.json.value("salap", std::string()), "done") << a.json.dump();
-  ASSERT_EQ(b.json.value("salap", std::string()), "done") << b.json.dump();
-  for (const char* backend : {"gl", "glcompute"}) {
-    const auto& x = a.maps.at(backend);
+  ASSERT_EQ(a.json.value("match", std::string()), "done") << a.json.dump();
+  ASSERT_EQ(b.json.value("match", std::string()), "done") << b.json.dump();
+  ASSERT_EQ(a.maps.size(), gl_entries().size()) << a.json.dump();
+  ASSERT_FALSE(a.maps.empty()) << "no GL matcher is registered";
+  for (const auto& [backend, x] : a.maps) {
+    ASSERT_TRUE(b.maps.count(backend)) << what << ": " << backend << " missing from " << b.json.dump();
     const auto& y = b.maps.at(backend);
     ASSERT_EQ(x.size(), std::size_t(WIDTH * HEIGHT)) << backend;
     ASSERT_EQ(y.size(), x.size()) << backend;
@@ -173,7 +185,7 @@ void expect_same_bits(const ChildRun& a, const ChildRun& b, const std::string& w
 
 // The device platform's run, the baseline every other platform is compared with.
 ChildRun device_baseline() {
-  ChildRun base = run_child({{"STEREO_GL_PLATFORM", "egl-device"}}, "salap");
+  ChildRun base = run_child({{"STEREO_GL_PLATFORM", "egl-device"}}, "match");
   return base;
 }
 
@@ -190,7 +202,7 @@ void compare_with_device_platform(const ChildRun& tested, const std::string& wha
 }
 
 TEST(GlPlatforms, EglPbufferMatchesDevicePlatform) {
-  const ChildRun pbuffer = run_child({{"STEREO_GL_PLATFORM", "egl-device"}, {"STEREO_GL_SURFACE", "pbuffer"}}, "salap");
+  const ChildRun pbuffer = run_child({{"STEREO_GL_PLATFORM", "egl-device"}, {"STEREO_GL_SURFACE", "pbuffer"}}, "match");
   if (!pbuffer.available() && pbuffer.why().find("no EGL_EXT_platform_device") != std::string::npos)
     GTEST_SKIP() << pbuffer.why();
   ASSERT_TRUE(pbuffer.available()) << "a 1x1 pbuffer on the EGL device platform: " << pbuffer.why();
@@ -199,7 +211,7 @@ TEST(GlPlatforms, EglPbufferMatchesDevicePlatform) {
 }
 
 TEST(GlPlatforms, EglSurfacelessMatchesDevicePlatform) {
-  const ChildRun surfaceless = run_child({{"STEREO_GL_PLATFORM", "egl-surfaceless"}}, "salap");
+  const ChildRun surfaceless = run_child({{"STEREO_GL_PLATFORM", "egl-surfaceless"}}, "match");
   if (!surfaceless.available() && surfaceless.why().find("no EGL_MESA_platform_surfaceless") != std::string::npos)
     GTEST_SKIP() << surfaceless.why();
   ASSERT_TRUE(surfaceless.available()) << surfaceless.why();
@@ -213,7 +225,7 @@ TEST(GlPlatforms, GlfwHiddenWindowMatchesEgl) {
   const char* wayland = std::getenv("WAYLAND_DISPLAY");
   if ((display == nullptr || *display == '\0') && (wayland == nullptr || *wayland == '\0'))
     GTEST_SKIP() << "no DISPLAY for a GLFW window: run under xvfb-run -a (scripts/test.sh runs ctest -L glfw so)";
-  const ChildRun glfw = run_child({{"STEREO_GL_PLATFORM", "glfw"}}, "salap");
+  const ChildRun glfw = run_child({{"STEREO_GL_PLATFORM", "glfw"}}, "match");
   ASSERT_TRUE(glfw.available()) << "DISPLAY=" << (display ? display : "") << ": " << glfw.why();
   compare_with_device_platform(glfw, "GLFW hidden window");
 }
@@ -258,8 +270,8 @@ TEST(GlDebug, DriverErrorsReachTheNextCheckOnce) {
   EXPECT_NE(error.find("GL_INVALID_ENUM"), std::string::npos) << error;
   EXPECT_NE(error.find("[driver: "), std::string::npos) << "the KHR_debug message belongs in the error: " << error;
   EXPECT_TRUE(run.json.at("next_check_clean").get<bool>()) << run.json.dump();
-  // With debug output and the state contract checks on, both backends run clean.
-  EXPECT_EQ(run.json.value("salap", std::string()), "done") << run.json.dump();
+  // With debug output and the state contract checks on, every GL matcher runs clean.
+  EXPECT_EQ(run.json.value("match", std::string()), "done") << run.json.dump();
 }
 
 TEST(GlContext, UuidFormatAndDeviceOrdinalParsing) {
@@ -272,7 +284,7 @@ TEST(GlContext, UuidFormatAndDeviceOrdinalParsing) {
   for (const char* bad : {"-1", "1.0", "one", " 1", "99999999"}) EXPECT_THROW(parse_device_ordinal(bad), Error) << bad;
 }
 
-TEST(GlContext, DeviceInfoOfBothMatchers) {
+TEST(GlContext, DeviceInfoOfEveryGlMatcher) {
   STEREO_REQUIRE_GL45();
   const nlohmann::json info = shared_context()->device_info();
   std::cout << "device_info: " << info.dump() << "\n";
@@ -286,8 +298,9 @@ TEST(GlContext, DeviceInfoOfBothMatchers) {
     for (const char* key : {"index", "count", "cuda_ordinal", "chosen_by"})
       EXPECT_TRUE(info.at("egl_device").contains(key)) << key;
   }
-  EXPECT_EQ(SalapGlMatcher({}).device_info(), info);
-  EXPECT_EQ(SalapGlComputeMatcher({}).device_info(), info);
+  ASSERT_FALSE(gl_entries().empty()) << "no GL matcher is registered";
+  for (const BackendEntry* e : gl_entries())
+    EXPECT_EQ(e->create({})->device_info(), info) << e->method << "/" << e->backend;
 }
 
 }  // namespace

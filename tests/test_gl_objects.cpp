@@ -1,5 +1,5 @@
 // GL context and object basics: the context probe, RAII objects, FBO completeness, shader
-// errors with their info log, GL_CHECK, define injection and the registry entry.
+// errors with their info log, GL_CHECK and define injection.
 // Every test needs an OpenGL 4.5 context and skips with the probe's reason without one.
 
 #include <gtest/gtest.h>
@@ -16,11 +16,9 @@
 #include "gl/program.h"
 #include "gl/pixel_transfer.h"
 #include "gl/state.h"
-#include "methods/salap/register.h"
 #include "core/error.h"
 #include "core/matcher.h"
 #include "tests/test_gl_util.h"
-#include "core/registry.h"
 
 namespace stereo::gl {
 namespace {
@@ -242,10 +240,10 @@ TEST(GlObjects, ShaderCompileErrorCarriesLogAndFileName) {
   }
   // An embedded pass without its injected constants fails with its own file name.
   try {
-    Shader::from_file(GL_FRAGMENT_SHADER, "salap_select.frag", {});
-    FAIL() << "salap_select.frag needs its #defines";
+    Shader::from_file(GL_COMPUTE_SHADER, "fetch_ceiling.comp", {});
+    FAIL() << "fetch_ceiling.comp needs its #defines";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("salap_select.frag"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("fetch_ceiling.comp"), std::string::npos) << e.what();
   }
 }
 
@@ -265,32 +263,8 @@ TEST(GlObjects, GlCheckThrowsWithExpression) {
 TEST(GlProgram, DefinesGoRightAfterVersion) {
   const std::string out = inject_defines("#version 450 core\nvoid main() {}\n", {{"W", "16"}, {"TAU", "2.0e+01"}});
   EXPECT_EQ(out, "#version 450 core\n#define W 16\n#define TAU 2.0e+01\n#line 2\nvoid main() {}\n");
-  EXPECT_EQ(shader_source("salap_tad.frag").substr(0, 17), "#version 450 core");
+  EXPECT_EQ(shader_source("fetch_ceiling.frag").substr(0, 17), "#version 450 core");
   EXPECT_THROW(shader_source("no_such.frag"), Error);
-}
-
-TEST(GlRegistry, SalapGlEntry) {
-  Registry registry;
-  register_salap_gl(registry);
-  const BackendEntry& entry = registry.find("salap", "gl");
-  EXPECT_FALSE(entry.summary.empty());
-  // The backend's knobs and the shell's, never the paper's parameters.
-  ASSERT_TRUE(entry.describe_options);
-  const std::string options = entry.describe_options();
-  for (const char* key : {"gl_format =", "gl_taps =", "gl_depth =", "gl_upload ="})
-    EXPECT_NE(options.find(key), std::string::npos) << key << " missing from:\n" << options;
-  EXPECT_EQ(options.find("window ="), std::string::npos) << options;
-  const auto reason = entry.unavailable();
-  if (reason) {
-    EXPECT_EQ(reason->rfind("no OpenGL 4.5 context: ", 0), 0u) << *reason;
-    GTEST_SKIP() << *reason;
-  }
-  auto matcher = entry.create({{"gl_format", "rgba16f"}});
-  EXPECT_EQ(matcher->params().at("gl_format"), "rgba16f");
-  EXPECT_EQ(matcher->params().at("window"), 33);
-  EXPECT_FALSE(matcher->device().empty());
-  EXPECT_THROW(entry.create({{"gl_format", "rgb565"}}), Error);
-  EXPECT_THROW(entry.create({{"window", "31"}}), Error) << "W = 15 is odd";
 }
 
 }  // namespace

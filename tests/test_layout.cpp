@@ -1,6 +1,6 @@
 // The shape every method follows (docs/architecture.md), checked on the source tree and the built
-// registry: each registered method has its tests and its docs page, and no layer includes a layer
-// above it or a backend beside it.
+// registry: each registered method has its tests and its docs page, no layer includes a layer
+// above it or a backend beside it, and no code outside methods/ names a method's folder.
 
 #include <gtest/gtest.h>
 
@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/registry.h"
@@ -194,6 +195,133 @@ TEST(Layout, PublicHeadersIncludeOnlyEachOtherAndTheStandardLibrary) {
       }
     }
   }
+}
+
+// ---- method knowledge stays in the method's folder ---------------------------------------
+
+// Adding a method edits nothing outside methods/<folder>/ but its add_subdirectory line in
+// methods/CMakeLists.txt and the README's table. So no code outside the allowed places below may
+// name a method folder's path (methods/<folder>), its namespaces (stereo::cu::<folder>,
+// <folder>::, <folder>_cuda::) or its registration functions (register_<folder>...,
+// <name>_method_info). Tests and tools that need a method take it from the registry or from the
+// cases the method declares (tests/method_cases.h); the app-level tests may still run a method
+// by its registered name, as a user would (the rule heads tests/CMakeLists.txt).
+
+/// The places that may name a method, and why; everything else in the source tree (every
+/// top-level folder and file but .git and build trees) is scanned.
+const std::vector<std::pair<std::string, std::string>> ALLOWED_MENTIONS = {
+    {"methods/", "the methods' own folders, and methods/CMakeLists.txt's one add_subdirectory line per method"},
+    {"README.md", "the table of methods"},
+    {"docs/", "the pages that describe each method (docs/methods/<name>.md) and the design"},
+    {"*.md", "notes beside the code (a backend's STATE.md) describe what runs on it"},
+};
+
+bool is_allowed(const std::string& rel) {
+  for (const auto& [place, why] : ALLOWED_MENTIONS) {
+    if (place.rfind("*.", 0) == 0) {
+      const std::string ext = place.substr(1);
+      if (rel.size() >= ext.size() && rel.compare(rel.size() - ext.size(), ext.size(), ext) == 0) return true;
+    } else if (rel.rfind(place, 0) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool is_code(const fs::path& path) {
+  static const std::set<std::string> exts{".h",    ".hpp",  ".cpp", ".cc",  ".c",     ".cu",  ".cuh", ".frag",
+                                          ".vert", ".comp", ".glsl", ".py", ".pyi",   ".sh",  ".cmake", ".in",
+                                          ".toml", ".cfg"};
+  return exts.count(path.extension().string()) || path.filename() == "CMakeLists.txt";
+}
+
+/// The patterns that name a method folder `folder` or a registered name `name` in code.
+std::vector<std::regex> method_patterns(const std::string& n) {
+  return {std::regex("methods/" + n + "\\b"),                      // its path
+          std::regex("\\b" + n + "\\w*::"),                        // a qualifier: m::, m_cuda::
+          std::regex("::" + n + "\\b"),                            // cu::m
+          std::regex("namespace\\s+[\\w:]*\\b" + n + "\\w*"),      // namespace stereo::cu::m
+          std::regex("\\bregister_" + n + "(_\\w+)?\\b"),          // register_m, register_m_gl
+          std::regex("\\b" + n + "_method_info\\b")};
+}
+
+/// The code files outside the allowed places that name a method, with the first line that does.
+std::map<std::string, std::string> method_mentions_outside_methods(const std::vector<FolderRow>& manifest) {
+  std::set<std::string> names;
+  for (const FolderRow& row : manifest) {
+    names.insert(row.folder);
+    names.insert(row.registers.begin(), row.registers.end());
+  }
+  std::vector<std::pair<std::string, std::regex>> patterns;
+  for (const std::string& n : names)
+    for (std::regex& r : method_patterns(n)) patterns.emplace_back(n, std::move(r));
+  std::vector<fs::path> files;
+  for (const auto& top : fs::directory_iterator(SOURCE)) {
+    const std::string name = top.path().filename().string();
+    // .git, and build trees configured inside the source tree.
+    if (name == ".git" || fs::exists(top.path() / "CMakeCache.txt")) continue;
+    if (top.is_regular_file()) {
+      if (is_code(top.path())) files.push_back(top.path());
+      continue;
+    }
+    for (auto it = fs::recursive_directory_iterator(top.path()); it != fs::recursive_directory_iterator(); ++it) {
+      if (it->is_directory() && fs::exists(it->path() / "CMakeCache.txt")) it.disable_recursion_pending();
+      if (it->is_regular_file() && is_code(it->path())) files.push_back(it->path());
+    }
+  }
+  std::map<std::string, std::string> found;
+  for (const fs::path& file : files) {
+    const std::string rel = fs::relative(file, SOURCE).generic_string();
+    if (is_allowed(rel)) continue;
+    std::istringstream text(read_text(file));
+    int number = 0;
+    for (std::string line; std::getline(text, line) && !found.count(rel);) {
+      ++number;
+      for (const auto& [name, r] : patterns)
+        if (line.find(name) != std::string::npos && std::regex_search(line, r)) {
+          found[rel] = std::to_string(number) + ": names " + name + ": " + line;
+          break;
+        }
+    }
+  }
+  return found;
+}
+
+TEST(Layout, NoCodeOutsideMethodsNamesAMethod) {
+  const std::vector<FolderRow> manifest = read_manifest();
+  ASSERT_FALSE(manifest.empty());
+  for (const auto& [file, where] : method_mentions_outside_methods(manifest))
+    ADD_FAILURE() << file << ":" << where
+                  << "\n  a method's knowledge belongs in its folder: take the method from the registry or from"
+                     " the cases it declares (tests/method_cases.h), or move the test into methods/<folder>/tests/";
+}
+
+// The scan itself, on a made-up method (a real one named here would fail the scan): each
+// pattern finds what it is for, and the name is not found in words that merely contain it.
+TEST(Layout, MethodMentionPatternsFindPathsAndNamespaces) {
+  const auto hits = [](const std::string& line) {
+    for (const std::regex& r : method_patterns("newmethod"))
+      if (std::regex_search(line, r)) return true;
+    return false;
+  };
+  EXPECT_TRUE(hits("#include \"methods/newmethod/params.h\""));
+  EXPECT_TRUE(hits("namespace nm = cu::newmethod;"));
+  EXPECT_TRUE(hits("namespace stereo::cu::newmethod {"));
+  EXPECT_TRUE(hits("newmethod::Params p;"));
+  EXPECT_TRUE(hits("register_newmethod_cpu(r);"));
+  EXPECT_TRUE(hits("const MethodInfo m = newmethod_method_info();"));
+  EXPECT_FALSE(hits("create_matcher(first_method(\"cuda\"), \"cuda\", {});"));
+  EXPECT_FALSE(hits("methods/newmethodx/"));
+  EXPECT_FALSE(hits("the methods' own folders"));
+  // The allowed places, and only they.
+  EXPECT_TRUE(is_allowed("methods/CMakeLists.txt"));
+  EXPECT_TRUE(is_allowed("README.md"));
+  EXPECT_TRUE(is_allowed("docs/methods/newmethod.md"));
+  EXPECT_TRUE(is_allowed("gl/STATE.md"));
+  EXPECT_FALSE(is_allowed("tests/test_stream.cpp"));
+  EXPECT_FALSE(is_allowed("CMakeLists.txt"));
+  EXPECT_FALSE(is_allowed("app/methods/x.h"));
+  EXPECT_FALSE(is_allowed("gl/STATE.md.in"));
 }
 
 }  // namespace
