@@ -114,7 +114,7 @@ function(stereo_finish_methods)
   configure_file(${CMAKE_SOURCE_DIR}/methods/builtin.cpp.in ${out} @ONLY)
   target_sources(stereo_methods PRIVATE ${out})
 
-  # tests/method_cases.cpp: one declare_<folder>_cases call per folder with TEST_CASES; the test
+  # build/generated/tests/method_cases.cpp: one declare_<folder>_cases call per folder with TEST_CASES; the test
   # executables take it with the cases files (STEREO_TEST_CASES, tests/CMakeLists.txt).
   get_property(case_folders GLOBAL PROPERTY STEREO_TEST_CASE_FOLDERS)
   set(STEREO_CASE_DECLARATIONS "")

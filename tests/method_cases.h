@@ -1,8 +1,8 @@
 #pragma once
 // The test cases a method declares in its own folder for the generic tests under tests/, which
-// run over the registry and these cases and name no method. A method folder lists its cases file
-// in stereo_add_method(... TEST_CASES tests/cases.cpp) (cmake/StereoMethod.cmake); that file
-// defines declare_<folder>_cases(MethodCases&), and the generated tests/method_cases.cpp calls
+// run over the registry and these cases and name no method. A method folder lists its cases file,
+// methods/<folder>/tests/cases.cpp, under TEST_CASES in stereo_add_method (cmake/StereoMethod.cmake); that file
+// defines declare_<folder>_cases(MethodCases&), and the generated build/generated/tests/method_cases.cpp calls
 // each folder's, so adding a method edits no file here.
 
 #include <string>
