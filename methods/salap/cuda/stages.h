@@ -9,6 +9,9 @@
 ///   select.cu     window_cost, wta_update,     eq. 3-4, winner-takes-all, chunk merge
 ///                 merge_chunks
 ///   fused.cu      salap_fused                  all of the above for every d in one kernel
+///                                              (its thread-level steps: fused_device.cuh)
+///   fused_plan.cpp plan_fused, fused_tile_for  the tile that fits, the chunks of d (block
+///                                              shapes shared with the kernel: fused_shape.h)
 ///
 /// The per-stage functions are the plain, unfused path (one thread per pixel, direct sums):
 /// slow, but simple enough to trust, and the matcher can run it (option path=stages). The
