@@ -74,8 +74,8 @@ void submit_slabs(Slot& slot, SlotBuffers& b, const ImageView& left, const Image
     staged += 2 * static_cast<std::size_t>(r1 - r0) * row_bytes;
     if (k == 0) slot.clock.uploaded();
     const std::size_t first_pixel = static_cast<std::size_t>(r0) * static_cast<std::size_t>(width);
-    cs::pack_pair(b.raw_left.get() + offset, b.raw_right.get() + offset, width, r1 - r0, b.channels, b.pair.code,
-                  b.pair.left.get() + first_pixel, b.pair.right.get() + first_pixel, s);
+    cs::pack_pair(cs::RawPair{b.raw_left.get() + offset, b.raw_right.get() + offset, width, r1 - r0, b.channels},
+                  b.pair.code, b.pair.left.get() + first_pixel, b.pair.right.get() + first_pixel, s);
     const cudaEvent_t packed = slot.slab_events[static_cast<std::size_t>(3 * k)].get();
     CUDA_CHECK(cudaEventRecord(packed, s));
     // Bands whose rows and the W rows below them are packed.
@@ -127,8 +127,8 @@ void submit(Slot& slot, const ImageView& left, const ImageView& right, Disparity
   // the left image's last ones are on the link).
   upload_rows(b, left, right, 0, b.height, b.h_staging.get(), s, method.pool);
   slot.clock.uploaded();
-  cs::pack_pair(b.raw_left.get(), b.raw_right.get(), b.width, b.height, b.channels, b.pair.code, b.pair.left.get(),
-                b.pair.right.get(), s);
+  cs::pack_pair(cs::RawPair{b.raw_left.get(), b.raw_right.get(), b.width, b.height, b.channels}, b.pair.code,
+                b.pair.left.get(), b.pair.right.get(), s);
   slot.clock.lap("pack");
   if (device_out != nullptr) {
     // The float map on the device (d_min + the level index, the floats the host widening

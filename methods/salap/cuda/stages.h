@@ -52,9 +52,18 @@ struct DevicePair {
 /// The code the params and channel count call for.
 PixelCode pixel_code(const SalapParams& params, int channels);
 
+/// Both images of a pair as uploaded: interleaved 8-bit pixels in device memory, dense rows.
+struct RawPair {
+  const std::uint8_t* left = nullptr;
+  const std::uint8_t* right = nullptr;
+  int width = 0;
+  int height = 0;
+  int channels = 0;  ///< 1, 3 or 4
+};
+
 /// Packs interleaved 8-bit images (1, 3 or 4 channels; alpha dropped) already on the device.
-void pack_pair(const std::uint8_t* d_left, const std::uint8_t* d_right, int width, int height, int channels,
-               PixelCode code, std::uint32_t* d_left_packed, std::uint32_t* d_right_packed, cudaStream_t stream);
+void pack_pair(const RawPair& raw, PixelCode code, std::uint32_t* d_left_packed, std::uint32_t* d_right_packed,
+               cudaStream_t stream);
 
 /// Uploads and packs a host pair (synchronous; for tests and set-up).
 DevicePair upload_pair(const ImageU8& left, const ImageU8& right, const SalapParams& params);
