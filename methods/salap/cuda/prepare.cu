@@ -6,8 +6,6 @@
 
 #include "methods/salap/cuda/stages.h"
 
-#include <vector>
-
 namespace stereo::cu::salap {
 namespace {
 
@@ -50,26 +48,6 @@ void pack_pair(const RawPair& raw, PixelCode code, std::uint32_t* d_left_packed,
   CUDA_CHECK_LAUNCH();
   pack_kernel<<<grid, PACK_THREADS, 0, stream>>>(raw.right, pixels, channels, code, d_right_packed);
   CUDA_CHECK_LAUNCH();
-}
-
-DevicePair upload_pair(const ImageU8& left, const ImageU8& right, const SalapParams& params) {
-  require(left.width == right.width && left.height == right.height && left.channels == right.channels,
-          "salap/cuda: left and right images differ in size or channels");
-  DevicePair pair;
-  pair.width = left.width;
-  pair.height = left.height;
-  pair.code = pixel_code(params, left.channels);
-  const std::size_t pixels = left.pixel_count();
-  pair.left = make_device_buffer<std::uint32_t>(pixels, "salap/cuda", "the packed left image");
-  pair.right = make_device_buffer<std::uint32_t>(pixels, "salap/cuda", "the packed right image");
-  auto raw_left = make_device_buffer<std::uint8_t>(left.data.size(), "salap/cuda", "the left image");
-  auto raw_right = make_device_buffer<std::uint8_t>(right.data.size(), "salap/cuda", "the right image");
-  copy_to_device(raw_left.get(), left.data.data(), left.data.size());
-  copy_to_device(raw_right.get(), right.data.data(), right.data.size());
-  pack_pair(RawPair{raw_left.get(), raw_right.get(), pair.width, pair.height, left.channels}, pair.code,
-            pair.left.get(), pair.right.get(), nullptr);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return pair;
 }
 
 }  // namespace stereo::cu::salap

@@ -4,6 +4,7 @@
 /// can compare each stage with its CPU twin:
 ///
 ///   prepare.cu    pack_pair                    8-bit images -> one 32-bit word per pixel
+///   pair_upload.cpp upload_pair                a host pair uploaded and packed (tests, set-up)
 ///   cost.cu       tad_cost                     D = min(|I_L - I_R(x-d)|, tau) / tau
 ///   aggregate.cu  filter_horizontal/vertical   one-sided truncated SA-LAP sums / F1
 ///   select.cu     window_cost, wta_update,     eq. 3-4, winner-takes-all, chunk merge
@@ -65,7 +66,8 @@ struct RawPair {
 void pack_pair(const RawPair& raw, PixelCode code, std::uint32_t* d_left_packed, std::uint32_t* d_right_packed,
                cudaStream_t stream);
 
-/// Uploads and packs a host pair (synchronous; for tests and set-up).
+/// Uploads (by the CUDA frame's cu::upload_pair) and packs a host pair (synchronous; for tests
+/// and set-up; pair_upload.cpp).
 DevicePair upload_pair(const ImageU8& left, const ImageU8& right, const SalapParams& params);
 
 /// min(|I_L(x,y) - I_R(x-d,y)|, tau) / tau with clamp-to-edge on x-d (reference::tad_cost).
