@@ -163,6 +163,7 @@ struct Staging {
 /// testing::image_copies() as one copy per view.
 void upload_rows(InputPair& inputs, const ImageView& left, const ImageView& right, RowSpan rows,
                  const Staging* staging, cudaStream_t stream);
+
 /// Enqueues on `stream` the copy of a device map into `out`, resized to the map's size.
 void read_back(const DeviceImage<float>& map, ImageF& out, cudaStream_t stream);
 /// Enqueues on `stream` the copy of a dense device map (width x height floats at `d_map`) into
@@ -172,8 +173,8 @@ void read_back(const float* d_map, int width, int height, const DisparityView& o
 
 namespace testing {
 /// The image copies the CUDA frames (input_copy, upload_rows, the sequence slots) have issued
-/// in this process, by direction: what a test reads before and after a call on device views to prove
-/// that no image went from host to device.
+/// in this process, by direction: what a test reads before and after a call on device views
+/// to prove that no image went from host to device.
 struct ImageCopies {
   std::uint64_t host_to_device = 0;
   std::uint64_t device_to_device = 0;
