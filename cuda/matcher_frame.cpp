@@ -102,6 +102,38 @@ void upload_pair(InputPair& inputs, const ImageView& left, const ImageView& righ
   input_copy(inputs.raw_right.get(), right, stream);
 }
 
+void upload_rows(InputPair& inputs, const ImageView& left, const ImageView& right, RowSpan rows,
+                 const Staging* staging, cudaStream_t stream) {
+  const auto fits = [&](const ImageView& image) {
+    return image.width == inputs.width && image.channels == inputs.channels && rows.end <= image.height;
+  };
+  require(fits(left) && fits(right) && rows.first >= 0 && rows.first <= rows.end && rows.end <= inputs.height, [&] {
+    return "cuda upload: rows " + std::to_string(rows.first) + ".." + std::to_string(rows.end) + " of " +
+           std::to_string(left.width) + "x" + std::to_string(left.height) + "x" + std::to_string(left.channels) +
+           " views into " + std::to_string(inputs.width) + "x" + std::to_string(inputs.height) + "x" +
+           std::to_string(inputs.channels) + " images";
+  });
+  const std::size_t row_bytes = left.row_bytes();
+  const std::size_t offset = static_cast<std::size_t>(rows.first) * row_bytes;
+  if (staging == nullptr || left.memory == Memory::cuda || right.memory == Memory::cuda) {
+    const auto rows_of = [&](const ImageView& image) {
+      ImageView part = image;
+      part.data = image.row(rows.first);
+      part.height = rows.end - rows.first;
+      return part;
+    };
+    input_copy(inputs.raw_left.get() + offset, rows_of(left), stream);
+    input_copy(inputs.raw_right.get() + offset, rows_of(right), stream);
+    return;
+  }
+  const std::size_t bytes = static_cast<std::size_t>(rows.end - rows.first) * row_bytes;
+  staged_upload({{inputs.raw_left.get() + offset, left.row(rows.first), bytes, row_bytes, left.pitch},
+                 {inputs.raw_right.get() + offset, right.row(rows.first), bytes, row_bytes, right.pitch}},
+                staging->buffer, stream, staging->pool);
+  testing::count_image_copy(Memory::host);
+  testing::count_image_copy(Memory::host);
+}
+
 void read_back(const DeviceImage<float>& map, ImageF& out, cudaStream_t stream) {
   out = ImageF(map.width, map.height, 1);
   CUDA_CHECK(cudaMemcpyAsync(out.data.data(), map.get(), map.count() * sizeof(float), cudaMemcpyDeviceToHost, stream));

@@ -24,7 +24,7 @@
 /// n-1's read-back on slot streams beside frame n's stages): every hook takes its buffers,
 /// clock and stream as arguments.
 /// SA-LAP, whose compact index maps, row slabs and three-slot stream are its own, derives from
-/// CudaMatcher and uses Workspace and StageClock per slot.
+/// CudaMatcher and uses Workspace and StageClock per slot, and upload_rows() for its images.
 
 #include <cuda_runtime.h>
 
@@ -145,6 +145,29 @@ void input_copy(std::uint8_t* d_dst, const ImageView& image, cudaStream_t stream
 /// Enqueues on `stream` the copies of both views into `inputs` (sized for them by its
 /// declare_inputs), each by input_copy().
 void upload_pair(InputPair& inputs, const ImageView& left, const ImageView& right, cudaStream_t stream);
+
+/// Rows first .. end - 1 of a frame.
+struct RowSpan {
+  int first = 0;
+  int end = 0;
+};
+
+/// Where a frame that pipelines its upload (salap/cuda: row slabs whose matching starts while
+/// the rest uploads) stages host views: page-locked memory for both views' rows, which the
+/// host threads of `pool` gather densely (a pitch costs no extra copy), so each copy is
+/// asynchronous and runs at the link's speed, unlike a copy from pageable memory.
+struct Staging {
+  std::uint8_t* buffer = nullptr;  ///< page-locked, at least 2 x the rows' dense bytes
+  ThreadPool* pool = nullptr;      ///< the gathering threads; null: the calling thread
+};
+
+/// upload_pair() of rows `rows` only, into the same rows of `inputs`: host views through
+/// `staging` where one is given (cu::staged_upload, both views in one pipeline of slices),
+/// else, and where a view is in device memory, by input_copy() of the rows. Counted in
+/// testing::image_copies() as one copy per view.
+void upload_rows(InputPair& inputs, const ImageView& left, const ImageView& right, RowSpan rows,
+                 const Staging* staging, cudaStream_t stream);
+
 /// Enqueues on `stream` the copy of a device map into `out`, resized to the map's size.
 void read_back(const DeviceImage<float>& map, ImageF& out, cudaStream_t stream);
 /// Enqueues on `stream` the copy of a dense device map (width x height floats at `d_map`) into

@@ -8,11 +8,13 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/thread_pool.h"
 #include "cuda/common.h"
 #include "cuda/matcher_frame.h"
 #include "methods/builtin.h"
@@ -128,6 +130,67 @@ TEST(CudaViews, EveryDeclaredFrameOfAMethodsOwnPath) {
     const ImageU8 left = test::random_texture(c.width, c.height, c.seed);
     check_method(c.method, left, test::shifted(left, c.shift), c.range);
   }
+}
+
+// The frame's row upload (cu::upload_rows, which salap/cuda's row slabs use): a frame sent in
+// row spans lands byte for byte where the whole frame goes, from host views with a pitch
+// through page-locked staging or straight from their memory, and from device views on the
+// device; each span counts one copy per view, and a span outside the images is refused.
+TEST(CudaViews, UploadRowsInSpansIsTheWholeFrame) {
+  STEREO_REQUIRE_CUDA();
+  const int w = 37, h = 29, c = 3;
+  const ImageU8 left = test::random_texture(w, h, 26), right = test::random_texture(w, h, 27);
+  const std::size_t row = std::size_t(w) * std::size_t(c), pitch = row + 13, bytes = row * std::size_t(h);
+  std::vector<std::uint8_t> left_pitched(pitch * std::size_t(h)), right_pitched(pitch * std::size_t(h));
+  for (int y = 0; y < h; ++y) {
+    std::copy_n(left.data.data() + row * std::size_t(y), row, left_pitched.data() + pitch * std::size_t(y));
+    std::copy_n(right.data.data() + row * std::size_t(y), row, right_pitched.data() + pitch * std::size_t(y));
+  }
+  const ImageView host_left(left_pitched.data(), w, h, c, pitch), host_right(right_pitched.data(), w, h, c, pitch);
+  const cu::Stream stream = cu::make_stream();
+  const DeviceImageCopy device_left(left, stream.get()), device_right(right, stream.get());
+  CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+
+  cu::InputPair inputs;
+  inputs.width = w;
+  inputs.height = h;
+  inputs.channels = c;
+  inputs.raw_left = cu::make_device_buffer<std::uint8_t>(bytes, "test", "the left image");
+  inputs.raw_right = cu::make_device_buffer<std::uint8_t>(bytes, "test", "the right image");
+  const cu::HostBuffer<std::uint8_t> pinned = cu::make_host_buffer<std::uint8_t>(2 * bytes, "test", "the staging");
+  ThreadPool pool(2);
+  const cu::Staging staging{pinned.get(), &pool};
+
+  struct Case {
+    const char* name;
+    ImageView l, r;
+    const cu::Staging* staging;
+  };
+  for (const Case& k : {Case{"host views, staged", host_left, host_right, &staging},
+                        Case{"host views, straight", host_left, host_right, nullptr},
+                        Case{"device views", device_left.view, device_right.view, &staging}}) {
+    SCOPED_TRACE(k.name);
+    CUDA_CHECK(cudaMemset(inputs.raw_left.get(), 0, bytes));
+    CUDA_CHECK(cudaMemset(inputs.raw_right.get(), 0, bytes));
+    const cu::testing::ImageCopies before = cu::testing::image_copies();
+    // The second span's staging follows the first one's rows, as the slabs' do.
+    cu::upload_rows(inputs, k.l, k.r, cu::RowSpan{0, 10}, k.staging, stream.get());
+    const cu::Staging rest{pinned.get() + 2 * row * 10, &pool};
+    cu::upload_rows(inputs, k.l, k.r, cu::RowSpan{10, h}, k.staging != nullptr ? &rest : nullptr, stream.get());
+    CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    const cu::testing::ImageCopies after = cu::testing::image_copies();
+    const bool on_device = k.l.memory == Memory::cuda;
+    EXPECT_EQ(after.host_to_device - before.host_to_device, on_device ? 0u : 4u);
+    EXPECT_EQ(after.device_to_device - before.device_to_device, on_device ? 4u : 0u);
+    std::vector<std::uint8_t> got_left(bytes), got_right(bytes);
+    CUDA_CHECK(cudaMemcpy(got_left.data(), inputs.raw_left.get(), bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(got_right.data(), inputs.raw_right.get(), bytes, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(got_left, left.data);
+    EXPECT_EQ(got_right, right.data);
+  }
+  EXPECT_THROW(cu::upload_rows(inputs, host_left, host_right, cu::RowSpan{20, h + 1}, nullptr, stream.get()), Error);
+  const ImageView grey(left_pitched.data(), w, h, 1, pitch);
+  EXPECT_THROW(cu::upload_rows(inputs, grey, grey, cu::RowSpan{0, h}, nullptr, stream.get()), Error);
 }
 
 TEST(CudaViews, MemoryThatIsNotTheDevicesIsRefused) {

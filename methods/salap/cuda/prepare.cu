@@ -6,8 +6,6 @@
 
 #include "methods/salap/cuda/stages.h"
 
-#include <vector>
-
 namespace stereo::cu::salap {
 namespace {
 
@@ -37,38 +35,19 @@ PixelCode pixel_code(const SalapParams& params, int channels) {
   return params.cost == "luma" ? PixelCode::luma : PixelCode::rgb;
 }
 
-void pack_pair(const std::uint8_t* d_left, const std::uint8_t* d_right, int width, int height, int channels,
-               PixelCode code, std::uint32_t* d_left_packed, std::uint32_t* d_right_packed, cudaStream_t stream) {
+void pack_pair(const RawPair& raw, PixelCode code, std::uint32_t* d_left_packed, std::uint32_t* d_right_packed,
+               cudaStream_t stream) {
+  const int channels = raw.channels;
   require(channels == 1 || channels == 3 || channels == 4,
           [&] { return "salap/cuda: images must have 1, 3 or 4 channels, got " + std::to_string(channels); });
   require(channels == 1 ? code == PixelCode::grey : code != PixelCode::grey,
           "salap/cuda: pixel code does not match the channel count");
-  const std::size_t pixels = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
+  const std::size_t pixels = static_cast<std::size_t>(raw.width) * static_cast<std::size_t>(raw.height);
   const dim3 grid(blocks_1d(pixels, PACK_THREADS, "salap/cuda pack_pair"));
-  pack_kernel<<<grid, PACK_THREADS, 0, stream>>>(d_left, pixels, channels, code, d_left_packed);
+  pack_kernel<<<grid, PACK_THREADS, 0, stream>>>(raw.left, pixels, channels, code, d_left_packed);
   CUDA_CHECK_LAUNCH();
-  pack_kernel<<<grid, PACK_THREADS, 0, stream>>>(d_right, pixels, channels, code, d_right_packed);
+  pack_kernel<<<grid, PACK_THREADS, 0, stream>>>(raw.right, pixels, channels, code, d_right_packed);
   CUDA_CHECK_LAUNCH();
-}
-
-DevicePair upload_pair(const ImageU8& left, const ImageU8& right, const SalapParams& params) {
-  require(left.width == right.width && left.height == right.height && left.channels == right.channels,
-          "salap/cuda: left and right images differ in size or channels");
-  DevicePair pair;
-  pair.width = left.width;
-  pair.height = left.height;
-  pair.code = pixel_code(params, left.channels);
-  const std::size_t pixels = left.pixel_count();
-  pair.left = make_device_buffer<std::uint32_t>(pixels, "salap/cuda", "the packed left image");
-  pair.right = make_device_buffer<std::uint32_t>(pixels, "salap/cuda", "the packed right image");
-  auto raw_left = make_device_buffer<std::uint8_t>(left.data.size(), "salap/cuda", "the left image");
-  auto raw_right = make_device_buffer<std::uint8_t>(right.data.size(), "salap/cuda", "the right image");
-  copy_to_device(raw_left.get(), left.data.data(), left.data.size());
-  copy_to_device(raw_right.get(), right.data.data(), right.data.size());
-  pack_pair(raw_left.get(), raw_right.get(), pair.width, pair.height, left.channels, pair.code, pair.left.get(),
-            pair.right.get(), nullptr);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return pair;
 }
 
 }  // namespace stereo::cu::salap

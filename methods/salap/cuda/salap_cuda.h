@@ -135,9 +135,9 @@ struct Method {
 /// each step marked on the slot's clock. Returns without waiting for the device. With `slabs`
 /// (and the fused path on a frame of at least 2 SLABS bands) the frame goes in SLABS row
 /// slabs, so that the matching starts while the rest still uploads (salap_submit.cpp).
-/// Host views (any pitch) go through the pinned staging, their rows gathered by the host
-/// threads; views in device memory are copied device to device (cu::input_copy), whole or by
-/// slab. With `device_out` (a map in device memory, the slot's buffers made with
+/// The images go up by the frame's upload (cu::upload_rows), whole or by slab: host views (any
+/// pitch) through the slot's pinned staging, their rows gathered by the host threads; views in
+/// device memory device to device. With `device_out` (a map in device memory, the slot's buffers made with
 /// Key::float_map) the frame is whole, its float map is made on the device and copied into
 /// *device_out as the read-back, and no index reaches the host.
 void submit(Slot& slot, const ImageView& left, const ImageView& right, DisparityRange range, bool slabs,

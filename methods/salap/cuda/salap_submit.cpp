@@ -13,30 +13,11 @@ namespace {
 
 namespace cs = cu::salap;
 
-/// Rows r0 .. r1 - 1 of both views into the same rows of the raw images: host views through
-/// the pinned `staging` (one pipeline for both, their rows gathered densely by the host
-/// threads, so a pitch costs no extra copy), device views device to device.
-void upload_rows(SlotBuffers& b, const ImageView& left, const ImageView& right, int r0, int r1, std::uint8_t* staging,
-                 cudaStream_t s, ThreadPool& pool) {
-  const std::size_t row_bytes = left.row_bytes();
-  const std::size_t offset = static_cast<std::size_t>(r0) * row_bytes;
-  if (left.memory == Memory::cuda) {
-    const auto rows = [&](const ImageView& image) {
-      ImageView part = image;
-      part.data = image.row(r0);
-      part.height = r1 - r0;
-      return part;
-    };
-    cu::input_copy(b.raw_left.get() + offset, rows(left), s);
-    cu::input_copy(b.raw_right.get() + offset, rows(right), s);
-    return;
-  }
-  const std::size_t bytes = static_cast<std::size_t>(r1 - r0) * row_bytes;
-  cu::staged_upload({{b.raw_left.get() + offset, left.row(r0), bytes, row_bytes, left.pitch},
-                     {b.raw_right.get() + offset, right.row(r0), bytes, row_bytes, right.pitch}},
-                    staging, s, &pool);
-  cu::testing::count_image_copy(Memory::host);
-  cu::testing::count_image_copy(Memory::host);
+/// The raw images' rows r0 .. r1 - 1 as pack_pair reads them.
+cs::RawPair raw_rows(const SlotBuffers& b, int r0, int r1) {
+  const std::size_t offset = static_cast<std::size_t>(r0) * static_cast<std::size_t>(b.width) *
+                             static_cast<std::size_t>(b.channels);
+  return cs::RawPair{b.raw_left.get() + offset, b.raw_right.get() + offset, b.width, r1 - r0, b.channels};
 }
 
 /// One frame in SLABS row slabs, so that the matching starts while the rest still uploads:
@@ -69,13 +50,14 @@ void submit_slabs(Slot& slot, SlotBuffers& b, const ImageView& left, const Image
     const int r0 = std::min(height, band_rows * (bands * k / SLABS));
     const int r1 = k + 1 == SLABS ? height : std::min(height, band_rows * (bands * (k + 1) / SLABS));
     if (r1 <= r0) continue;
-    const std::size_t offset = static_cast<std::size_t>(r0) * row_bytes;
-    upload_rows(b, left, right, r0, r1, b.h_staging.get() + staged, s, method.pool);
+    // The frame's upload; host views through the slab's part of the pinned staging.
+    const cu::Staging staging{b.h_staging.get() + staged, &method.pool};
+    cu::upload_rows(b, left, right, cu::RowSpan{r0, r1}, &staging, s);
     staged += 2 * static_cast<std::size_t>(r1 - r0) * row_bytes;
     if (k == 0) slot.clock.uploaded();
     const std::size_t first_pixel = static_cast<std::size_t>(r0) * static_cast<std::size_t>(width);
-    cs::pack_pair(b.raw_left.get() + offset, b.raw_right.get() + offset, width, r1 - r0, b.channels, b.pair.code,
-                  b.pair.left.get() + first_pixel, b.pair.right.get() + first_pixel, s);
+    cs::pack_pair(raw_rows(b, r0, r1), b.pair.code, b.pair.left.get() + first_pixel, b.pair.right.get() + first_pixel,
+                  s);
     const cudaEvent_t packed = slot.slab_events[static_cast<std::size_t>(3 * k)].get();
     CUDA_CHECK(cudaEventRecord(packed, s));
     // Bands whose rows and the W rows below them are packed.
@@ -125,10 +107,10 @@ void submit(Slot& slot, const ImageView& left, const ImageView& right, Disparity
   slot.clock.start(s);
   // Both images in one pipeline of slices (the right image's first slices are copied while
   // the left image's last ones are on the link).
-  upload_rows(b, left, right, 0, b.height, b.h_staging.get(), s, method.pool);
+  const cu::Staging staging{b.h_staging.get(), &method.pool};
+  cu::upload_rows(b, left, right, cu::RowSpan{0, b.height}, &staging, s);
   slot.clock.uploaded();
-  cs::pack_pair(b.raw_left.get(), b.raw_right.get(), b.width, b.height, b.channels, b.pair.code, b.pair.left.get(),
-                b.pair.right.get(), s);
+  cs::pack_pair(raw_rows(b, 0, b.height), b.pair.code, b.pair.left.get(), b.pair.right.get(), s);
   slot.clock.lap("pack");
   if (device_out != nullptr) {
     // The float map on the device (d_min + the level index, the floats the host widening

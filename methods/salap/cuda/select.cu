@@ -11,16 +11,33 @@ namespace {
 
 constexpr int SELECT_THREADS = 256;
 
+// What window_kernel reads and writes: the four quadrant costs, eq. 3's constants, the map.
+struct WindowArgs {
+  const float* c0;
+  const float* c1;
+  const float* c2;
+  const float* c3;
+  std::size_t count;
+  float alpha;
+  float beta;
+  bool nine;  // the nine-window variant; else the four windows of category c
+  float* out;
+};
+
 // Eq. 3 with C_i already divided by tau*F (methods/salap/params.h), so no further /F here. The
 // 4-window variant keeps only category c (Fig. 2 i-l).
-__global__ void window_kernel(const float* __restrict__ c0, const float* __restrict__ c1,
-                              const float* __restrict__ c2, const float* __restrict__ c3, std::size_t count,
-                              float alpha, float beta, bool nine, float* __restrict__ out) {
+__global__ void window_kernel(const WindowArgs a) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= count) return;
+  if (i >= a.count) return;
+  const float* __restrict__ c0 = a.c0;
+  const float* __restrict__ c1 = a.c1;
+  const float* __restrict__ c2 = a.c2;
+  const float* __restrict__ c3 = a.c3;
+  float* __restrict__ out = a.out;
+  const float alpha = a.alpha, beta = a.beta;
   const float q0 = c0[i], q1 = c1[i], q2 = c2[i], q3 = c3[i];
   const float cc = fminf(fminf(q0, q1), fminf(q2, q3)) + beta;
-  if (!nine) {
+  if (!a.nine) {
     out[i] = cc;
     return;
   }
@@ -96,8 +113,9 @@ void window_cost(const DeviceImage<float>& c0, const DeviceImage<float>& c1, con
   require_same_size(c0, c3, "window_cost");
   require_same_size(c0, out, "window_cost");
   const std::size_t count = c0.count();
-  window_kernel<<<blocks_1d(count, SELECT_THREADS, "salap/cuda window_cost"), SELECT_THREADS, 0, stream>>>(
-      c0.get(), c1.get(), c2.get(), c3.get(), count, params.alpha, params.beta, params.windows == "9", out.get());
+  const WindowArgs args{c0.get(), c1.get(), c2.get(), c3.get(), count, params.alpha, params.beta,
+                        params.windows == "9", out.get()};
+  window_kernel<<<blocks_1d(count, SELECT_THREADS, "salap/cuda window_cost"), SELECT_THREADS, 0, stream>>>(args);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -4,11 +4,15 @@
 /// can compare each stage with its CPU twin:
 ///
 ///   prepare.cu    pack_pair                    8-bit images -> one 32-bit word per pixel
+///   pair_upload.cpp upload_pair                a host pair uploaded and packed (tests, set-up)
 ///   cost.cu       tad_cost                     D = min(|I_L - I_R(x-d)|, tau) / tau
 ///   aggregate.cu  filter_horizontal/vertical   one-sided truncated SA-LAP sums / F1
 ///   select.cu     window_cost, wta_update,     eq. 3-4, winner-takes-all, chunk merge
 ///                 merge_chunks
 ///   fused.cu      salap_fused                  all of the above for every d in one kernel
+///                                              (its thread-level steps: fused_device.cuh)
+///   fused_plan.cpp plan_fused, fused_tile_for  the tile that fits, the chunks of d (block
+///                                              shapes shared with the kernel: fused_shape.h)
 ///
 /// The per-stage functions are the plain, unfused path (one thread per pixel, direct sums):
 /// slow, but simple enough to trust, and the matcher can run it (option path=stages). The
@@ -49,11 +53,21 @@ struct DevicePair {
 /// The code the params and channel count call for.
 PixelCode pixel_code(const SalapParams& params, int channels);
 
-/// Packs interleaved 8-bit images (1, 3 or 4 channels; alpha dropped) already on the device.
-void pack_pair(const std::uint8_t* d_left, const std::uint8_t* d_right, int width, int height, int channels,
-               PixelCode code, std::uint32_t* d_left_packed, std::uint32_t* d_right_packed, cudaStream_t stream);
+/// Both images of a pair as uploaded: interleaved 8-bit pixels in device memory, dense rows.
+struct RawPair {
+  const std::uint8_t* left = nullptr;
+  const std::uint8_t* right = nullptr;
+  int width = 0;
+  int height = 0;
+  int channels = 0;  ///< 1, 3 or 4
+};
 
-/// Uploads and packs a host pair (synchronous; for tests and set-up).
+/// Packs interleaved 8-bit images (1, 3 or 4 channels; alpha dropped) already on the device.
+void pack_pair(const RawPair& raw, PixelCode code, std::uint32_t* d_left_packed, std::uint32_t* d_right_packed,
+               cudaStream_t stream);
+
+/// Uploads (by the CUDA frame's cu::upload_pair) and packs a host pair (synchronous; for tests
+/// and set-up; pair_upload.cpp).
 DevicePair upload_pair(const ImageU8& left, const ImageU8& right, const SalapParams& params);
 
 /// min(|I_L(x,y) - I_R(x-d,y)|, tau) / tau with clamp-to-edge on x-d (reference::tad_cost).
