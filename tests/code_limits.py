@@ -5,8 +5,8 @@
     excepted (tests/, methods/*/tests/, test_*.py).
 (b) No function declared in a method's stage headers (methods/*/cuda/stages.h,
     methods/*/reference/*.h) and no __global__ kernel under methods/ with more than MAX_PARAMS
-    parameters: a stage that needs more takes an argument struct (CostInputs in
-    methods/adcensus/cuda/cost_device.cuh shows the way).
+    parameters: a stage that needs more takes an argument struct, as the methods' stages.h
+    headers show.
 
 Usage: code_limits.py SOURCE_DIR. Prints every offender with its count and exits 1 if there is
 one; exits 2 if the parser's own checks fail (they run first, so a parser that stopped seeing
