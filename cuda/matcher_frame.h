@@ -246,6 +246,11 @@ class FrameMatcher : public CudaMatcher<P, O> {
   /// order. Buffers a later stage overwrites are not shown. Default: none.
   virtual void show_stages(StageShow& /*show*/, const Buffers& /*buffers*/, DisparityRange /*range*/) const {}
 
+  /// Whether keep_passes(true) holds: a method whose buffers overwrite a stage's output keeps
+  /// a copy of it only then (in buffers its key_for asks for only then), so a plain frame runs
+  /// as if no inspector existed.
+  [[nodiscard]] bool keeping() const { return keep_; }
+
   // ---- the frame's steps -------------------------------------------------------------
 
   /// The workspace for this pair and range (cuda/workspace.h Workspace::prepare).

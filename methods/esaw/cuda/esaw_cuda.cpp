@@ -64,6 +64,10 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
     CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, this->ordinal()));
     l2_bytes_ = std::size_t(l2);
     if constexpr (!ESMP) hv_device_max_step_ = ce::aggr_hv_max_step();
+    if constexpr (ESMP)
+      kept_plan_ = esmp_kept_stages(params_, options_, passes_.steps);
+    else
+      kept_plan_ = esaw_kept_stages();
   }
 
  private:
@@ -71,7 +75,8 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
     // ESAW: two slabs; ESMP literal: costs/forward values and messages; centre also the H result.
     int volumes = 2;
     if constexpr (ESMP) volumes = params_.esmp_variant == "literal" ? 2 : 3;
-    return Key{left.width, left.height, left.channels, range.count, volumes, lab8_colour_ != nullptr, 0};
+    return Key{left.width,    left.height, left.channels, range.count, volumes, lab8_colour_ != nullptr, 0,
+               this->keeping() ? int(kept_plan_.size()) : 0};
   }
 
   // ESAW's planes per slab. --set slab_planes=K wins. Otherwise the whole volume when the
@@ -96,13 +101,18 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
 
   // The pass inspector: the images the workspace holds after a frame, named as the cpu
   // backend's laps (reference/esaw_matcher.cpp) so each compares with its CPU twin by name.
-  // The volumes are not shown: the slabs and the passes' ping-pong overwrite every stage's
-  // volume with the next one's. The winner-takes-all runs inside the last pass here; its
-  // map and costs are select_disparity's.
-  void show_stages(cu::StageShow& show, const EsawBuffers& w, DisparityRange /*range*/) const override {
+  // The volumes are the copies kept while keep_passes(true) holds (esaw_inspect.h): the slabs
+  // and the passes' ping-pong overwrite every stage's volume with the next one's. The
+  // winner-takes-all runs inside the last pass here; its map and costs are select_disparity's.
+  void show_stages(cu::StageShow& show, const EsawBuffers& w, DisparityRange range) const override {
     show.image("rgb2grey.left", "the grey image: integer BT.601 luma", w.grey_left);
     show.image("rgb2grey.right", "the grey image: integer BT.601 luma", w.grey_right);
     if (w.lab8) show.image("rgb2lab8", "the weights' guide: the left image in 8-bit CIELAB", w.lab8_left);
+    // ESAW copies inside its slab loop (one timed stage, often one graph); ESMP after each lap.
+    ce::show_kept(show, kept_plan_, w.kept, range,
+                  ESMP ? std::string("; copied outside the stage's time (Timing stage \"") + ce::StageKeeper::KEEP_LAP +
+                             "\")"
+                       : std::string("; copied slab by slab inside the slabs' stage, whose time includes the copies"));
     show.image("select_disparity.cost", "the aggregated cost of the winning disparity", w.winner.cost);
     show.image("select_disparity", "the winner-takes-all of the aggregated costs, disparity in pixels",
                w.winner.disparity);
@@ -148,7 +158,8 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
         enqueue_slabs(w, range, s);
       clock.lap("init_cost+aggr_H+aggr_V+select_disparity (slabs)");
     } else {
-      run_esmp_passes(params_, options_, passes_, w, range, clock, s);
+      ce::StageKeeper keep(this->component(), kept_plan_, w.kept, &clock);
+      run_esmp_passes(params_, options_, passes_, w, range, clock, s, keep);
     }
     if (!params_.median) return w.winner.disparity;
     cu::median_3x3(w.winner.disparity, w.disparity, s);
@@ -196,6 +207,7 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
     const ce::Border border = passes_.border;
     const cu::DeviceImage<uchar4>& guide = w.weight_guide();
     static_assert(ce::HV_MAX_STEP == 16, "EsawCudaOptions::validate bounds fuse_hv_max_step by 16");
+    ce::StageKeeper keep(this->component(), kept_plan_, w.kept);  // a copy of each slab into its planes
     for (int k0 = 0; k0 < range.count; k0 += w.slab) {
       const int n = std::min(w.slab, range.count - k0);
       // `volume` holds the current iteration's input (C0, or the last V result); `spare` takes
@@ -204,9 +216,14 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
       std::uint16_t* spare = w.b.plane(0);
       bool c0_stored = false;
       const ce::CostSlab slab{w.grey_left, w.grey_right, range.min + k0, n, p.lambda, p.tau};
+      // Keeping only (no name is even made otherwise: an L2-sized slab loop is launch-bound).
+      const auto kept = [&](const std::string& name, const std::uint16_t* src) {
+        if (keep.on()) keep.copy(name, src, k0, n, s);
+      };
       if (!options_.fuse_init_cost) {
         ce::init_cost(slab, volume, s);
         c0_stored = true;
+        kept("init_cost", volume);
       }
       for (std::size_t t = 0; t < steps.size(); ++t) {
         const bool last = t + 1 == steps.size();
@@ -218,15 +235,45 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
           else
             ce::aggr_HV(weights, volume, n, spare, s);
           std::swap(volume, spare);
+          if (keep.on()) kept(pass_name("aggr_V", t), volume);
           continue;
         }
         if (from_grey)
           ce::init_aggr_H(slab, weights, spare, s);
         else
           ce::aggr_H(weights, {volume, volume, n}, spare, s);
-        ce::aggr_V(weights, {spare, spare, n}, last ? nullptr : volume, last ? &w.winner : nullptr, range.min + k0, s);
+        if (keep.on()) kept(pass_name("aggr_H", t), spare);
+        // Keeping: the last (WTA) pass also stores its aggregated costs, straight into their planes.
+        std::uint16_t* last_out = last && keep.on() ? keep.slot(pass_name("aggr_V", t), k0) : nullptr;
+        ce::aggr_V(weights, {spare, spare, n}, last ? last_out : volume, last ? &w.winner : nullptr, range.min + k0, s);
+        if (!last && keep.on()) kept(pass_name("aggr_V", t), volume);
       }
     }
+  }
+
+  // "aggr_H.t3": pass `pass` of iteration index t (from 0), as the cpu backend names it.
+  static std::string pass_name(const char* pass, std::size_t t) {
+    return std::string(pass) + ".t" + std::to_string(t + 1);
+  }
+
+  // The volumes enqueue_slabs keeps for the inspector, in its order: C0 where it is stored, each
+  // pass's output (a fused iteration's H result never exists), the last pass's costs too.
+  std::vector<ce::KeptStage> esaw_kept_stages() const {
+    std::vector<ce::KeptStage> plan;
+    if (!options_.fuse_init_cost) plan.push_back({"init_cost", "C0: lambda min(|I_L - I_R|, tau) (eq. 3)"});
+    const std::vector<int>& steps = passes_.steps;
+    for (std::size_t t = 0; t < steps.size(); ++t) {
+      const std::string of = " of iteration " + std::to_string(t + 1) + " (step " + std::to_string(steps[t]) + ")";
+      if (t + 1 == steps.size() || steps[t] > fuse_hv_max_step())
+        plan.push_back({pass_name("aggr_H", t), "aggr_H" + of + (t == 0 && options_.fuse_init_cost
+                                                                        ? ", eq. 3 computed inside (init_aggr_H)"
+                                                                        : "")});
+      if (t + 1 == steps.size())
+        plan.push_back({pass_name("aggr_V", t), "aggr_V" + of + "; stored by the WTA pass itself while keeping (the slabs' time includes the store)", true});
+      else
+        plan.push_back({pass_name("aggr_V", t), "aggr_V" + of});
+    }
+    return plan;
   }
 
   // ESAW: the largest step whose iteration runs as one aggr_HV kernel (0: none). ESMP has no
@@ -242,6 +289,7 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
   int hv_device_max_step_ = 0;  // ESAW: the largest step aggr_HV can run on this GPU (its shared memory)
   cu::DeviceBuffer<float> lab8_colour_;  // colour=lab8: exp(-Delta_c/gamma_c) by squared distance; else empty
   PassTables passes_;  // every iteration's step and weights
+  std::vector<ce::KeptStage> kept_plan_;  // what keep_passes(true) keeps (esaw_inspect.h)
   // ESAW's captured slab loop (cuda_graph=true) and what it was captured for.
   cu::GraphExec slab_graph_;
   std::uint64_t graph_generation_ = 0;

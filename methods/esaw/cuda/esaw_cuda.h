@@ -17,6 +17,7 @@
 #include "cuda/matcher_frame.h"
 #include "cuda/stage_clock.h"
 #include "cuda/workspace.h"
+#include "methods/esaw/cuda/esaw_inspect.h"
 #include "methods/esaw/cuda/stages.h"
 #include "methods/esaw/params.h"
 
@@ -98,9 +99,12 @@ struct EsawBuffers : cu::InputPair {
     // Planes per volume: chosen for a new set from the free memory (the ESAW matcher's choose);
     // a held set serves its size whatever it is, so it stays out of the comparison.
     int slab = 0;
+    // Whole volumes kept for the pass inspector (esaw_inspect.h): the matcher's plan while
+    // keep_passes(true) holds, else 0.
+    int kept = 0;
     bool operator==(const Key& o) const {
       return width == o.width && height == o.height && channels == o.channels && levels == o.levels &&
-             volumes == o.volumes && lab8 == o.lab8;
+             volumes == o.volumes && lab8 == o.lab8 && kept == o.kept;
     }
   };
   int slab = 0;
@@ -113,6 +117,7 @@ struct EsawBuffers : cu::InputPair {
   cu::DeviceImage<float> truncation;       // ESMP's min + eta per pixel, from aggr_H+/aggr_V+
   cu::DeviceImage<float> truncation_next;  // ESMP folded: the pass after writes here (its neighbours read the other)
   cu::esaw::DeviceVolume a, b, c;          // ESAW: two slabs (a, b); ESMP: whole volumes
+  std::vector<cu::esaw::DeviceVolume> kept;  // keep_passes(true) only: a whole volume per kept stage
 
   static std::string describe(const Key& k) {
     return std::to_string(k.width) + "x" + std::to_string(k.height) + " with " + std::to_string(k.levels) +
@@ -140,6 +145,13 @@ struct EsawBuffers : cu::InputPair {
       v->planes = k.slab;
       list.buffer(v->data, cu::esaw::DeviceVolume::cells(w, h, k.slab), what);
     }
+    kept.resize(std::size_t(k.kept));
+    for (cu::esaw::DeviceVolume& v : kept) {
+      v.width = w;
+      v.height = h;
+      v.planes = k.levels;
+      list.buffer(v.data, cu::esaw::DeviceVolume::cells(w, h, k.levels), "a stage's volume kept for keep_passes");
+    }
   }
 
   /// The image the weights read: the left RGBA image (max_rgb) or its lab8 (colour=lab8,
@@ -156,8 +168,15 @@ struct PassTables {
 
 /// ESMP's passes after rgb2grey (and rgb2lab8) up to the fused WTA, as the reading in force and
 /// the options lay them out, a clock lap after each kernel (esmp_passes.cpp).
+/// `keep` copies each volume of the plan esmp_kept_stages gives (a no-op when not keeping).
 void run_esmp_passes(const EsmpParams& params, const EsmpCudaOptions& options, const PassTables& passes,
-                     EsawBuffers& w, DisparityRange range, cu::StageClock& clock, cudaStream_t s);
+                     EsawBuffers& w, DisparityRange range, cu::StageClock& clock, cudaStream_t s,
+                     cu::esaw::StageKeeper& keep);
+
+/// The volumes run_esmp_passes keeps for the pass inspector, in pipeline order, for `steps`
+/// (one per iteration).
+std::vector<cu::esaw::KeptStage> esmp_kept_stages(const EsmpParams& params, const EsmpCudaOptions& options,
+                                                 const std::vector<int>& steps);
 
 /// The fewest bytes each of ESMP's timed stages moves at `pixels` and `cells` (NOTES.md).
 cu::StageBytes esmp_stage_bytes(const EsmpParams& params, const EsmpCudaOptions& options, double pixels,

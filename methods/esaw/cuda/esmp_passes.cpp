@@ -14,8 +14,68 @@ namespace stereo {
 
 namespace ce = cu::esaw;
 
+namespace {
+
+// "aggr_H.t3": what pass `pass` of iteration t (from 1) left, as the cpu backend names it.
+std::string pass_name(const char* pass, std::size_t t) { return std::string(pass) + ".t" + std::to_string(t); }
+// "cost2msg.4": the n-th messages of the run (from 1), as the cpu backend counts them.
+std::string messages_name(std::size_t n) { return "cost2msg." + std::to_string(n); }
+
+}  // namespace
+
+std::vector<ce::KeptStage> esmp_kept_stages(const EsmpParams& p, const EsmpCudaOptions& options,
+                                            const std::vector<int>& steps) {
+  const bool literal = p.esmp_variant == "literal";
+  std::vector<ce::KeptStage> plan;
+  const auto step_of = [&](std::size_t t) { return " (iteration " + std::to_string(t) + ", step " +
+                                                   std::to_string(steps[t - 1]) + ")"; };
+  const auto messages = [&](std::size_t n, const char* kernel) {
+    plan.push_back({messages_name(n), std::string("the min-sum messages (eq. 13-21), call ") + std::to_string(n) +
+                                          " of the run, from " + kernel});
+  };
+  const auto forward = [&](const char* pass, std::size_t t) {
+    plan.push_back({pass_name(pass, t), std::string("the forward min-sum (eq. 17-19) of ") + pass +
+                                            "'s output, as the next cost2msg- reads it" + step_of(t)});
+  };
+  const auto aggregate = [&](const char* pass, std::size_t t) {
+    const bool last = t == steps.size() && std::string(pass) == "aggr_V";
+    plan.push_back({pass_name(pass, t),
+                    std::string(pass) + " of iteration " + std::to_string(t) + " (step " + std::to_string(steps[t - 1]) +
+                        ")" + (last ? "; stored by the WTA pass itself while keeping, its time includes the store" : ""),
+                    last});
+  };
+  if (!(literal && options.fuse_init_cost)) plan.push_back({"init_cost", "C0: lambda min(|I_L - I_R|, tau) (eq. 3)"});
+  const std::size_t T = steps.size();
+  if (literal && options.fold_cost2msg) {
+    messages(1, options.fuse_init_cost ? "init_cost+cost2msg" : "cost2msg");
+    forward("aggr_H+", 1);
+    for (std::size_t j = 1; j + 1 < 2 * T; ++j) forward(j % 2 == 1 ? "aggr_V+" : "aggr_H+", j / 2 + 1);
+  } else if (literal) {
+    messages(1, options.fuse_init_cost ? "init_cost+cost2msg" : "cost2msg");
+    for (std::size_t t = 1; t <= T; ++t) {
+      forward("aggr_H+", t);
+      messages(2 * t, "cost2msg-");
+      if (t == T) {
+        aggregate("aggr_V", t);
+      } else {
+        forward("aggr_V+", t);
+        messages(2 * t + 1, "cost2msg-");
+      }
+    }
+  } else {
+    for (std::size_t t = 1; t <= T; ++t) {
+      messages(2 * t - 1, "cost2msg");
+      aggregate("aggr_H", t);
+      messages(2 * t, "cost2msg");
+      aggregate("aggr_V", t);
+    }
+  }
+  return plan;
+}
+
 void run_esmp_passes(const EsmpParams& p, const EsmpCudaOptions& options, const PassTables& passes,
-                     EsawBuffers& w, DisparityRange range, cu::StageClock& clock, cudaStream_t s) {
+                     EsawBuffers& w, DisparityRange range, cu::StageClock& clock, cudaStream_t s,
+                     ce::StageKeeper& keep) {
   const std::vector<int>& steps = passes.steps;
   const std::vector<ce::WeightTable>& tables = passes.tables;
   const ce::Border border = passes.border;
@@ -31,6 +91,7 @@ void run_esmp_passes(const EsmpParams& p, const EsmpCudaOptions& options, const 
   if (!fuse_init) {
     ce::init_cost(slab, w.a.plane(0), s);
     clock.lap("init_cost");
+    keep.copy("init_cost", w.a.plane(0), 0, levels, s);
   }
   const auto first_messages = [&] {  // the messages of C0 into b
     if (fuse_init) {
@@ -40,6 +101,7 @@ void run_esmp_passes(const EsmpParams& p, const EsmpCudaOptions& options, const 
       ce::cost2msg(w.a.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s);
       clock.lap("cost2msg");
     }
+    keep.copy(messages_name(1), w.b.plane(0), 0, levels, s);
   };
   if (literal && options.fold_cost2msg) {
     // cost2msg- folded into the next pass (aggr_msg.cu): after the first aggr_H+, every pass
@@ -49,6 +111,7 @@ void run_esmp_passes(const EsmpParams& p, const EsmpCudaOptions& options, const 
     first_messages();
     ce::aggr_H(weights(0), {w.b.plane(0), w.b.plane(0), levels}, w.a.plane(0), s, &forward);
     clock.lap("aggr_H+");
+    keep.copy(pass_name("aggr_H+", 1), w.a.plane(0), 0, levels, s);
     const int count = 2 * int(steps.size());
     for (int j = 1; j < count; ++j) {
       const bool vertical = j % 2 == 1, last = j + 1 == count;
@@ -61,6 +124,7 @@ void run_esmp_passes(const EsmpParams& p, const EsmpCudaOptions& options, const 
       ce::aggr_msg(weights(t), vertical, {in, h_in, levels}, p.c, eta,
                    {out, h_out, last ? &w.winner : nullptr, range.min}, s);
       clock.lap(std::string("cost2msg-+") + (vertical ? "aggr_V+" : "aggr_H+") + (last ? "select_disparity" : ""));
+      if (!last) keep.copy(pass_name(vertical ? "aggr_V+" : "aggr_H+", t + 1), out, 0, levels, s);
     }
   } else if (literal) {
     // The paper's reorganisation (Sec. IV): every aggregation but the last stores the forward
@@ -72,16 +136,22 @@ void run_esmp_passes(const EsmpParams& p, const EsmpCudaOptions& options, const 
       const bool last = t + 1 == steps.size();
       ce::aggr_H(weights(t), {w.b.plane(0), w.b.plane(0), levels}, w.a.plane(0), s, &forward);
       clock.lap("aggr_H+");
+      keep.copy(pass_name("aggr_H+", t + 1), w.a.plane(0), 0, levels, s);
       ce::cost2msg_backward(w.a.plane(0), w.truncation, levels, p.c, w.b.plane(0), s);
       clock.lap("cost2msg-");
+      keep.copy(messages_name(2 * t + 2), w.b.plane(0), 0, levels, s);
       if (last) {
-        ce::aggr_V(weights(t), {w.b.plane(0), w.b.plane(0), levels}, nullptr, &w.winner, range.min, s);
+        // Keeping: the WTA pass also stores its aggregated costs, straight into the kept volume.
+        ce::aggr_V(weights(t), {w.b.plane(0), w.b.plane(0), levels}, keep.slot(pass_name("aggr_V", t + 1), 0),
+                   &w.winner, range.min, s);
         clock.lap("aggr_V+select_disparity");
       } else {
         ce::aggr_V(weights(t), {w.b.plane(0), w.b.plane(0), levels}, w.a.plane(0), nullptr, 0, s, &forward);
         clock.lap("aggr_V+");
+        keep.copy(pass_name("aggr_V+", t + 1), w.a.plane(0), 0, levels, s);
         ce::cost2msg_backward(w.a.plane(0), w.truncation, levels, p.c, w.b.plane(0), s);
         clock.lap("cost2msg-");
+        keep.copy(messages_name(2 * t + 3), w.b.plane(0), 0, levels, s);
       }
     }
   }
@@ -90,13 +160,19 @@ void run_esmp_passes(const EsmpParams& p, const EsmpCudaOptions& options, const 
     // centre: a: the costs, b: their messages, c: the horizontal result.
     ce::cost2msg(w.a.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s);
     clock.lap("cost2msg");
+    keep.copy(messages_name(2 * t + 1), w.b.plane(0), 0, levels, s);
     ce::aggr_H(weights(t), {literal ? w.b.plane(0) : w.a.plane(0), w.b.plane(0), levels}, w.c.plane(0), s);
     clock.lap("aggr_H");
+    keep.copy(pass_name("aggr_H", t + 1), w.c.plane(0), 0, levels, s);
     ce::cost2msg(w.c.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s);
     clock.lap("cost2msg");
+    keep.copy(messages_name(2 * t + 2), w.b.plane(0), 0, levels, s);
+    // Keeping: the last (WTA) pass also stores its aggregated costs, straight into the kept volume.
     ce::aggr_V(weights(t), {literal ? w.b.plane(0) : w.c.plane(0), w.b.plane(0), levels},
-               last ? nullptr : w.a.plane(0), last ? &w.winner : nullptr, range.min, s);
+               last ? keep.slot(pass_name("aggr_V", t + 1), 0) : w.a.plane(0), last ? &w.winner : nullptr,
+               range.min, s);
     clock.lap(last ? "aggr_V+select_disparity" : "aggr_V");
+    if (!last) keep.copy(pass_name("aggr_V", t + 1), w.a.plane(0), 0, levels, s);
   }
 }
 

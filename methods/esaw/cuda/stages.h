@@ -18,6 +18,7 @@
 ///   aggr_msg.cu          aggr_msg           ESMP: cost2msg- folded into the next aggr_H+/aggr_V+
 ///   memory.cu            the weight tables; upload_volume, download_cells (tests)
 ///   esaw_cuda.cpp        the matchers ("esaw", "cuda") and ("esmp", "cuda")
+///   esaw_inspect.cpp     the stage volumes kept for the pass inspector (keep_passes(true) only)
 ///
 /// Layout and precision (NOTES.md): a cost volume is a stack of disparity planes, plane k
 /// holding W x H IEEE half values row-major (index k * W * H + y * W + x), so both passes read
