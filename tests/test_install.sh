@@ -130,7 +130,7 @@ for b in $backends; do
   for kv in pi2=4.0 aggregation_iterations=2 refine=vote; do  # values as JSON writes them
     grep -qx "$kv" "$tmp/typed_$b.txt" || fail "adcensus/$b: StereoMatcher::params() lacks $kv: $(tr '\n' ' ' <"$tmp/typed_$b.txt")"
   done
-  echo "ok: adcensus/$b, stereo::adcensus::Params gives stereo run --set's map"
+  echo "ok: adcensus/$b, the typed Params (stereo/adcensus.h) give stereo run --set's map"
 done
 
 # The errors reach a consumer as one line naming the component and the value.
