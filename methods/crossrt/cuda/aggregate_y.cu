@@ -37,22 +37,10 @@ std::size_t shared_bytes(int height) {
          std::size_t(WARPS) * LEVELS_PER_PASS * sizeof(std::uint32_t);
 }
 
-// The kernel's sizes: the volume's, its range, and the column segments (output rows per block,
-// rows read beyond them on each side).
-struct ColumnShape {
-  int width;
-  int height;
-  int min_disparity;
-  int levels;
-  int segment_rows;
-  int halo;
-};
-
 __global__ void __launch_bounds__(THREADS)
-    aggregate_y_wta_kernel(const std::uint16_t* __restrict__ cax, const uchar2* __restrict__ arms, ColumnShape shape,
-                           float* __restrict__ disparity, float* __restrict__ refined) {
-  const int width = shape.width, height = shape.height, min_disparity = shape.min_disparity, levels = shape.levels;
-  const int segment_rows = shape.segment_rows, halo = shape.halo;
+    aggregate_y_wta_kernel(const std::uint16_t* __restrict__ cax, const uchar2* __restrict__ arms, int width,
+                           int height, int min_disparity, int levels, float* __restrict__ disparity,
+                           float* __restrict__ refined, int segment_rows, int halo) {
   extern __shared__ __align__(16) unsigned char smem[];
   // The block's output rows are [ys, ye); it reads rows [ylo, yhi), ye - ys plus the halo (the
   // longest arm) on each side, clamped to the image. One segment (ys = ylo = 0, ye = yhi = H)
@@ -209,9 +197,9 @@ void aggregate_y_wta(const DeviceVolume16& cax, const DeviceImage<uchar2>& arms_
   });
   CUDA_CHECK(cudaFuncSetAttribute(aggregate_y_wta_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   const dim3 grid(unsigned(w), unsigned(div_up(h, rows)));
-  const ColumnShape shape{w, h, cax.range.min, cax.range.count, rows, halo};
-  aggregate_y_wta_kernel<<<grid, THREADS, bytes, stream>>>(cax.get(), arms_y.get(), shape, disparity.get(),
-                                                           refined != nullptr ? refined->get() : nullptr);
+  aggregate_y_wta_kernel<<<grid, THREADS, bytes, stream>>>(cax.get(), arms_y.get(), w, h, cax.range.min,
+                                                           cax.range.count, disparity.get(),
+                                                           refined != nullptr ? refined->get() : nullptr, rows, halo);
   CUDA_CHECK_LAUNCH();
 }
 
