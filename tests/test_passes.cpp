@@ -19,31 +19,18 @@
 #include "core/error.h"
 #include "methods/builtin.h"
 #include "tests/cli_util.h"
+#include "tests/kept_run.h"
 #include "tests/test_util.h"
 
 namespace stereo {
 namespace {
 namespace fs = std::filesystem;
 
-constexpr int W = 23, H = 17;
-const DisparityRange RANGE{-1, 5};
-
-struct Pair {
-  ImageU8 left, right;
-};
-Pair make_pair() {
-  Pair p;
-  p.left = test::random_texture(W, H, 77u, 3);
-  p.right = test::shifted(p.left, 2);
-  return p;
-}
-
-std::unique_ptr<Matcher> kept_cpu_run(const Pair& pair) {
-  auto m = create_matcher("salap", "cpu", Overrides{{"window", "9"}, {"threads", "2"}});
-  m->keep_passes(true);
-  (void)m->compute(pair.left, pair.right, RANGE);
-  return m;
-}
+constexpr int W = test::KEPT_W, H = test::KEPT_H;
+const DisparityRange RANGE = test::KEPT_RANGE;
+using Pair = test::KeptPair;
+using test::kept_cpu_run;
+Pair make_pair() { return test::make_kept_pair(); }
 
 std::set<std::string> files_in(const fs::path& dir) {
   std::set<std::string> out;
