@@ -10,7 +10,7 @@ BUILD=build-asan
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEREO_SANITIZE=address,undefined \
-  -DSTEREO_WITH_CUDA=OFF "${launcher[@]}" >/dev/null
+  -DSTEREO_WITH_CUDA=OFF -DSTEREO_PCH=ON "${launcher[@]}" >/dev/null
 # Everything this configuration has (CPU and GL tests, the driver the CLI tests run, the soak
 # tool): a test binary left unbuilt would be a failing NOT_BUILT test in ctest.
 cmake --build "$BUILD" -j"$(nproc)"

@@ -165,6 +165,13 @@ def main():
     failures, ran, not_run = [], 0, []
     with tempfile.TemporaryDirectory(prefix="stereo_docs_") as tmp:
         work = pathlib.Path(tmp)
+        # `python3` in a shell block is this interpreter, the one the module is built for (CMake
+        # passes it), not whichever python3 comes first on the PATH (CI's is a pyenv one).
+        interpreter = work / "bin"
+        interpreter.mkdir()
+        for name in ("python3", "python"):
+            (interpreter / name).symlink_to(sys.executable)
+        env["PATH"] = f"{interpreter}{os.pathsep}{env['PATH']}"
         scene_dir = prepare(work, build)
         for b in selected:
             if b.kind == "gpu" or b.kind == "manual":
