@@ -6,7 +6,7 @@
 set -euo pipefail
 # The demo's packages: the compiler and build tools, the `stereo` program's libraries and the GL
 # backend's (Mesa's EGL and llvmpipe where there is no GPU driver). ~30 s of apt on a fresh
-# Debian 12 (README, "Try it").
+# Debian 12.
 demo_packages=(
   build-essential cmake ninja-build pkg-config
   libglew-dev libglfw3-dev libglm-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri

@@ -25,7 +25,10 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:detect_stack_use_after_retu
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$PWD/scripts/lsan.supp:print_suppressions=0"
 status=0
-export STEREO_DATA="${STEREO_DATA:-$(cd .. && pwd)/shared/data}"  # as scripts/test.sh
+if [ -z "${STEREO_DATA:-}" ] && [ -d ../shared/data ]; then  # as scripts/test.sh
+  STEREO_DATA="$(cd ../shared/data && pwd)"
+  export STEREO_DATA
+fi
 # ctest `docs` runs the docs' blocks, Python ones among them, which import the Python module: this
 # build has none (the interpreter is not instrumented), so the docs are scripts/test.sh's to run.
 ctest --test-dir "$BUILD" --output-on-failure -j"$(nproc)" -LE glfw -E '^docs$' --timeout 900 || status=1

@@ -10,9 +10,13 @@
 # fails if either does.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The benchmark data: this repository's machines keep it in ../shared/data beside the checkout; a
-# user's build looks in the per-user data root instead (`stereo data get`, README "Benchmark data").
-export STEREO_DATA="${STEREO_DATA:-$(cd .. && pwd)/shared/data}"
+# The benchmark data: the data root, as the program finds it (STEREO_DATA, else the per-user
+# one that `stereo data get` fills: README, "Data"). This repository's machines keep it in
+# ../shared/data beside the checkout, taken where that folder exists and STEREO_DATA is unset.
+if [ -z "${STEREO_DATA:-}" ] && [ -d ../shared/data ]; then
+  STEREO_DATA="$(cd ../shared/data && pwd)"
+  export STEREO_DATA
+fi
 bash scripts/deps.sh
 python="${STEREO_PYTHON:-/usr/bin/python3}"
 # Precompiled GoogleTest, nlohmann/json and CLI11 (STEREO_PCH): a build from scratch parses them

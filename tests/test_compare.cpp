@@ -311,6 +311,43 @@ TEST(CompareReport, ADocumentFromBeforeTheSubmittedScoresSaysItHoldsFloatFigures
   }
 }
 
+// Every report under docs/results is what `stereo report` renders from its results.json today:
+// remade in a copy, every file reads byte for byte as committed and no file is added. A report
+// left behind by a change to the renderer fails here, naming the file; `stereo report` on the
+// report's folder (with gnuplot-nox for the pictures) brings it up to date. The committed
+// pictures stand in for gnuplot's (STEREO_GNUPLOT=true draws nothing and succeeds), so the test
+// needs no gnuplot and checks that report.md lists exactly the pictures that are committed.
+TEST(CompareReport, TheCommittedReportsAreWhatStereoReportRenders) {
+  const fs::path results = fs::path(STEREO_SOURCE_DIR) / "docs" / "results";
+  const auto files_under = [](const fs::path& root) {
+    std::vector<std::string> files;
+    for (const auto& e : fs::recursive_directory_iterator(root))
+      if (e.is_regular_file()) files.push_back(fs::relative(e.path(), root).string());
+    std::sort(files.begin(), files.end());
+    return files;
+  };
+  int reports = 0;
+  for (const auto& run : fs::directory_iterator(results)) {
+    if (!fs::exists(run.path() / "results.json")) continue;
+    ++reports;
+    const std::string name = run.path().filename().string();
+    const fs::path copy = fresh_dir("committed_" + name);
+    fs::copy(run.path(), copy, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+    ::setenv("STEREO_GNUPLOT", "true", 1);
+    std::ostringstream log;
+    ASSERT_NO_THROW(regenerate_report(copy, log)) << name;
+    ::unsetenv("STEREO_GNUPLOT");
+    const std::vector<std::string> committed = files_under(run.path());
+    EXPECT_EQ(files_under(copy), committed) << name << ": `stereo report` writes files the folder does not hold";
+    for (const std::string& f : committed)
+      EXPECT_TRUE(slurp(copy / f) == slurp(run.path() / f))
+          << "docs/results/" << name << "/" << f << " is not what `stereo report` renders from its results.json "
+          << "now: run `stereo report docs/results/" << name << "` and commit the result";
+    fs::remove_all(copy);
+  }
+  EXPECT_GE(reports, 2) << "docs/results holds the H100 comparison and the OpenCV peer's report";
+}
+
 // Each row's label sits right above its own tiles (nearer to them than to the row above), the
 // scene's name above all; tiles of different sizes share the largest cell, a missing map is
 // mid grey, and a label wider than the tiles widens the picture instead of being cut.

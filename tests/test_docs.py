@@ -134,7 +134,11 @@ def main():
     args = parser.parse_args()
     source = pathlib.Path(args.source).resolve()
     build = pathlib.Path(args.build).resolve()
-    data_root = pathlib.Path(os.environ.get("STEREO_DATA") or args.data_default or source / "data")
+    # The data root as `stereo` finds it (app/data: STEREO_DATA, else the per-user one), so a
+    # `download` block runs wherever `stereo data get` put its dataset.
+    xdg = os.environ.get("XDG_DATA_HOME", "")
+    user_root = (pathlib.Path(xdg) if os.path.isabs(xdg) else pathlib.Path.home() / ".local" / "share") / "stereo"
+    data_root = pathlib.Path(os.environ.get("STEREO_DATA") or args.data_default or user_root)
 
     blocks = [b for page in pages(source) for b in blocks_of(page)]
     problems = [f"{b.where(source)}: {b.problem()}" for b in blocks if b.problem()]
