@@ -199,17 +199,17 @@ class FrameMatcher : public CudaMatcher<P, O> {
     keep_ = keep;
     shown_.clear();
   }
-  /// The stages of the last frame (of a sequence: its last), while keep_passes(true) holds;
-  /// empty before the first frame and after one that failed. Its readers copy from the
-  /// workspace, so they show the last frame until the next one runs.
   /// The held workspace's device memory (Workspace::held_bytes, measured as it was allocated,
-  /// and its declared bytes); nullopt before the first frame. Every device allocation of a
-  /// frame matcher is in its workspace, made whole on the frame that needs it and held, so this
-  /// is also the frames' peak (a sequence's frames share the same workspace).
+  /// and its declared bytes); nullopt before the first frame. Every device buffer and FFT plan
+  /// of a frame matcher is in its workspace, made whole on the frame that needs it and held, so
+  /// this is also the frames' peak (a sequence's frames share the same workspace).
   [[nodiscard]] std::optional<DeviceMemoryUse> device_memory() const override {
     if (workspace_.held() == nullptr) return std::nullopt;
     return DeviceMemoryUse{double(workspace_.held_bytes()), double(workspace_.declared_bytes())};
   }
+  /// The stages of the last frame (of a sequence: its last), while keep_passes(true) holds;
+  /// empty before the first frame and after one that failed. Its readers copy from the
+  /// workspace, so they show the last frame until the next one runs.
   PassInspector* inspector() override {
     if (!keep_) return nullptr;
     shown_.clear();
