@@ -133,7 +133,7 @@ bool set_holds(const std::vector<std::pair<std::string, std::string>>& set, cons
 }
 
 json bench_one(Matcher& m, const MethodInfo& info, const std::string& backend, const BenchConfig& c, int repeat,
-               const WarmUp& w) {
+               const WarmUp& w, const EnergyWindow& e) {
   require(repeat >= 1, "bench: --repeat must be >= 1, got " + std::to_string(repeat));
   const int width = c.width, height = c.height, levels = c.range.count;
   const auto [left, right] = bench_pair(width, height);
@@ -145,6 +145,14 @@ json bench_one(Matcher& m, const MethodInfo& info, const std::string& backend, c
   // compilation and module load for exactly what is timed happen here, and the transient that
   // follows a size change settles before the first timed run.
   const int warmups = warm_up(w, [&] { m.compute(left, right, c.range); });
+  // The device memory the matcher holds, at its most: read after the warm-up (which allocated
+  // everything for this size), after the timed runs and after the energy window.
+  std::optional<DeviceMemoryUse> held;
+  const auto note_memory = [&] {
+    const std::optional<DeviceMemoryUse> now = m.device_memory();
+    if (now && (!held || now->bytes > held->bytes)) held = now;
+  };
+  note_memory();
   std::vector<double> alg, up, rb, tot;
   std::vector<std::pair<std::string, std::vector<double>>> stage_ms;  // in the backend's order
   std::string clock;
@@ -161,6 +169,12 @@ json bench_one(Matcher& m, const MethodInfo& info, const std::string& backend, c
     tot.push_back(r.timing.total_ms());
     clock = r.timing.clock;
   }
+  note_memory();
+  // The energy after the timed runs, so its window (a second or more) does not lie between the
+  // warm-up and them.
+  const json energy = measure_energy(
+      m, [&] { m.compute(left, right, c.range); }, e, double(width) * double(height) * double(levels));
+  note_memory();
   const double total = median(tot), algorithm = median(alg);
   json j = {{"method", info.name}, {"backend", backend}, {"revision", source_revision()}, {"device", m.device()},
             {"device_info", m.device_info()}, {"width", width}, {"height", height}, {"min_disparity", c.range.min}, {"levels", levels}, {"repeat", repeat},
@@ -201,6 +215,10 @@ json bench_one(Matcher& m, const MethodInfo& info, const std::string& backend, c
   }
   j["stages"] = stages;
   j["copy_gb_s"] = memory ? json(memory->copy_gb_s) : json(nullptr);
+  add_floor(j, memory);
+  j["device_memory_bytes"] = held ? json(held->bytes) : json(nullptr);
+  j["device_memory_declared_bytes"] = held ? json(held->declared_bytes) : json(nullptr);
+  j.update(energy);
   if (fetch) {
     const double achieved = algorithm > 0 ? fetch->fetches_per_run / (algorithm * 1e-3) / 1e9 : 0.0;
     j["fetch_gtexel_s"] = achieved;

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/bench_report.h"
 #include "core/disparity_range.h"
 #include "core/image.h"
 #include "core/matcher.h"
@@ -96,11 +97,14 @@ int warm_up(const WarmUp& w, const std::function<void()>& run);
 /// of the totals and of the algorithm times (min and max over the repeats: *_min, *_max),
 /// each repeat's times in order under "runs" {total_ms, algorithm_ms, upload_ms,
 /// readback_ms}, "warmup_runs", fps, Mde/s over the total and over the algorithm time,
-/// per-stage medians (with bytes and GB/s where the backend accounts them), the fetch ceiling
-/// of shader backends, and under "paper" the paper's figure for this setting with the ratio
-/// of ours to it.
+/// per-stage medians (with bytes, GB/s and the floor where the backend accounts them, and the
+/// whole method's "floor": add_floor), the fetch ceiling of shader backends, under "paper"
+/// the paper's figure for this setting with the ratio of ours to it, the matcher's
+/// "device_memory_bytes" and "device_memory_declared_bytes" (the most it held after the
+/// warm-up, the timed runs and the energy window; null where not known), and after the timed
+/// runs the "energy" over `e` (measure_energy; null with "energy_unavailable").
 nlohmann::json bench_one(Matcher& m, const MethodInfo& info, const std::string& backend, const BenchConfig& c,
-                         int repeat, const WarmUp& w = {});
+                         int repeat, const WarmUp& w = {}, const EnergyWindow& e = {});
 
 /// Whether a matcher whose params() are `params` runs a paper setting's overrides `set`:
 /// every key it names has that value (compared as text, as MethodInfo::paper_accuracy does).

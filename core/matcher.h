@@ -39,6 +39,24 @@ struct MemoryStats {
   double copy_gb_s = 0.0;  ///< a large device-to-device copy measured now, bytes read + written per second
 };
 
+/// Device memory a GPU matcher holds, for the bench.
+struct DeviceMemoryUse {
+  /// Measured: what the matcher's allocations took from the device (its buffers, FFT plans and
+  /// their work areas, at the driver's page granularity), as the drop of the device's free
+  /// memory across each allocation, summed over what it holds now.
+  double bytes = 0.0;
+  /// Declared: the sizes its buffers request and its plans estimate, summed (no rounding).
+  double declared_bytes = 0.0;
+};
+
+/// One reading of the energy counter of the device a matcher runs on.
+struct EnergyReading {
+  /// The counter in millijoules from a fixed origin (only differences mean anything); empty
+  /// where the device has none or it cannot be read.
+  std::optional<double> millijoules;
+  std::string unavailable;  ///< why there is none ("no NVML (libnvidia-ml.so.1 not found)")
+};
+
 class Matcher {
  public:
   virtual ~Matcher() = default;
@@ -111,6 +129,14 @@ class Matcher {
   /// GPU backends that account their stages' bytes return them with a copy rate measured now.
   virtual std::optional<MemoryStats> memory_stats(int /*width*/, int /*height*/, DisparityRange /*range*/) {
     return std::nullopt;
+  }
+  /// The device memory the matcher holds now, for the bench; nullopt where not known (backends
+  /// that do not measure it: cpu, gl).
+  [[nodiscard]] virtual std::optional<DeviceMemoryUse> device_memory() const { return std::nullopt; }
+  /// The energy counter of the matcher's device now; no value, with the reason, where the
+  /// backend reads none or the device has none.
+  virtual EnergyReading energy_counter() {
+    return {std::nullopt, "the " + component() + " backend reads no energy counter"};
   }
 
  protected:

@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "cuda/copy_ceiling.h"
+#include "cuda/nvml_energy.h"
 
 namespace stereo::cu {
 
@@ -34,6 +35,8 @@ std::optional<MemoryStats> CudaMatcherBase::memory_stats(int width, int height, 
   m.copy_gb_s = measure_copy_gb_s(std::size_t(512) << 20, 9, stream());
   return m;
 }
+
+EnergyReading CudaMatcherBase::energy_counter() { return read_energy_mj(ordinal_); }
 
 namespace {
 

@@ -78,6 +78,8 @@ class CudaMatcherBase : public Matcher {
   [[nodiscard]] nlohmann::json device_info() const final { return device_info_; }
   /// stage_bytes() with a device copy measured now (cu::measure_copy_gb_s), for `bench`.
   std::optional<MemoryStats> memory_stats(int width, int height, DisparityRange range) final;
+  /// The GPU board's energy counter through NVML (cu::read_energy_mj, cuda/nvml_energy.h).
+  EnergyReading energy_counter() final;
 
  protected:
   explicit CudaMatcherBase(std::string component) : component_(std::move(component)) {}
@@ -196,6 +198,14 @@ class FrameMatcher : public CudaMatcher<P, O> {
   void keep_passes(bool keep) override {
     keep_ = keep;
     shown_.clear();
+  }
+  /// The held workspace's device memory (Workspace::held_bytes, measured as it was allocated,
+  /// and its declared bytes); nullopt before the first frame. Every device buffer and FFT plan
+  /// of a frame matcher is in its workspace, made whole on the frame that needs it and held, so
+  /// this is also the frames' peak (a sequence's frames share the same workspace).
+  [[nodiscard]] std::optional<DeviceMemoryUse> device_memory() const override {
+    if (workspace_.held() == nullptr) return std::nullopt;
+    return DeviceMemoryUse{double(workspace_.held_bytes()), double(workspace_.declared_bytes())};
   }
   /// The stages of the last frame (of a sequence: its last), while keep_passes(true) holds;
   /// empty before the first frame and after one that failed. Its readers copy from the

@@ -40,6 +40,7 @@ class BufferList {
   void buffer(DeviceBuffer<T>& b, std::size_t count, const std::string& what) {
     static_assert(std::is_trivially_copyable_v<T>);
     device_bytes_ += count * sizeof(T) + ALLOCATION_SLACK;
+    requested_bytes_ += count * sizeof(T);
     if (allocate_) b = make_device_buffer<T>(count, component_, what);
   }
 
@@ -88,6 +89,13 @@ class BufferList {
     return bytes;
   }
   [[nodiscard]] bool has_externals() const { return !externals_.empty(); }
+  /// The declared device buffers' bytes as requested and the externals' estimates, without
+  /// slack (calls every estimate): what the method asks for, as bench reports it.
+  [[nodiscard]] std::size_t requested_bytes() const {
+    std::size_t bytes = requested_bytes_;
+    for (const External& e : externals_) bytes += e.estimate();
+    return bytes;
+  }
   [[nodiscard]] std::size_t host_bytes() const { return host_bytes_; }
 
  private:
@@ -99,6 +107,7 @@ class BufferList {
   bool allocate_ = false;
   cudaStream_t stream_ = nullptr;
   std::size_t device_bytes_ = 0;
+  std::size_t requested_bytes_ = 0;
   std::size_t host_bytes_ = 0;
   std::vector<External> externals_;
 };
@@ -124,7 +133,8 @@ class Workspace {
   /// checked against free memory (the buffers, then with the externals: cu::require_free_memory
   /// naming describe(key)), every buffer is allocated into a fresh set, `fill(set)` completes it
   /// (tables it needs, made once), and only then is the set kept. Any throw leaves no set held,
-  /// and the next call starts over.
+  /// and the next call starts over. The device's free memory is read before and after the
+  /// allocating pass (held_bytes()).
   template <class Choose, class Fill>
   Buffers& prepare(Key key, cudaStream_t stream, Choose&& choose, Fill&& fill) {
     if (held_ && key_ == key) return *held_;
@@ -132,6 +142,7 @@ class Workspace {
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     choose(key, free_bytes);
+    std::size_t declared = 0;
     {
       Buffers dry;
       BufferList sizes(component_, false);
@@ -139,13 +150,23 @@ class Workspace {
       const std::string what = Buffers::describe(key);
       require_free_memory(sizes.device_bytes(), component_, what);
       if (sizes.has_externals()) require_free_memory(sizes.device_bytes() + sizes.external_bytes(), component_, what);
+      declared = sizes.requested_bytes();
     }
     auto fresh = std::make_unique<Buffers>();
     BufferList list(component_, true, stream);
     fresh->declare(list, key);
+    // Measured over the allocating pass alone (fill() only writes into the set), so the figure
+    // is what these allocations took, cuFFT's own plan memory and cudaMalloc's page rounding
+    // included; module code loaded by fill()'s first kernels is the process's, not the set's.
+    // Exact while nothing else allocates or frees on the device meanwhile (bench runs one
+    // matcher at a time).
+    std::size_t free_after = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_after, &total_bytes));
     fill(*fresh);
     held_ = std::move(fresh);
     key_ = key;
+    held_bytes_ = free_bytes > free_after ? free_bytes - free_after : 0;
+    declared_bytes_ = declared;
     ++generation_;
     return *held_;
   }
@@ -169,10 +190,16 @@ class Workspace {
   /// Changes with every new set: what a captured CUDA graph, which holds a set's addresses,
   /// compares against (a new set may reuse the old one's host address).
   [[nodiscard]] std::uint64_t generation() const { return generation_; }
+  /// The device memory the held set took when it was allocated: the drop of the device's free
+  /// memory (cudaMemGetInfo) across its allocating pass; 0 when none is held.
+  [[nodiscard]] std::size_t held_bytes() const { return held_ ? held_bytes_ : 0; }
+  /// The held set's declared bytes (BufferList::requested_bytes); 0 when none is held.
+  [[nodiscard]] std::size_t declared_bytes() const { return held_ ? declared_bytes_ : 0; }
   void release() { held_.reset(); }
 
  private:
   std::string component_;
+  std::size_t held_bytes_ = 0, declared_bytes_ = 0;
   std::unique_ptr<Buffers> held_;
   Key key_{};
   std::uint64_t generation_ = 0;

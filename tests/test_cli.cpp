@@ -380,6 +380,19 @@ TEST_F(Cli, BenchReportsMediansAsJson) {
   EXPECT_EQ(j["levels"], 8);
   EXPECT_EQ(j["min_disparity"], 0);
   EXPECT_TRUE(j["paper"].is_null());  // 64x48 is none of the paper's settings
+  // The CPU backend accounts no bytes, measures no device memory and reads no energy counter:
+  // each is null, the energy with the reason, and the text says so rather than a number.
+  EXPECT_TRUE(j["floor"].is_null());
+  EXPECT_TRUE(j["device_memory_bytes"].is_null());
+  EXPECT_TRUE(j["energy"].is_null());
+  EXPECT_EQ(j["energy_unavailable"], "the salap/cpu backend reads no energy counter");
+  const Outcome text = stereo("bench -m salap -b cpu --size 64x48 -d 8 --repeat 1");
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("\n    device memory: not known; energy: the salap/cpu backend reads no energy counter\n"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("dev MiB  mJ/frame   Gde/J"), std::string::npos) << text.out;
+  EXPECT_NE(stereo("bench -m salap -b cpu --size 64x48 -d 8 --energy-ms -1").code, 0);
   const Outcome bad = stereo("bench -m salap -b cpu --size 64x48 -d 64");
   EXPECT_NE(bad.code, 0);
   EXPECT_NE(bad.err.find("width"), std::string::npos);

@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "cuda/common.h"
+#include "cuda/nvml_energy.h"
+#include "cuda/workspace.h"
 #include "core/gpu_select.h"
 #include "app/image_io.h"
 #include "core/matcher.h"
@@ -243,6 +245,80 @@ TEST(CudaCli, DevicePastTheLastFailsTheRun) {
   EXPECT_EQ(good.code, 0) << good.err;
   EXPECT_TRUE(std::filesystem::exists(out));
   std::filesystem::remove_all(dir);
+}
+
+// ---- what bench reads of a CUDA matcher: its device memory and the energy counter -----------
+
+TEST(CudaEnergy, MissingNvmlIsSaidByName) {
+  // Host-only: dlopen of a library that is nowhere, as on a machine without the driver.
+  EXPECT_EQ(cu::nvml_unavailable("libstereo-no-such-nvml.so.1"), "no NVML (libstereo-no-such-nvml.so.1 not found)");
+}
+
+TEST(CudaEnergy, TheCounterReadsOrSaysWhyNot) {
+  STEREO_REQUIRE_CUDA();
+  auto m = create_matcher(first_method("cuda"), "cuda", {});
+  const EnergyReading first = m->energy_counter();
+  EXPECT_EQ(first.millijoules.has_value(), first.unavailable.empty()) << first.unavailable;
+  if (!first.millijoules) GTEST_SKIP() << "no energy counter here: " << first.unavailable;
+  // A counter since the driver loaded never goes back.
+  const ImageU8 left = test::random_texture(320, 240, 7);
+  for (int i = 0; i < 20; ++i) (void)m->compute(left, test::shifted(left, 3), 32);
+  const EnergyReading later = m->energy_counter();
+  ASSERT_TRUE(later.millijoules.has_value()) << later.unavailable;
+  EXPECT_GE(*later.millijoules, *first.millijoules);
+}
+
+// A workspace of one large buffer and two small ones.
+struct MeasuredBuffers {
+  struct Key {
+    std::size_t big = 0;
+    bool operator==(const Key& o) const { return big == o.big; }
+  };
+  cu::DeviceBuffer<std::uint8_t> big, small_a;
+  cu::DeviceBuffer<float> small_b;
+  static std::string describe(const Key& k) { return std::to_string(k.big) + " bytes"; }
+  void declare(cu::BufferList& list, const Key& k) {
+    list.buffer(big, k.big, "the big buffer");
+    list.buffer(small_a, 1000, "a small buffer");
+    list.buffer(small_b, 250, "another small buffer");
+  }
+};
+
+TEST(CudaWorkspace, HeldBytesAreWhatTheAllocationTookFromTheDevice) {
+  STEREO_REQUIRE_CUDA();
+  cu::Workspace<MeasuredBuffers> w("test");
+  EXPECT_EQ(w.held_bytes(), 0u);
+  const std::size_t big = std::size_t(256) << 20;
+  (void)w.prepare({big}, nullptr);
+  EXPECT_EQ(w.declared_bytes(), big + 1000 + 250 * sizeof(float));
+  // The driver takes whole pages: at least the big buffer, at most a few pages more.
+  EXPECT_GE(w.held_bytes(), big);
+  EXPECT_LE(w.held_bytes(), big + (std::size_t(16) << 20));
+  (void)w.prepare({big / 2}, nullptr);  // the old set released first, the new one measured alone
+  EXPECT_GE(w.held_bytes(), big / 2);
+  EXPECT_LE(w.held_bytes(), big / 2 + (std::size_t(16) << 20));
+  w.release();
+  EXPECT_EQ(w.held_bytes(), 0u);
+  EXPECT_EQ(w.declared_bytes(), 0u);
+}
+
+TEST(CudaWorkspace, EveryCudaMatcherReportsItsDeviceMemoryAfterItsFirstFrame) {
+  STEREO_REQUIRE_CUDA();
+  const ImageU8 left = test::random_texture(1280, 720, 11);  // buffers of many pages each
+  const ImageU8 right = test::shifted(left, 4);
+  for (const BackendEntry& e : builtin_registry().entries()) {
+    if (e.backend != "cuda") continue;
+    SCOPED_TRACE(e.method);
+    auto m = create_matcher(e.method, "cuda", {});
+    EXPECT_FALSE(m->device_memory().has_value());  // nothing allocated before the first frame
+    (void)m->compute(left, right, 64);
+    const std::optional<DeviceMemoryUse> use = m->device_memory();
+    ASSERT_TRUE(use.has_value());
+    EXPECT_GT(use->declared_bytes, 0.0);
+    // Measured against declared: page rounding adds, small buffers sharing a page take less.
+    EXPECT_GE(use->bytes, 0.5 * use->declared_bytes);
+    EXPECT_LE(use->bytes, 2.0 * use->declared_bytes + double(std::size_t(64) << 20));
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "app/bench_report.h"
 #include "app/cli/method_choice.h"
 #include "app/measure.h"
 #include "app/revision.h"
@@ -34,13 +36,14 @@ struct BenchArgs {
   int levels = 0;
   int min_disparity = 0;
   int repeat = 10;
+  double energy_ms = EnergyWindow{}.min_ms;
   bool json_out = false;
   MethodChoice choice;
   bool backend_given = false;
 };
 
 void print_bench_header(const std::string& device, const json& params, const std::optional<ParamPreset>& preset,
-                        const MethodInfo& info, const json& first, bool any_paper) {
+                        const MethodInfo& info, const json& first, bool any_paper, const EnergyWindow& energy) {
   const int repeat = first["repeat"].get<int>();
   std::cout << "GPU/CPU: " << device << "\nsource: " << source_revision() << "\nparams: " << params.dump() << "\n"
             << preset_line(preset)
@@ -53,57 +56,14 @@ void print_bench_header(const std::string& device, const json& params, const std
   if (any_paper)
     std::cout << "paper: " << info.citation << ", " << info.speed_source << "; paper Mde/s on " << info.paper_gpu
               << ", ours/paper = our Mde/s / the paper's\n";
-  std::cout << "\n"
-            << std::left << std::setw(11) << "backend" << std::right << std::setw(11) << "size" << std::setw(11)
-            << "disp" << std::setw(11) << "alg ms" << std::setw(10) << "upload" << std::setw(10) << "readback"
-            << std::setw(10) << "total ms" << std::setw(9) << "fps" << std::setw(11) << "Mde/s" << std::setw(12)
-            << "alg Mde/s" << std::setw(13) << "paper Mde/s" << std::setw(12) << "ours/paper"
-            << "   fetch Gtex/s (ceiling, share)\n";
-}
-
-void print_bench_row(const json& j) {
-  const DisparityRange range{j["min_disparity"].get<int>(), j["levels"].get<int>()};
-  const json& paper = j["paper"];
-  const auto paper_num = [&](const char* key, int precision) {
-    return paper.is_object() && paper[key].is_number() ? fmt(paper[key].get<double>(), precision) : std::string("-");
-  };
-  std::cout << std::left << std::setw(11) << j["backend"].get<std::string>() << std::right << std::setw(11)
-            << (std::to_string(j["width"].get<int>()) + "x" + std::to_string(j["height"].get<int>())) << std::setw(11)
-            << range_text(range) << std::setw(11) << fmt(j["algorithm_ms"].get<double>(), 3) << std::setw(10)
-            << fmt(j["upload_ms"].get<double>(), 3) << std::setw(10) << fmt(j["readback_ms"].get<double>(), 3)
-            << std::setw(10) << fmt(j["total_ms"].get<double>(), 3) << std::setw(9) << fmt(j["fps"].get<double>(), 1)
-            << std::setw(11) << fmt(j["mdes"].get<double>(), 0) << std::setw(12)
-            << fmt(j["mdes_algorithm"].get<double>(), 0) << std::setw(13) << paper_num("mdes", 0) << std::setw(12)
-            << paper_num("ratio_mdes", 2);
-  if (j.contains("fetch_gtexel_s"))
-    std::cout << "   " << fmt(j["fetch_gtexel_s"].get<double>(), 1) << " (" << fmt(j["ceiling_gtexel_s"].get<double>(), 1)
-              << ", " << fmt(100.0 * j["fetch_share"].get<double>(), 0) << "%)";
-  if (paper.is_object() && !paper["mdes"].is_number() && !paper["note"].get<std::string>().empty())
-    std::cout << "   (" << paper["note"].get<std::string>() << ")";
-  if (j.contains("set"))
-    for (const auto& [key, value] : j["set"].items()) std::cout << "   " << key << "=" << value.get<std::string>();
-  if (paper.is_object() && paper["ms"].is_number() && j["total_ms"].get<double>() > 0) {
-    const double speedup = paper["ms"].get<double>() / j["total_ms"].get<double>();
-    std::cout << "   paper " << fmt(paper["ms"].get<double>(), 2) << " ms (paper / ours = "
-              << fmt(speedup, speedup < 10.0 ? 2 : 0) << ")";
-  }
-  std::cout << std::endl;
-  // One indented line per named stage; GB/s and the share of the copy rate where accounted.
-  if (j.contains("stages") && j["stages"].size() > 1)
-    for (const json& s : j["stages"]) {
-      std::cout << "    " << std::left << std::setw(28) << s["name"].get<std::string>() << std::right << std::setw(10)
-                << fmt(s["ms"].get<double>(), 3) << " ms";
-      if (s.contains("gb_s"))
-        std::cout << std::setw(10) << fmt(s["bytes"].get<double>() / 1e6, 1) << " MB" << std::setw(9)
-                  << fmt(s["gb_s"].get<double>(), 0) << " GB/s" << std::setw(6)
-                  << fmt(100.0 * s["copy_share"].get<double>(), 0) << " % of the " << fmt(j["copy_gb_s"].get<double>(), 0)
-                  << " GB/s copy";
-      std::cout << "\n";
-    }
+  std::cout << bench_legend(energy) << "\n";
+  print_bench_columns(std::cout);
 }
 
 void cmd_bench(const BenchArgs& a) {
   require(a.repeat >= 1, "bench: --repeat must be >= 1, got " + std::to_string(a.repeat));
+  require(a.energy_ms >= 0.0 && std::isfinite(a.energy_ms),
+          "bench: --energy-ms must be a finite number >= 0, got " + fmt(a.energy_ms, 1));
   const Registry& reg = builtin_registry();
   const MethodInfo& info = reg.method(a.choice.method);
   std::vector<std::string> backends;
@@ -166,7 +126,7 @@ void cmd_bench(const BenchArgs& a) {
         o.insert(o.end(), c.paper->set.begin(), c.paper->set.end());
         own = create_matcher(a.choice.method, backends[i], o);
       }
-      json j = bench_one(own ? *own : *matchers[i], info, backends[i], c, a.repeat);
+      json j = bench_one(own ? *own : *matchers[i], info, backends[i], c, a.repeat, WarmUp{}, EnergyWindow{a.energy_ms});
       if (c.paper && !c.paper->set.empty()) {
         json set = json::object();
         for (const auto& [key, value] : c.paper->set) set[key] = value;
@@ -174,10 +134,11 @@ void cmd_bench(const BenchArgs& a) {
       }
       j["preset"] = preset_json(preset);
       if (!a.json_out && !header) {
-        print_bench_header(matchers[i]->device(), matchers[i]->params(), preset, info, j, any_paper);
+        print_bench_header(matchers[i]->device(), matchers[i]->params(), preset, info, j, any_paper,
+                           EnergyWindow{a.energy_ms});
         header = true;
       }
-      if (!a.json_out) print_bench_row(j);
+      if (!a.json_out) print_bench_row(std::cout, j);
       rows.push_back(j);
     }
   if (a.json_out) std::cout << (rows.size() == 1 ? rows[0].dump(2) : rows.dump(2)) << "\n";
@@ -194,6 +155,9 @@ void add_bench_command(CLI::App& app) {
   b->add_option("--min-disparity", be->min_disparity, "smallest disparity searched (may be negative)")
       ->capture_default_str();
   b->add_option("--repeat", be->repeat, "timed runs after the warm-up; medians are reported")->capture_default_str();
+  b->add_option("--energy-ms", be->energy_ms,
+                 "wall time of back-to-back frames over which the GPU's energy counter is read (0: not read)")
+      ->capture_default_str();
   b->add_flag("--json", be->json_out, "print JSON");
   b->callback([be, b] {
     be->backend_given = b->count("--backend") > 0;

@@ -76,10 +76,12 @@ json speed_row(Lane& lane, const BenchConfig& b, const std::string& setting, int
     return row;
   }
   validate_pair(ImageU8(b.width, 1, 3), ImageU8(b.width, 1, 3), b.range, lane.label());
-  json j = bench_one(own ? *own : *lane.matcher, *lane.info, lane.backend, b, repeats, warmup);
+  // No energy window here: it adds a second or more to every cell of the grid; `bench` reads it.
+  json j = bench_one(own ? *own : *lane.matcher, *lane.info, lane.backend, b, repeats, warmup, EnergyWindow{0.0});
   for (const char* key : {"clock", "algorithm_ms", "upload_ms", "readback_ms", "total_ms", "total_ms_min",
                           "total_ms_max", "algorithm_ms_min", "algorithm_ms_max", "runs", "warmup_runs", "fps",
-                          "mdes_algorithm", "stages", "copy_gb_s", "paper"})
+                          "mdes_algorithm", "stages", "copy_gb_s", "floor", "device_memory_bytes",
+                          "device_memory_declared_bytes", "paper"})
     if (j.contains(key)) row[key] = j[key];
   add_times(row, b.width, b.height, b.range.count, j["total_ms"].get<double>());
   return row;

@@ -48,6 +48,19 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
     inspector_ = keep ? std::make_unique<salap_cuda::SalapCudaInspector>(params_) : nullptr;
   }
   PassInspector* inspector() override { return inspector_.get(); }
+  /// The slots' workspaces as each was allocated (cu::Workspace::held_bytes): every device
+  /// buffer of this matcher is in one; nullopt before the first frame.
+  [[nodiscard]] std::optional<DeviceMemoryUse> device_memory() const override {
+    DeviceMemoryUse use;
+    bool any = false;
+    for (const auto& slot : slots_)
+      if (slot->work.held() != nullptr) {
+        any = true;
+        use.bytes += double(slot->work.held_bytes());
+        use.declared_bytes += double(slot->work.declared_bytes());
+      }
+    return any ? std::optional<DeviceMemoryUse>(use) : std::nullopt;
+  }
 
  protected:
   StereoResult match(const ImageU8& left, const ImageU8& right, DisparityRange range) override {
