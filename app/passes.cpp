@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int PAD = 2;                                // around the labels and between panels
-constexpr std::array<std::uint8_t, 3> INK = {255, 255, 255};
+constexpr std::array<std::uint8_t, 3> LABEL_INK = {255, 255, 255};
 constexpr std::array<std::uint8_t, 3> NON_FINITE = {255, 0, 255};
 constexpr std::array<std::uint8_t, 3> BACKGROUND = {32, 32, 48};
 
@@ -148,11 +148,11 @@ ImageU8 render_slice(const PassLayout& l, int slice, const ImageF& values, float
   ImageU8 out(width, top + l.height + PAD, 3);
   for (int i = 0; i < out.width * out.height; ++i)
     for (int c = 0; c < 3; ++c) out.data[std::size_t(i) * 3 + std::size_t(c)] = BACKGROUND[std::size_t(c)];
-  draw_text(out, PAD, PAD, title, scale, INK);
+  draw_text(out, PAD, PAD, title, scale, LABEL_INK);
   const float span = hi > lo ? hi - lo : 1.0f;
   for (int k = 0; k < channels; ++k) {
     const int x0 = PAD + k * (l.width + PAD);
-    if (sub_labels) draw_text(out, x0, PAD + text_h + PAD, channel_label(l, slice, k), scale, INK);
+    if (sub_labels) draw_text(out, x0, PAD + text_h + PAD, channel_label(l, slice, k), scale, LABEL_INK);
     for (int y = 0; y < l.height; ++y)
       for (int x = 0; x < l.width; ++x) {
         const float v = values.at(x, y, k);

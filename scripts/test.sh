@@ -20,8 +20,9 @@ fi
 bash scripts/deps.sh
 python="${STEREO_PYTHON:-/usr/bin/python3}"
 # Precompiled GoogleTest, nlohmann/json and CLI11 (STEREO_PCH): a build from scratch parses them
-# once per library and test program instead of once per file.
-config=(-DPython_EXECUTABLE="$python" -DSTEREO_PCH=ON)
+# once per library and test program instead of once per file; the test programs' files compile a
+# batch at a time (STEREO_UNITY_TESTS; the libraries file by file, as a user's build has them).
+config=(-DPython_EXECUTABLE="$python" -DSTEREO_PCH=ON -DSTEREO_UNITY_TESTS=ON)
 # With no GPU visible nothing runs the device code, so one architecture (Hopper's SASS, through
 # ptxas) shows that every kernel compiles; the list CMakeLists.txt falls back to (eight targets)
 # is for builds that ship. STEREO_TEST_CUDA_ARCHITECTURES (or CMake's CUDAARCHS) sets another; a GPU's own is `native`.

@@ -27,13 +27,6 @@ FramePair frame(std::size_t i) {
   return p;
 }
 
-std::vector<std::string> cuda_methods() {
-  std::vector<std::string> out;
-  for (const BackendEntry& e : builtin_registry().entries())
-    if (e.backend == "cuda") out.push_back(e.method);
-  return out;
-}
-
 class CudaDevices : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(CudaDevices, OnTwoGpusMatchesOne) {
@@ -65,7 +58,7 @@ TEST_P(CudaDevices, OnTwoGpusMatchesOne) {
   EXPECT_GT(per_gpu[1], 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Methods, CudaDevices, ::testing::ValuesIn(cuda_methods()),
+INSTANTIATE_TEST_SUITE_P(Methods, CudaDevices, ::testing::ValuesIn(cuda_test::cuda_methods()),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
 }  // namespace

@@ -9,9 +9,12 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "cuda/common.h"
 #include "core/image.h"
+#include "core/registry.h"
+#include "methods/builtin.h"
 
 /// Every CUDA test starts with this: no device means skip, with the runtime's reason.
 #define STEREO_REQUIRE_CUDA()                                                       \
@@ -21,6 +24,15 @@
   } while (0)
 
 namespace stereo::cuda_test {
+
+/// The methods that register a cuda backend, in the registry's order (what the tests that run
+/// every CUDA method take as their parameters).
+inline std::vector<std::string> cuda_methods() {
+  std::vector<std::string> out;
+  for (const BackendEntry& e : builtin_registry().entries())
+    if (e.backend == "cuda") out.push_back(e.method);
+  return out;
+}
 
 /// Uniform random 8-bit image (i.i.d. pixels): every window is distinct, so matching is sharp.
 inline ImageU8 random_u8(int width, int height, int channels, unsigned seed) {

@@ -38,13 +38,6 @@ struct DevicePitched {
   DevicePitched& operator=(const DevicePitched&) = delete;
 };
 
-std::vector<std::string> cuda_methods() {
-  std::vector<std::string> out;
-  for (const BackendEntry& e : builtin_registry().entries())
-    if (e.backend == "cuda") out.push_back(e.method);
-  return out;
-}
-
 int current_device() {
   int ordinal = 0;
   CUDA_CHECK(cudaGetDevice(&ordinal));
@@ -112,7 +105,7 @@ void check_method(const std::string& method, const ImageU8& left, const ImageU8&
 
 TEST(CudaViews, EveryCudaBackendOnViewsAndDeviceMemory) {
   STEREO_REQUIRE_CUDA();
-  const std::vector<std::string> methods = cuda_methods();
+  const std::vector<std::string> methods = cuda_test::cuda_methods();
   ASSERT_FALSE(methods.empty());
   const ImageU8 rgb = test::random_texture(131, 67, 21), grey = test::random_texture(131, 67, 22, 1);
   for (const std::string& m : methods) {
@@ -196,7 +189,7 @@ TEST(CudaViews, UploadRowsInSpansIsTheWholeFrame) {
 TEST(CudaViews, MemoryThatIsNotTheDevicesIsRefused) {
   STEREO_REQUIRE_CUDA();
   const ImageU8 image = test::random_texture(40, 20, 25);
-  for (const std::string& m : cuda_methods()) {
+  for (const std::string& m : cuda_test::cuda_methods()) {
     auto matcher = create_matcher(m, "cuda", {});
     // Host memory marked as device memory.
     const ImageView lie = ImageView::cuda(image.data.data(), 40, 20, 3, 0, current_device());

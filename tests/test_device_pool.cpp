@@ -51,7 +51,7 @@ class FakeMatcher : public Matcher {
   std::chrono::milliseconds delay_;
 };
 
-constexpr DisparityRange RANGE{0, 4};
+constexpr DisparityRange POOL_RANGE{0, 4};
 
 /// Frame i: 8x4 grey images whose pixels are all i (mod 256).
 FramePair frame(std::size_t i) {
@@ -68,7 +68,7 @@ TEST(DevicePool, SequenceComesBackInOrderAndFasterDevicesTakeMore) {
   const std::size_t count = 40;
   std::vector<std::size_t> order;
   std::vector<std::size_t> per_worker(2, 0);
-  parallel::spread_sequence({&slow, &fast}, RANGE, count, frame, 2,
+  parallel::spread_sequence({&slow, &fast}, POOL_RANGE, count, frame, 2,
                             [&](FrameResult&& r, const parallel::FrameRecord& rec) {
                               order.push_back(r.index);
                               ++per_worker[rec.worker];
@@ -88,7 +88,7 @@ TEST(DevicePool, OneMatcherRunsOnTheCallingThread) {
   FakeMatcher only("only", std::chrono::milliseconds(0));
   const std::thread::id caller = std::this_thread::get_id();
   std::size_t n = 0;
-  parallel::spread_sequence({&only}, RANGE, 5, frame, 0, [&](FrameResult&& r, const parallel::FrameRecord& rec) {
+  parallel::spread_sequence({&only}, POOL_RANGE, 5, frame, 0, [&](FrameResult&& r, const parallel::FrameRecord& rec) {
     EXPECT_EQ(std::this_thread::get_id(), caller);
     EXPECT_EQ(r.index, n++);
     EXPECT_EQ(rec.worker, 0u);
@@ -104,7 +104,7 @@ TEST(DevicePool, BadFrameStopsTheRunAfterTheFramesBeforeIt) {
   };
   std::vector<std::size_t> delivered;
   try {
-    parallel::spread_sequence({&a, &b}, RANGE, 30, read, 2,
+    parallel::spread_sequence({&a, &b}, POOL_RANGE, 30, read, 2,
                               [&](FrameResult&& r, const parallel::FrameRecord&) { delivered.push_back(r.index); });
     FAIL() << "no error for the bad frame";
   } catch (const Error& e) {
@@ -117,7 +117,7 @@ TEST(DevicePool, BadFrameStopsTheRunAfterTheFramesBeforeIt) {
 TEST(DevicePool, SinkErrorStopsAndJoinsTheWorkers) {
   FakeMatcher a("a", std::chrono::milliseconds(1)), b("b", std::chrono::milliseconds(1));
   std::size_t delivered = 0;
-  EXPECT_THROW(parallel::spread_sequence({&a, &b}, RANGE, 1000, frame, 0,
+  EXPECT_THROW(parallel::spread_sequence({&a, &b}, POOL_RANGE, 1000, frame, 0,
                                          [&](FrameResult&&, const parallel::FrameRecord&) {
                                            if (++delivered == 3) throw Error("test: disk full");
                                          }),

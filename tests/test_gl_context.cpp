@@ -34,7 +34,7 @@ namespace stereo::gl {
 namespace {
 
 // A small odd-sized pair; the result's exact bits are what is compared.
-constexpr int WIDTH = 61, HEIGHT = 37, LEVELS = 16;
+constexpr int PAIR_WIDTH = 61, PAIR_HEIGHT = 37, PAIR_LEVELS = 16;
 
 // The registered matchers on a GL context, each of which the child runs.
 std::vector<const BackendEntry*> gl_entries() {
@@ -83,12 +83,12 @@ TEST(GlContextChild, DISABLED_Run) {
       }
     }
     if (job == "match" || job == "debug") {
-      const auto [left, right] = bench_pair(WIDTH, HEIGHT);
+      const auto [left, right] = bench_pair(PAIR_WIDTH, PAIR_HEIGHT);
       try {
         j["maps"] = nlohmann::json::array();
         for (const BackendEntry* e : gl_entries()) {
           const std::string key = e->method + "." + e->backend;
-          write_floats(std::string(out_path) + "." + key, e->create({})->compute(left, right, LEVELS).disparity);
+          write_floats(std::string(out_path) + "." + key, e->create({})->compute(left, right, PAIR_LEVELS).disparity);
           j["maps"].push_back(key);
         }
         j["match"] = "done";
@@ -175,7 +175,7 @@ void expect_same_bits(const ChildRun& a, const ChildRun& b, const std::string& w
   for (const auto& [backend, x] : a.maps) {
     ASSERT_TRUE(b.maps.count(backend)) << what << ": " << backend << " missing from " << b.json.dump();
     const auto& y = b.maps.at(backend);
-    ASSERT_EQ(x.size(), std::size_t(WIDTH * HEIGHT)) << backend;
+    ASSERT_EQ(x.size(), std::size_t(PAIR_WIDTH * PAIR_HEIGHT)) << backend;
     ASSERT_EQ(y.size(), x.size()) << backend;
     std::size_t differ = 0;
     for (std::size_t i = 0; i < x.size(); ++i) differ += std::memcmp(&x[i], &y[i], sizeof(float)) != 0;

@@ -27,7 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int W = test::KEPT_W, H = test::KEPT_H;
-const DisparityRange RANGE = test::KEPT_RANGE;
+const DisparityRange PASSES_RANGE = test::KEPT_RANGE;
 using Pair = test::KeptPair;
 using test::kept_cpu_run;
 Pair make_pair() { return test::make_kept_pair(); }
@@ -42,7 +42,7 @@ TEST(DumpPasses, WritesEveryPassAndSlice) {
   const fs::path dir = test::fresh_test_dir("stereo_passes_") / "dump";
   const Pair pair = make_pair();
   auto m = kept_cpu_run(pair);
-  const PassDump dump = dump_passes(*m, dir, RANGE);
+  const PassDump dump = dump_passes(*m, dir, PASSES_RANGE);
   EXPECT_EQ(dump.passes, 9);
   const std::set<std::string> files = files_in(dir);
   EXPECT_EQ(files.size(), dump.files.size());
@@ -89,7 +89,7 @@ TEST(DumpPasses, RefusesWithoutLeavingAnything) {
   const Pair pair = make_pair();
   // No kept passes.
   auto plain = create_matcher("salap", "cpu", Overrides{});
-  (void)plain->compute(pair.left, pair.right, RANGE);
+  (void)plain->compute(pair.left, pair.right, PASSES_RANGE);
   try {
     (void)dump_passes(*plain, root / "a");
     ADD_FAILURE() << "dumped without kept passes";
@@ -148,7 +148,7 @@ TEST(DumpPasses, AnnouncesWhatItWrites) {
     const fs::path dir = root / ("dump" + std::to_string(stages.size()));
     std::optional<PassDumpSize> announced;
     PassDumpOptions options;
-    options.range = RANGE;
+    options.range = PASSES_RANGE;
     options.stages = stages;
     options.announce = [&](const PassDumpSize& size) {
       EXPECT_FALSE(fs::exists(dir)) << "announced after writing";
@@ -180,7 +180,7 @@ TEST(DumpPasses, StageFilter) {
   const Pair pair = make_pair();
   auto m = kept_cpu_run(pair);
   PassDumpOptions options;
-  options.range = RANGE;
+  options.range = PASSES_RANGE;
   options.stages = {"horizontal", "select"};
   const PassDump dump = dump_passes(*m, root / "some", options);
   EXPECT_EQ(dump.passes, 3);

@@ -26,13 +26,16 @@ inline std::string value_of(const ParamValues& values, const std::string& key) {
   return it == values.end() ? "(absent)" : it->second;
 }
 
-/// create(P{}, backend) and create(method, backend) report the same parameters; skips the test,
-/// saying why, where no backend of `method` runs here.
-template <class P>
-void expect_typed_defaults_match(const std::string& method) {
+/// make(backend), the caller's create(P{}, backend), and create(method, backend) report the same
+/// parameters; skips the test, saying why, where no backend of `method` runs here. The typed
+/// create() is called where the method's header declares it: an unqualified call from here would
+/// see only the overloads declared before this header (ADL looks in the Params' namespace, not
+/// in stereo::), so which ones depends on the order a file includes headers.
+template <class Make>
+void expect_typed_defaults_match(const std::string& method, Make make) {
   const std::string backend = available_backend(method);
   if (backend.empty()) GTEST_SKIP() << method << " has no backend that runs here";
-  EXPECT_EQ(create(P{}, backend).params(), create(method, backend).params());
+  EXPECT_EQ(make(backend).params(), create(method, backend).params());
 }
 
 }  // namespace stereo::test

@@ -15,7 +15,7 @@
 namespace stereo {
 namespace {
 
-const DisparityRange RANGE{-1, 8};
+const DisparityRange ADCENSUS_RANGE{-1, 8};
 
 std::vector<std::string> names_of(PassInspector& in) {
   std::vector<std::string> names;
@@ -27,7 +27,7 @@ TEST(AdCensusCpuInspector, KeepsTheRunsStages) {
   const ImageU8 left = test::random_texture(29, 21, 4u, 3), right = test::shifted(left, 2);
   auto m = create_matcher("adcensus", "cpu", Overrides{{"refine", "none"}});
   m->keep_passes(true);
-  const StereoResult r = m->compute(left, right, RANGE);
+  const StereoResult r = m->compute(left, right, ADCENSUS_RANGE);
   PassInspector& in = *m->inspector();
   EXPECT_EQ(names_of(in), (std::vector<std::string>{"census.left", "census.right", "cross.left", "cross.right",
                                                     "scanline+wta", "scanline+wta.left"}));
@@ -38,14 +38,14 @@ TEST(AdCensusCpuInspector, KeepsTheRunsStages) {
     ASSERT_EQ(kept.data[i * 4 + 3], float(census.data[i] >> 48)) << i;
   for (const PassLayout& l : in.passes())
     if (l.name == "scanline+wta") {
-      EXPECT_EQ(l.slices, RANGE.count);
-      EXPECT_EQ(l.first_disparity, RANGE.min);
+      EXPECT_EQ(l.slices, ADCENSUS_RANGE.count);
+      EXPECT_EQ(l.first_disparity, ADCENSUS_RANGE.min);
     }
-  EXPECT_THROW((void)in.read("scanline+wta", RANGE.count), Error);
+  EXPECT_THROW((void)in.read("scanline+wta", ADCENSUS_RANGE.count), Error);
 
   auto full = create_matcher("adcensus", "cpu", Overrides{});
   full->keep_passes(true);
-  (void)full->compute(left, right, RANGE);
+  (void)full->compute(left, right, ADCENSUS_RANGE);
   EXPECT_EQ(names_of(*full->inspector()),
             (std::vector<std::string>{"census.left", "census.right", "cross.left", "cross.right", "cost+aggregate.right",
                                       "scanline+wta", "scanline+wta.left", "scanline+wta.right"}));

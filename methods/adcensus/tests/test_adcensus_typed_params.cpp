@@ -22,7 +22,8 @@ namespace stereo {
 namespace {
 
 TEST(AdCensusTypedParams, DefaultsAreTheRegisteredTable) {
-  test::expect_typed_defaults_match<adcensus::Params>("adcensus");
+  test::expect_typed_defaults_match(
+      "adcensus", [](const std::string& backend) { return create(adcensus::Params{}, backend); });
 }
 
 // The text the typed fields are written as reads back to the same values: floats that "%.7g"

@@ -23,7 +23,7 @@
 namespace stereo {
 namespace {
 
-const DisparityRange RANGE{-1, 12};
+const DisparityRange ADCENSUS_RANGE{-1, 12};
 
 TEST(CudaAdCensusInspect, KeptBuffersAreTheStages) {
   STEREO_REQUIRE_CUDA();
@@ -32,7 +32,7 @@ TEST(CudaAdCensusInspect, KeptBuffersAreTheStages) {
   EXPECT_EQ(m->inspector(), nullptr);
   m->keep_passes(true);
   EXPECT_TRUE(m->inspector()->passes().empty());  // before the first run
-  (void)m->compute(left, right, RANGE);
+  (void)m->compute(left, right, ADCENSUS_RANGE);
   PassInspector& in = *m->inspector();
   std::vector<std::string> names;
   for (const PassLayout& l : in.passes()) names.push_back(l.name);
@@ -53,12 +53,12 @@ TEST(CudaAdCensusInspect, KeptBuffersAreTheStages) {
   const ImageF map = in.read("scanline+wta.left", 0);
   ImageF best(map.width, map.height, 1, INFINITY), arg(map.width, map.height, 1, 0.0f);
   std::vector<int> ties(map.data.size(), 0);
-  for (int k = 0; k < RANGE.count; ++k) {
+  for (int k = 0; k < ADCENSUS_RANGE.count; ++k) {
     const ImageF c2 = in.read("scanline+wta", k);
     for (std::size_t i = 0; i < c2.data.size(); ++i) {
       if (c2.data[i] < best.data[i]) {
         best.data[i] = c2.data[i];
-        arg.data[i] = float(RANGE.min + k);
+        arg.data[i] = float(ADCENSUS_RANGE.min + k);
         ties[i] = 0;
       } else if (c2.data[i] == best.data[i]) {
         ++ties[i];
@@ -75,7 +75,7 @@ TEST(CudaAdCensusInspect, KeptBuffersAreTheStages) {
   std::cout << "adcensus/cuda: kept WTA map = argmin of kept C2 on " << 100.0 * double(same) / double(unique)
             << "% of " << unique << " pixels with a unique fp16 minimum\n";
   EXPECT_GE(double(same) / double(unique), 0.99);
-  EXPECT_THROW((void)in.read("scanline+wta", RANGE.count), Error);
+  EXPECT_THROW((void)in.read("scanline+wta", ADCENSUS_RANGE.count), Error);
   EXPECT_THROW((void)in.read("cost", 0), Error);
 }
 
@@ -90,8 +90,8 @@ TEST(CudaAdCensusInspect, SameAsCpuByName) {
   auto cpu = create_matcher("adcensus", "cpu", Overrides{});
   gpu->keep_passes(true);
   cpu->keep_passes(true);
-  (void)gpu->compute(left, right, RANGE);
-  (void)cpu->compute(left, right, RANGE);
+  (void)gpu->compute(left, right, ADCENSUS_RANGE);
+  (void)cpu->compute(left, right, ADCENSUS_RANGE);
   const AdCensusParams params;
   int compared = 0;
   for (const PassLayout& c : cpu->inspector()->passes()) {

@@ -40,7 +40,7 @@ double within_one(const ImageF& a, const ImageF& b) {
 }
 
 // A foreground rectangle (disparity 9) over a background (3), so the refinement has work.
-std::pair<ImageU8, ImageU8> layered_pair(int width, int height, unsigned seed) {
+std::pair<ImageU8, ImageU8> two_layer_pair(int width, int height, unsigned seed) {
   const ImageU8 right = test::random_texture(width, height, seed);
   ImageU8 left(width, height, 3);
   for (int y = 0; y < height; ++y)
@@ -73,7 +73,7 @@ TEST(CudaAdCensusMatcher, MiddleburyV2ScenesAgreeWithCpu) {
 
 TEST(CudaAdCensusMatcher, EveryRefineStopAndANegativeMinimum) {
   STEREO_REQUIRE_CUDA();
-  const auto [left, right] = layered_pair(97, 61, 21);
+  const auto [left, right] = two_layer_pair(97, 61, 21);
   for (const DisparityRange range : {DisparityRange{0, 16}, DisparityRange{-2, 20}})
     for (const std::string stop : {"none", "lrc", "vote", "interp", "adjust", "subpixel", "full"}) {
       auto gpu = create_matcher("adcensus", "cuda", {{"refine", stop}});
@@ -94,12 +94,12 @@ TEST(CudaAdCensusMatcher, EveryRefineStopAndANegativeMinimum) {
 
 TEST(CudaAdCensusMatcher, ReusedBuffersAndTiming) {
   STEREO_REQUIRE_CUDA();
-  const auto [left, right] = layered_pair(120, 64, 31);
+  const auto [left, right] = two_layer_pair(120, 64, 31);
   auto matcher = create_matcher("adcensus", "cuda", {});
   const StereoResult a = matcher->compute(left, right, 24);
   const StereoResult b = matcher->compute(left, right, 24);                     // same buffers
   const StereoResult c = matcher->compute(left, right, DisparityRange{1, 24});  // same size, other minimum
-  const auto [small_left, small_right] = layered_pair(60, 40, 32);
+  const auto [small_left, small_right] = two_layer_pair(60, 40, 32);
   const StereoResult d = matcher->compute(small_left, small_right, 12);  // re-sized
   const StereoResult e = matcher->compute(left, right, 24);              // and back
   EXPECT_EQ(a.disparity.data, b.disparity.data);
@@ -130,7 +130,7 @@ TEST(CudaAdCensusMatcher, ReusedBuffersAndTiming) {
 // real scene (where the right view's region and paths matter for the LR check).
 TEST(CudaAdCensusMatcher, ConcurrentAndSerialViewsGiveTheSameMaps) {
   STEREO_REQUIRE_CUDA();
-  const auto [left, right] = layered_pair(131, 77, 61);
+  const auto [left, right] = two_layer_pair(131, 77, 61);
   for (const std::string stop : {"none", "lrc", "full"}) {
     auto both = create_matcher("adcensus", "cuda", {{"refine", stop}, {"views", "concurrent"}});
     auto serial = create_matcher("adcensus", "cuda", {{"refine", stop}, {"views", "serial"}});
@@ -155,7 +155,7 @@ TEST(CudaAdCensusMatcher, ConcurrentAndSerialViewsGiveTheSameMaps) {
 // the same stage marks.
 TEST(CudaAdCensusMatcher, GraphAndDirectLaunchesGiveTheSameMaps) {
   STEREO_REQUIRE_CUDA();
-  const auto [left, right] = layered_pair(131, 77, 62);
+  const auto [left, right] = two_layer_pair(131, 77, 62);
   for (const std::string views : {"concurrent", "serial"})
     for (const std::string stop : {"none", "lrc", "vote", "full"}) {
       auto graph = create_matcher("adcensus", "cuda", {{"refine", stop}, {"views", views}});
@@ -189,7 +189,7 @@ TEST(CudaAdCensusMatcher, TooLargeAProblemIsAClearError) {
     EXPECT_NE(what.find("MiB free"), std::string::npos) << what;
   }
   // The matcher stays usable.
-  const auto [left, right] = layered_pair(64, 32, 41);
+  const auto [left, right] = two_layer_pair(64, 32, 41);
   EXPECT_EQ(matcher->compute(left, right, 8).disparity.width, 64);
 }
 

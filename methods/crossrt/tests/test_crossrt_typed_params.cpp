@@ -12,7 +12,8 @@ namespace stereo {
 namespace {
 
 TEST(CrossrtTypedParams, DefaultsAreTheRegisteredTable) {
-  test::expect_typed_defaults_match<crossrt::Params>("crossrt");
+  test::expect_typed_defaults_match(
+      "crossrt", [](const std::string& backend) { return create(crossrt::Params{}, backend); });
 }
 
 }  // namespace

@@ -28,7 +28,7 @@
 namespace stereo {
 namespace {
 
-const DisparityRange RANGE{-1, 12};
+const DisparityRange ESAW_RANGE{-1, 12};
 const char* const KEEP_LAP = "keep_passes copies";  // cu::esaw::StageKeeper::KEEP_LAP
 
 struct Pair {
@@ -93,9 +93,9 @@ std::unique_ptr<Matcher> check(const std::string& method, const Overrides& overr
   auto cpu = create_matcher(method, "cpu", overrides);
   gpu->keep_passes(true);
   cpu->keep_passes(true);
-  const StereoResult plain_run = plain->compute(pair.left, pair.right, RANGE);
-  const StereoResult kept_run = gpu->compute(pair.left, pair.right, RANGE);
-  (void)cpu->compute(pair.left, pair.right, RANGE);
+  const StereoResult plain_run = plain->compute(pair.left, pair.right, ESAW_RANGE);
+  const StereoResult kept_run = gpu->compute(pair.left, pair.right, ESAW_RANGE);
+  (void)cpu->compute(pair.left, pair.right, ESAW_RANGE);
   EXPECT_EQ(kept_run.disparity.data, plain_run.disparity.data) << method << ": keep_passes changed the map";
   EXPECT_FALSE(has_stage(plain_run.timing, KEEP_LAP)) << method << ": a plain run timed inspector copies";
 
@@ -106,8 +106,8 @@ std::unique_ptr<Matcher> check(const std::string& method, const Overrides& overr
   for (const PassLayout& l : in.passes()) {
     if (l.disparities_per_slice == 0) continue;  // the images: the inspector tests of every pair
     SCOPED_TRACE(method + " " + l.name);
-    EXPECT_EQ(l.slices, RANGE.count);
-    EXPECT_EQ(l.first_disparity, RANGE.min);
+    EXPECT_EQ(l.slices, ESAW_RANGE.count);
+    EXPECT_EQ(l.first_disparity, ESAW_RANGE.min);
     const bool on_cpu = std::find(cpu_names.begin(), cpu_names.end(), l.name) != cpu_names.end();
     compared += on_cpu;
     read_planes(in, l, on_cpu ? cpu->inspector() : nullptr);
@@ -169,7 +169,7 @@ TEST(CudaEsawInspect, EsmpKeepsMessagesAndForwardValues) {
   for (int j = 0; j + 1 < 2 * T; ++j) folded.push_back(pass(j % 2 == 0 ? "aggr_H+" : "aggr_V+", j / 2 + 1));
   const auto fold = check("esmp", {}, {{"fold_cost2msg", "true"}}, folded, 1);
   for (const std::string& name : folded)
-    for (int k = 0; k < RANGE.count; ++k)
+    for (int k = 0; k < ESAW_RANGE.count; ++k)
       ASSERT_EQ(fold->inspector()->read(name, k).data, separate->inspector()->read(name, k).data)
           << name << " plane " << k << ": folded and separate passes differ";
 
@@ -191,9 +191,9 @@ TEST(CudaEsawInspect, EsmpCopiesAreTimedApart) {
   const Pair pair = scene();
   auto m = create_matcher("esmp", "cuda", {});
   m->keep_passes(true);
-  EXPECT_TRUE(has_stage(m->compute(pair.left, pair.right, RANGE).timing, KEEP_LAP));
+  EXPECT_TRUE(has_stage(m->compute(pair.left, pair.right, ESAW_RANGE).timing, KEEP_LAP));
   m->keep_passes(false);
-  EXPECT_FALSE(has_stage(m->compute(pair.left, pair.right, RANGE).timing, KEEP_LAP));
+  EXPECT_FALSE(has_stage(m->compute(pair.left, pair.right, ESAW_RANGE).timing, KEEP_LAP));
   EXPECT_EQ(m->inspector(), nullptr);
 }
 

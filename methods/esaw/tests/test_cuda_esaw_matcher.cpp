@@ -78,11 +78,11 @@ Overrides with_colour(Overrides overrides, const std::string& colour) {
   return overrides;
 }
 
-constexpr const char* CUDA_COLOURS[] = {"max_rgb", "lab8"};
+constexpr const char* CUDA_COLOUR_NAMES[] = {"max_rgb", "lab8"};
 
 TEST(CudaEsawMatcher, EsawV2CropsAgreeWithCpu) {
   STEREO_REQUIRE_CUDA();
-  for (const std::string colour : CUDA_COLOURS) {
+  for (const std::string colour : CUDA_COLOUR_NAMES) {
     compare_on_v2("esaw", with_colour({}, colour), false);  // with lab8: the defaults
     compare_on_v2("esaw", with_colour({{"iterations", "5"}, {"base", "2.6"}, {"border", "clamp"}}, colour), false);
     // The slab size changes only the order of the work: one plane, an odd slab (tails of the
@@ -101,7 +101,7 @@ TEST(CudaEsawMatcher, EsawV2CropsAgreeWithCpu) {
 
 TEST(CudaEsawMatcher, EsmpV2CropsAgreeWithCpu) {
   STEREO_REQUIRE_CUDA();
-  for (const std::string colour : CUDA_COLOURS) {
+  for (const std::string colour : CUDA_COLOUR_NAMES) {
     compare_on_v2("esmp", with_colour({}, colour), false);  // with lab8: the defaults
     compare_on_v2("esmp", with_colour({{"esmp_variant", "centre"}, {"iterations", "3"}}, colour), false);
     // The folded passes (cost2msg- inside the next aggregation; off by default, slower on the
@@ -115,7 +115,7 @@ TEST(CudaEsawMatcher, EsmpV2CropsAgreeWithCpu) {
 // scene. The bad-pixel figures printed are the CPU's (docs/methods/esaw.md, docs/methods/esmp.md).
 TEST(CudaEsawMatcher, WholeV2ScenesAgreeWithCpu) {
   STEREO_REQUIRE_CUDA();
-  for (const std::string colour : CUDA_COLOURS) {
+  for (const std::string colour : CUDA_COLOUR_NAMES) {
     compare_on_v2("esaw", with_colour({}, colour), true);
     compare_on_v2("esmp", with_colour({}, colour), true);
   }

@@ -12,11 +12,13 @@ namespace stereo {
 namespace {
 
 TEST(EsawTypedParams, DefaultsAreTheRegisteredTable) {
-  test::expect_typed_defaults_match<esaw::Params>("esaw");
+  test::expect_typed_defaults_match(
+      "esaw", [](const std::string& backend) { return create(esaw::Params{}, backend); });
 }
 
 TEST(EsmpTypedParams, DefaultsAreTheRegisteredTable) {
-  test::expect_typed_defaults_match<esmp::Params>("esmp");
+  test::expect_typed_defaults_match(
+      "esmp", [](const std::string& backend) { return create(esmp::Params{}, backend); });
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ namespace stereo {
 namespace {
 
 constexpr int W = test::KEPT_W, H = test::KEPT_H;
-const DisparityRange RANGE = test::KEPT_RANGE;
+const DisparityRange SALAP_RANGE = test::KEPT_RANGE;
 using Pair = test::KeptPair;
 using test::kept_cpu_run;
 Pair make_pair() { return test::make_kept_pair(); }
@@ -34,8 +34,8 @@ TEST(SalapCpuInspector, StagesAreTheReferenceFunctions) {
                                              "vertical.c1", "vertical.c2", "vertical.c3", "window_cost", "select"}));
   SalapParams params;
   params.window = 9;
-  for (int k = 0; k < RANGE.count; ++k) {
-    const int d = RANGE.min + k;
+  for (int k = 0; k < SALAP_RANGE.count; ++k) {
+    const int d = SALAP_RANGE.min + k;
     const ImageF tad = reference::tad_cost(pair.left, pair.right, d, params);
     EXPECT_EQ(in.read("tad", k).data, tad.data) << d;
     const ImageF cr = reference::filter_horizontal(tad, reference::Side::right, params);
@@ -43,10 +43,10 @@ TEST(SalapCpuInspector, StagesAreTheReferenceFunctions) {
     EXPECT_EQ(in.read("vertical.c3", k).data, reference::filter_vertical(cr, reference::Side::up, params).data) << d;
     EXPECT_EQ(in.read("window_cost", k).data, reference::level_cost(pair.left, pair.right, d, params).data) << d;
   }
-  const ImageF map = reference::salap_disparity(pair.left, pair.right, RANGE, params);
+  const ImageF map = reference::salap_disparity(pair.left, pair.right, SALAP_RANGE, params);
   const ImageF select = in.read("select", 0);
-  for (std::size_t i = 0; i < map.data.size(); ++i) ASSERT_EQ(select.data[i] + float(RANGE.min), map.data[i]);
-  EXPECT_THROW((void)in.read("tad", RANGE.count), Error);
+  for (std::size_t i = 0; i < map.data.size(); ++i) ASSERT_EQ(select.data[i] + float(SALAP_RANGE.min), map.data[i]);
+  EXPECT_THROW((void)in.read("tad", SALAP_RANGE.count), Error);
   EXPECT_THROW((void)in.read("aggregate_h", 0), Error);
 }
 

@@ -12,7 +12,8 @@ namespace stereo {
 namespace {
 
 TEST(SalapTypedParams, DefaultsAreTheRegisteredTable) {
-  test::expect_typed_defaults_match<salap::Params>("salap");
+  test::expect_typed_defaults_match(
+      "salap", [](const std::string& backend) { return create(salap::Params{}, backend); });
 }
 
 }  // namespace

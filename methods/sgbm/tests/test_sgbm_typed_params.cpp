@@ -12,7 +12,8 @@ namespace stereo {
 namespace {
 
 TEST(SgbmTypedParams, DefaultsAreTheRegisteredTable) {
-  test::expect_typed_defaults_match<sgbm::Params>("sgbm");
+  test::expect_typed_defaults_match(
+      "sgbm", [](const std::string& backend) { return create(sgbm::Params{}, backend); });
 }
 
 }  // namespace

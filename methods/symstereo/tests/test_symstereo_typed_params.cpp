@@ -12,7 +12,8 @@ namespace stereo {
 namespace {
 
 TEST(SymstereoTypedParams, DefaultsAreTheRegisteredTable) {
-  test::expect_typed_defaults_match<symstereo::Params>("symstereo");
+  test::expect_typed_defaults_match(
+      "symstereo", [](const std::string& backend) { return create(symstereo::Params{}, backend); });
 }
 
 }  // namespace
