@@ -82,20 +82,22 @@ class BufferList {
   [[nodiscard]] cudaStream_t stream() const { return stream_; }
   /// The declared device buffers' bytes, with ALLOCATION_SLACK each.
   [[nodiscard]] std::size_t device_bytes() const { return device_bytes_; }
-  /// The externals' estimates, with ALLOCATION_SLACK per allocation (calls every estimate).
-  [[nodiscard]] std::size_t external_bytes() const {
+  /// The externals' estimates, summed (calls every estimate: ask once).
+  [[nodiscard]] std::size_t external_estimates() const {
     std::size_t bytes = 0;
-    for (const External& e : externals_) bytes += e.estimate() + std::size_t(e.allocations) * ALLOCATION_SLACK;
-    return bytes;
-  }
-  [[nodiscard]] bool has_externals() const { return !externals_.empty(); }
-  /// The declared device buffers' bytes as requested and the externals' estimates, without
-  /// slack (calls every estimate): what the method asks for, as bench reports it.
-  [[nodiscard]] std::size_t requested_bytes() const {
-    std::size_t bytes = requested_bytes_;
     for (const External& e : externals_) bytes += e.estimate();
     return bytes;
   }
+  /// ALLOCATION_SLACK for each of the externals' allocations.
+  [[nodiscard]] std::size_t external_slack() const {
+    std::size_t bytes = 0;
+    for (const External& e : externals_) bytes += std::size_t(e.allocations) * ALLOCATION_SLACK;
+    return bytes;
+  }
+  [[nodiscard]] bool has_externals() const { return !externals_.empty(); }
+  /// The declared device buffers' bytes as requested, without slack (with the externals'
+  /// estimates: what the method asks for, as bench reports it).
+  [[nodiscard]] std::size_t requested_bytes() const { return requested_bytes_; }
   [[nodiscard]] std::size_t host_bytes() const { return host_bytes_; }
 
  private:
@@ -149,8 +151,12 @@ class Workspace {
       dry.declare(sizes, key);
       const std::string what = Buffers::describe(key);
       require_free_memory(sizes.device_bytes(), component_, what);
-      if (sizes.has_externals()) require_free_memory(sizes.device_bytes() + sizes.external_bytes(), component_, what);
-      declared = sizes.requested_bytes();
+      std::size_t estimates = 0;
+      if (sizes.has_externals()) {
+        estimates = sizes.external_estimates();
+        require_free_memory(sizes.device_bytes() + estimates + sizes.external_slack(), component_, what);
+      }
+      declared = sizes.requested_bytes() + estimates;
     }
     auto fresh = std::make_unique<Buffers>();
     BufferList list(component_, true, stream);
@@ -180,7 +186,7 @@ class Workspace {
     Buffers dry;
     BufferList sizes(component_, false);
     dry.declare(sizes, key);
-    return sizes.device_bytes() + sizes.external_bytes();
+    return sizes.device_bytes() + sizes.external_estimates() + sizes.external_slack();
   }
 
   /// The held set, or null.
@@ -193,7 +199,8 @@ class Workspace {
   /// The device memory the held set took when it was allocated: the drop of the device's free
   /// memory (cudaMemGetInfo) across its allocating pass; 0 when none is held.
   [[nodiscard]] std::size_t held_bytes() const { return held_ ? held_bytes_ : 0; }
-  /// The held set's declared bytes (BufferList::requested_bytes); 0 when none is held.
+  /// The held set's declared bytes (BufferList::requested_bytes plus the externals' estimates);
+  /// 0 when none is held.
   [[nodiscard]] std::size_t declared_bytes() const { return held_ ? declared_bytes_ : 0; }
   void release() { held_.reset(); }
 
