@@ -187,6 +187,10 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
   // (With the vector loads, keeping V = 8 as loaded measured the same: 12.0 against 11.9 ms.)
   constexpr bool RAW = V <= 4;
   using Stored = std::conditional_t<RAW, __half, float>;
+  // A level past the count costs +inf (fp16) or FLT_MAX from its load on: eq. 4 keeps it there
+  // (x + y - z rounds back to it for finite y, z) and no neighbour's minimum takes it, so the
+  // step tests no level against the count.
+  const __half NO_LEVEL = __ushort_as_half(static_cast<unsigned short>(0x7C00u));
   struct Inputs {
     Stored c[V];
     std::uint32_t here, before;  // ref at p and at p - r (packed RGBA)
@@ -207,15 +211,15 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
       for (int j = 0; j < V; ++j) {
         const __half h = level_of<V>(words, j);
         if constexpr (RAW)
-          in.c[j] = h;
+          in.c[j] = lane_level < levels ? h : NO_LEVEL;
         else
-          in.c[j] = __half2float(h);
+          in.c[j] = lane_level < levels ? __half2float(h) : FLT_MAX;
       }
     } else {
 #pragma unroll
       for (int j = 0; j < V; ++j) {
         if constexpr (RAW)
-          in.c[j] = lane_level + j < levels ? c[j] : __half();
+          in.c[j] = lane_level + j < levels ? c[j] : NO_LEVEL;
         else
           in.c[j] = lane_level + j < levels ? __half2float(c[j]) : FLT_MAX;
       }
@@ -248,30 +252,30 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
       const uchar4 p = *reinterpret_cast<const uchar4*>(&in.here);
       const uchar4 q = *reinterpret_cast<const uchar4*>(&in.before);
       const int d1 = max_channel_difference(p, q);
-      const float below = __shfl_up_sync(FULL_MASK, prev[V - 1], 1, GROUP);  // level lane * V - 1
-      const float above = __shfl_down_sync(FULL_MASK, prev[0], 1, GROUP);    // level lane * V + V
+      // Levels lane * V - 1 and lane * V + V; none below level 0 or past the group's last lane
+      // (a lane past the level count holds FLT_MAX, like the levels past it within a lane).
+      const float below = __shfl_up_sync(FULL_MASK, prev[V - 1], 1, GROUP);
+      const float above = __shfl_down_sync(FULL_MASK, prev[0], 1, GROUP);
+      const float lowest = lane == 0 ? FLT_MAX : below;
+      const float highest = lane == GROUP - 1 ? FLT_MAX : above;
       // D2 of the lane's levels: V consecutive bits from the lowest column they match (bits
-      // lo .. lo + 31 of the row, 0 outside it).
+      // lo .. lo + 31 of the row, 0 outside it), turned so that bit j is level lane V + j.
       const unsigned shift = static_cast<unsigned>(step_low & 31);
       const std::uint32_t window = __funnelshift_r(in.word0, in.word1, shift);
+      const std::uint32_t d2 = sign < 0 ? __brev(window) >> (32 - V) : window;
       // Cases 1-4 of Sec. 2.3 by edge count (case 4 read as Pi2 / 10 for P2, as the reference
       // reads it); D1's share is fixed for the step, D2 picks between two pairs per level.
+      // min(a + p, b + p) = min(a, b) + p exactly (rounding is monotonic), so the neighbours'
+      // minimum takes one addition a level and prev_min + P2 two a step, with the same bits.
       const bool e1 = d1 >= tau_so;
       const float p1_no = e1 ? pen.p1[1] : pen.p1[0], p1_edge = e1 ? pen.p1[2] : pen.p1[1];
-      const float p2_no = e1 ? pen.p2[1] : pen.p2[0], p2_edge = e1 ? pen.p2[2] : pen.p2[1];
+      const float jump_no = prev_min + (e1 ? pen.p2[1] : pen.p2[0]);
+      const float jump_edge = prev_min + (e1 ? pen.p2[2] : pen.p2[1]);
 #pragma unroll
       for (int j = 0; j < V; ++j) {
-        const int k = lane_level + j;
-        if (k >= levels) {
-          cur[j] = FLT_MAX;
-          continue;
-        }
-        const bool edge = (window >> (sign < 0 ? V - 1 - j : j)) & 1u;
-        const float p1 = edge ? p1_edge : p1_no;
-        const float p2 = edge ? p2_edge : p2_no;
-        float best = fminf(prev[j], prev_min + p2);
-        if (k > 0) best = fminf(best, (j > 0 ? prev[j - 1] : below) + p1);
-        if (k + 1 < levels) best = fminf(best, (j + 1 < V ? prev[j + 1] : above) + p1);
+        const bool edge = (d2 >> j) & 1u;
+        const float next = fminf(j > 0 ? prev[j - 1] : lowest, j + 1 < V ? prev[j + 1] : highest);
+        const float best = fminf(fminf(prev[j], edge ? jump_edge : jump_no), next + (edge ? p1_edge : p1_no));
         cur[j] = float(in.c[j]) + best - prev_min;  // eq. 4
       }
     }

@@ -531,6 +531,12 @@ TEST(CudaAdCensusStages, ScanlineMatchesReference) {
       EXPECT_LE(e.cell, VOLUME_CELL_TOLERANCE);
       // The fused WTA ranks fp32 means of fp16 paths: only near-ties may differ.
       EXPECT_GE(same, 0.99);
+      // In place (the matcher's left view: C2 over C1): the same mean, the same map.
+      ca::DeviceVolume in_place = upload_volume(c1);
+      auto in_place_d = poisoned_f(WIDTH, HEIGHT);
+      ca::scanline_optimize(in_place, {d_left, d_right}, params, right_view, paths, in_place, &in_place_d);
+      EXPECT_EQ(download_volume(in_place).data, download_volume(out).data) << "C2 written over C1";
+      expect_same_map(cu::download(in_place_d), got_d, "scanline_optimize in place");
       // Without storing C2 (the matcher's right view) the map is the same.
       auto only_d = poisoned_f(WIDTH, HEIGHT);
       ca::scanline_disparity(d_c1, {d_left, d_right}, params, right_view, paths, only_d);
