@@ -10,9 +10,7 @@
 //
 // Two pixels a thread as aggr_pair.cuh (an even width, < 2^32 cells); each cell's arithmetic is
 // aggr_pair.cuh's then cost2msg_backward's, in the same order, so the messages are theirs bit
-// for bit. The shared memory a block holds (levels x 256 B) leaves few warps a SM, so each
-// thread keeps MSG_GROUP levels of loads in flight and asks the L2 for its centre cells
-// MSG_AHEAD levels ahead.
+// for bit.
 
 #include <cuda_fp16.h>
 
@@ -28,11 +26,16 @@ namespace stereo::cu::esaw {
 namespace {
 
 constexpr int MSG_THREADS = 64;  // 128 pixels of a row
-constexpr int MSG_GROUP = 8;
-constexpr int MSG_AHEAD = 32;
+// The shared memory (levels x 256 B a block) leaves ~6 warps a SM, so a thread's own loads must
+// cover the latency: MSG_GROUP levels of samples in flight (registers are plenty at this
+// occupancy; one block a SM in __launch_bounds__ lets ptxas keep them, where its default
+// schedule for full occupancy kept ~40 registers and a fraction of the loads in flight), the
+// centre cells asked of the L2 MSG_AHEAD levels ahead.
+constexpr int MSG_GROUP = 32;
+constexpr int MSG_AHEAD = 64;
 
 template <int DX, int DY>
-__global__ void __launch_bounds__(MSG_THREADS)
+__global__ void __launch_bounds__(MSG_THREADS, 1)
     aggr_cost2msg_kernel(const uchar4* __restrict__ guide, const __half* __restrict__ in, __half* __restrict__ out,
                          WeightTable table, detail::PassShape shape) {
   using namespace detail;
