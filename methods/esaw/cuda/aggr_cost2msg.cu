@@ -34,7 +34,10 @@ constexpr int MSG_THREADS = 64;  // 128 pixels of a row
 constexpr int MSG_GROUP = 32;
 constexpr int MSG_AHEAD = 64;
 
-template <int DX, int DY>
+// PAIRED_SIDES: the side samples of a pair are one aligned pair too. Always along y; along x
+// where the step is even and the border drops (x - s is then even, and both pixels' sides lie
+// inside the image or both outside, where clamping would read one edge pixel twice).
+template <int DX, int DY, bool PAIRED_SIDES>
 __global__ void __launch_bounds__(MSG_THREADS, 1)
     aggr_cost2msg_kernel(const uchar4* __restrict__ guide, const __half* __restrict__ in, __half* __restrict__ out,
                          WeightTable table, detail::PassShape shape) {
@@ -61,14 +64,17 @@ __global__ void __launch_bounds__(MSG_THREADS, 1)
   const __half* const c_at = thread_base(in + i);
   const __half* const m0 = thread_base(in + (in_m0 ? im0 : i));  // a side not read: the centre
   const __half* const p0 = thread_base(in + (in_p0 ? ip0 : i));
-  const __half* const m1 = DX ? thread_base(in + (in_m1 ? im1 : i1)) : nullptr;
-  const __half* const p1 = DX ? thread_base(in + (in_p1 ? ip1 : i1)) : nullptr;
+  const __half* const m1 = PAIRED_SIDES ? nullptr : thread_base(in + (in_m1 ? im1 : i1));
+  const __half* const p1 = PAIRED_SIDES ? nullptr : thread_base(in + (in_p1 ? ip1 : i1));
   const __half* const ahead = thread_base(in + i + std::size_t(MSG_AHEAD) * plane);
   __half* const o_at = thread_base(out + i);
 
   float lowest[2] = {0.0f, 0.0f}, forward[2] = {0.0f, 0.0f};
-  const auto group = [&](auto count, int k0) {
+  // Level 0 is the first group's u = 0 (first = true; a constant once unrolled), so the walk up
+  // carries no test of k == 0.
+  const auto group = [&](auto count, auto first, int k0) {
     constexpr int N = decltype(count)::value;
+    constexpr bool FIRST = decltype(first)::value;
     const unsigned kp0 = unsigned(k0) * plane;
 #pragma unroll
     for (int u = 0; u < N; ++u)
@@ -78,7 +84,7 @@ __global__ void __launch_bounds__(MSG_THREADS, 1)
     for (int u = 0; u < N; ++u) {
       const unsigned kp = kp0 + unsigned(u) * plane;
       at_centre[u] = load_pair(c_at, kp);
-      if constexpr (DY) {
+      if constexpr (PAIRED_SIDES) {
         at_minus[u] = load_pair(m0, kp);
         at_plus[u] = load_pair(p0, kp);
       } else {
@@ -93,17 +99,33 @@ __global__ void __launch_bounds__(MSG_THREADS, 1)
           weighted_value(w0, __low2float(at_centre[u]), __low2float(at_minus[u]), __low2float(at_plus[u])),
           weighted_value(w1, __high2float(at_centre[u]), __high2float(at_minus[u]), __high2float(at_plus[u])));
       const float value[2] = {__low2float(v), __high2float(v)};
-#pragma unroll
-      for (int j = 0; j < 2; ++j) {  // eq. 18's minimum and eq. 19, as aggr_pair.cuh's forward mode
-        lowest[j] = k == 0 ? value[j] : fminf(lowest[j], value[j]);
-        forward[j] = k == 0 ? value[j] : __half2float(__float2half_rn(fminf(__fadd_rn(forward[j], c), value[j])));
+      // Eq. 18's minimum and eq. 19, as aggr_pair.cuh's forward mode: each forward value rounded
+      // to half (both of the pair by one __floats2half2_rn, as __float2half_rn rounds each).
+      __half2 f = v;
+      if (!FIRST || u > 0) {
+        lowest[0] = fminf(lowest[0], value[0]);
+        lowest[1] = fminf(lowest[1], value[1]);
+        f = __floats2half2_rn(fminf(__fadd_rn(forward[0], c), value[0]), fminf(__fadd_rn(forward[1], c), value[1]));
+      } else {
+        lowest[0] = value[0];
+        lowest[1] = value[1];
       }
-      held[k * MSG_THREADS + t] = __floats2half2_rn(forward[0], forward[1]);
+      forward[0] = __low2float(f);
+      forward[1] = __high2float(f);
+      held[k * MSG_THREADS + t] = f;
     }
   };
   int k0 = 0;
-  for (; k0 + MSG_GROUP <= levels; k0 += MSG_GROUP) group(std::integral_constant<int, MSG_GROUP>{}, k0);
-  for (; k0 < levels; ++k0) group(std::integral_constant<int, 1>{}, k0);
+  if (levels >= MSG_GROUP) {
+    group(std::integral_constant<int, MSG_GROUP>{}, std::true_type{}, 0);
+    k0 = MSG_GROUP;
+  } else {
+    group(std::integral_constant<int, 1>{}, std::true_type{}, 0);
+    k0 = 1;
+  }
+  for (; k0 + MSG_GROUP <= levels; k0 += MSG_GROUP)
+    group(std::integral_constant<int, MSG_GROUP>{}, std::false_type{}, k0);
+  for (; k0 < levels; ++k0) group(std::integral_constant<int, 1>{}, std::false_type{}, k0);
 
   // eq. 20 at the top level, eq. 21 below it, as cost2msg_backward (h = min + eta, eq. 18).
   const float h[2] = {__fadd_rn(lowest[0], eta), __fadd_rn(lowest[1], eta)};
@@ -160,9 +182,11 @@ void aggr_cost2msg(const PassWeights& weights, bool vertical, const PassInputs& 
     kernel<<<grid, MSG_THREADS, smem, stream>>>(guide.get(), from, to, weights.table, shape);
   };
   if (vertical)
-    launch(aggr_cost2msg_kernel<0, 1>, detail::vertical_row_slots(step, guide.height));
+    launch(aggr_cost2msg_kernel<0, 1, true>, detail::vertical_row_slots(step, guide.height));
+  else if (step % 2 == 0 && weights.border == Border::drop)
+    launch(aggr_cost2msg_kernel<1, 0, true>, guide.height);
   else
-    launch(aggr_cost2msg_kernel<1, 0>, guide.height);
+    launch(aggr_cost2msg_kernel<1, 0, false>, guide.height);
   CUDA_CHECK_LAUNCH();
 }
 
