@@ -175,7 +175,8 @@ void aggr_VH(const PassWeights& v, const PassWeights& h, const std::uint16_t* in
              cudaStream_t stream) {
   const DeviceImage<uchar4>& guide = v.guide;
   const int width = guide.width, height = guide.height;
-  require(&h.guide == &v.guide && h.border == v.border, "esaw/cuda: aggr_V+aggr_H: the passes read one guide and border");
+  require(&h.guide == &v.guide && h.border == v.border,
+          "esaw/cuda: aggr_V+aggr_H: the passes read one guide and border");
   require(v.step >= 1 && h.step >= 1, [&] {
     return "esaw/cuda: aggr_V+aggr_H: steps must be >= 1, got " + std::to_string(v.step) + " and " +
            std::to_string(h.step);

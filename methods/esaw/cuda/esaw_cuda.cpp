@@ -290,7 +290,10 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
       if (fuse_vh()) {  // every aggr_H; the V results but the last stay in shared memory
         plan.push_back({pass_name("aggr_H", t), "aggr_H" + of});
         if (t + 1 == steps.size())
-          plan.push_back({pass_name("aggr_V", t), "aggr_V" + of + "; stored by the WTA pass itself while keeping (the slabs' time includes the store)", true});
+          plan.push_back({pass_name("aggr_V", t),
+                          "aggr_V" + of + "; stored by the WTA pass itself while keeping (the slabs' time includes "
+                                          "the store)",
+                          true});
         continue;
       }
       if (t + 1 == steps.size() || steps[t] > fuse_hv_max_step())
