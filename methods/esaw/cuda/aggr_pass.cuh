@@ -25,8 +25,11 @@
 
 #include <cuda_fp16.h>
 
+#include <cstdint>
 #include <string>
 
+#include "methods/esaw/cuda/aggr_pair.cuh"
+#include "methods/esaw/cuda/pass_shape.cuh"
 #include "methods/esaw/cuda/stages.h"
 #include "methods/esaw/cuda/weights.cuh"
 
@@ -42,47 +45,6 @@ constexpr int AGGR_MIN_BLOCKS = 4;  // Turing holds at most 1024 threads per SM
 #else
 constexpr int AGGR_MIN_BLOCKS = 5;
 #endif
-
-// Vertical passes visit rows in the order q, q + s, q + 2s, ... for q = 0 .. s - 1 (row slot v of
-// the grid is row vertical_row_order(v)), so the rows a pass reads as sides (y +- s) are the
-// centre rows of the threads just before and after it and are still in L2 when the volume
-// streams from DRAM; in plain order they are s rows apart and, with many planes per thread,
-// evicted before their third read. The grid has vertical_row_slots(step, height) row slots;
-// the slots past the image map to rows >= height.
-__host__ __device__ inline int vertical_row_slots(int step, int height) {
-  const int stride = step < height ? step : height;
-  return stride * ((height + stride - 1) / stride);
-}
-__device__ __forceinline__ int vertical_row_order(int slot, int step, int height) {
-  const int stride = min(step, height), per_class = (height + stride - 1) / stride;
-  if (slot >= stride * per_class) return height;  // the grid's rounding to whole blocks
-  return (slot % per_class) * stride + slot / per_class;
-}
-
-// What a pass does with its output cells, fixed at compile time so that a plain pass carries no
-// registers for the others: store them (plain), also keep the running arg-min (winner; the store
-// then optional), or store their forward min-sum and min + eta (forward, ESMP's aggr_H+/aggr_V+).
-enum class PassOutput { plain, winner, forward };
-
-// A pass's sizes and scalars: the image's size, the planes, the step and the border, the
-// disparity of plane 0 (winner), eq. 10's c and eta (forward).
-struct PassShape {
-  int width;
-  int height;
-  int planes;
-  int step;
-  bool clamp_border;
-  int first_disparity;
-  float c;
-  float eta;
-};
-
-// The outputs beside the volume: the running arg-min (winner) or the truncation map (forward).
-struct PassSinks {
-  float* winner_cost;
-  float* winner_disparity;
-  float* truncation;
-};
 
 template <int DX, int DY, PassOutput MODE>
 __global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y, AGGR_MIN_BLOCKS)
@@ -170,10 +132,33 @@ __global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y, AGGR_MIN_BLOCKS)
 // Launches the pass in the mode its arguments ask for (winner: a fused WTA; truncation: the
 // forward min-sum; neither: a plain pass). Vertical passes visit their rows in step order
 // (vertical_row_order).
+// Whether a pass runs two pixels a thread (aggr_pair.cuh): an even width (every row pair of every
+// plane 4-byte aligned where the volumes are), fewer than 2^32 cells (32-bit offsets).
+inline bool pass_runs_paired(const PassShape& shape, const void* centre, const void* side, const void* out) {
+  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 4 == 0; };
+  const unsigned long long cells =
+      (unsigned long long)(shape.width) * (unsigned long long)(shape.height) * (unsigned long long)(shape.planes);
+  return shape.width % 2 == 0 && cells < (1ull << 32) && aligned(centre) && aligned(side) && aligned(out);
+}
+
 template <int DX, int DY>
 void launch_pass(cudaStream_t stream, const uchar4* guide, const __half* centre, const __half* side, __half* out,
                  const WeightTable& table, const PassShape& shape, const PassSinks& sinks) {
   const int rows = DY ? vertical_row_slots(shape.step, shape.height) : shape.height;
+  if (pass_runs_paired(shape, centre, side, out)) {
+    const dim3 grid(unsigned(div_up(shape.width / 2, PAIR_BLOCK_X)), unsigned(div_up(rows, PAIR_BLOCK_Y)));
+    const dim3 block(PAIR_BLOCK_X, PAIR_BLOCK_Y);
+    if (sinks.winner_cost)
+      aggr_pair_kernel<DX, DY, PassOutput::winner><<<grid, block, 0, stream>>>(guide, centre, side, out, table, shape,
+                                                                               sinks);
+    else if (sinks.truncation)
+      aggr_pair_kernel<DX, DY, PassOutput::forward><<<grid, block, 0, stream>>>(guide, centre, side, out, table,
+                                                                                shape, sinks);
+    else
+      aggr_pair_kernel<DX, DY, PassOutput::plain><<<grid, block, 0, stream>>>(guide, centre, side, out, table, shape,
+                                                                              sinks);
+    return;
+  }
   const dim3 grid(unsigned(div_up(shape.width, AGGR_BLOCK_X)), unsigned(div_up(rows, AGGR_BLOCK_Y)));
   const dim3 block(AGGR_BLOCK_X, AGGR_BLOCK_Y);
   if (sinks.winner_cost)

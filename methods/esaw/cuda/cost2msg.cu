@@ -7,6 +7,9 @@
 
 #include <cuda_fp16.h>
 
+#include <cstdint>
+
+#include "methods/esaw/cuda/aggr_pair.cuh"
 #include "methods/esaw/cuda/stages.h"
 
 namespace stereo::cu::esaw {
@@ -118,6 +121,37 @@ __global__ void cost2msg_backward_kernel(const __half* __restrict__ forward, con
   }
 }
 
+// The same two pixels a thread where the pixel count is even and the volumes 4-byte aligned (each
+// level's pair is then aligned), the offsets 32-bit where the volume has < 2^32 cells: one 32-bit
+// load and store a pair a level (aggr_pair.cuh says why).
+__global__ void cost2msg_backward_pair_kernel(const __half* __restrict__ forward, const float* __restrict__ truncation,
+                                              unsigned pixels, int levels, float c, __half* __restrict__ out) {
+  const unsigned i = 2 * (blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= pixels) return;
+  const float h[2] = {truncation[i], truncation[i + 1]};
+  const __half* const from = detail::thread_base(forward + i);
+  __half* const to = detail::thread_base(out + i);
+  float next[2] = {0.0f, 0.0f};
+  for (int top = levels - 1; top >= 0; top -= BACKWARD_IN_FLIGHT) {
+    __half2 f[BACKWARD_IN_FLIGHT];
+#pragma unroll
+    for (int u = 0; u < BACKWARD_IN_FLIGHT; ++u) {
+      const int k = top - u;
+      f[u] = k >= 0 ? detail::load_pair(from, unsigned(k) * pixels) : __half2{};
+    }
+#pragma unroll
+    for (int u = 0; u < BACKWARD_IN_FLIGHT; ++u) {
+      const int k = top - u;
+      if (k < 0) break;
+      const float fk[2] = {__low2float(f[u]), __high2float(f[u])};
+#pragma unroll
+      for (int j = 0; j < 2; ++j)  // eq. 20 at the top level, eq. 21 below it
+        next[j] = k == levels - 1 ? fminf(fk[j], h[j]) : fminf(fminf(__fadd_rn(next[j], c), fk[j]), h[j]);
+      detail::store_pair(to, unsigned(k) * pixels, __floats2half2_rn(next[0], next[1]));
+    }
+  }
+}
+
 constexpr int BACKWARD_THREADS = 256;
 
 }  // namespace
@@ -127,6 +161,14 @@ void cost2msg_backward(const std::uint16_t* forward, const DeviceImage<float>& t
   require(forward != out, "esaw/cuda: cost2msg-: the output may not alias the input");
   require(levels >= 1, "esaw/cuda: cost2msg-: needs at least one level");
   const std::size_t pixels = truncation.count();
+  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 4 == 0; };
+  if (pixels % 2 == 0 && pixels * std::size_t(levels) < (std::size_t(1) << 32) && aligned(forward) && aligned(out)) {
+    cost2msg_backward_pair_kernel<<<blocks_1d(pixels / 2, BACKWARD_THREADS, "esaw/cuda cost2msg-"), BACKWARD_THREADS,
+                                    0, stream>>>(reinterpret_cast<const __half*>(forward), truncation.get(),
+                                                 unsigned(pixels), levels, c, reinterpret_cast<__half*>(out));
+    CUDA_CHECK_LAUNCH();
+    return;
+  }
   cost2msg_backward_kernel<<<blocks_1d(pixels, BACKWARD_THREADS, "esaw/cuda cost2msg-"), BACKWARD_THREADS, 0,
                              stream>>>(reinterpret_cast<const __half*>(forward), truncation.get(), pixels, levels, c,
                                        reinterpret_cast<__half*>(out));

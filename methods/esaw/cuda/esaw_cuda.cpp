@@ -179,7 +179,11 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
       // and writes 2 (its halo re-reads not counted); computing C0 inside the first kernel saves
       // its read (and the write of init_cost).
       double per_cell = options_.fuse_init_cost ? 0.0 : 2.0;
-      for (int t = 1; t <= params_.iterations; ++t) {
+      const bool vh = fuse_vh() && ce::aggr_VH_fits(size.width, size.height, size.range.count);
+      if (vh)  // the first aggr_H (2 B out, 2 more in from a stored C0), T - 1 fused V + H kernels (2
+               // in, 2 out), the last aggr_V (2 in, the WTA writes no volume)
+        per_cell += (options_.fuse_init_cost ? 2.0 : 4.0) + 4.0 * double(params_.iterations - 1) + 2.0;
+      for (int t = 1; !vh && t <= params_.iterations; ++t) {
         const bool last = t == params_.iterations, from_grey = t == 1 && options_.fuse_init_cost;
         if (!last && stereo::esaw::esaw_step(params_.base, t) <= fuse_hv_max_step())
           per_cell += from_grey ? 2.0 : 4.0;
@@ -225,6 +229,25 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
         c0_stored = true;
         kept("init_cost", volume);
       }
+      const auto weights_of = [&](std::size_t t) { return ce::PassWeights{guide, steps[t], tables[t], border}; };
+      if (fuse_vh() && ce::aggr_VH_fits(w.width, w.height, n)) {
+        // aggr_H of iteration 1, then each aggr_V with the next aggr_H (aggr_vh.cu): `spare` holds
+        // the latest H result; the last aggr_V runs the WTA.
+        if (c0_stored)
+          ce::aggr_H(weights_of(0), {volume, volume, n}, spare, s);
+        else
+          ce::init_aggr_H(slab, weights_of(0), spare, s);
+        if (keep.on()) kept(pass_name("aggr_H", 0), spare);
+        for (std::size_t t = 0; t + 1 < steps.size(); ++t) {
+          ce::aggr_VH(weights_of(t), weights_of(t + 1), spare, n, volume, s);
+          std::swap(volume, spare);
+          if (keep.on()) kept(pass_name("aggr_H", t + 1), spare);
+        }
+        const std::size_t t = steps.size() - 1;
+        std::uint16_t* last_out = keep.on() ? keep.slot(pass_name("aggr_V", t), k0) : nullptr;
+        ce::aggr_V(weights_of(t), {spare, spare, n}, last_out, &w.winner, range.min + k0, s);
+        continue;
+      }
       for (std::size_t t = 0; t < steps.size(); ++t) {
         const bool last = t + 1 == steps.size();
         const bool from_grey = t == 0 && !c0_stored;
@@ -246,7 +269,7 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
         // Keeping: the last (WTA) pass also stores its aggregated costs, straight into their planes.
         std::uint16_t* last_out = last && keep.on() ? keep.slot(pass_name("aggr_V", t), k0) : nullptr;
         ce::aggr_V(weights, {spare, spare, n}, last ? last_out : volume, last ? &w.winner : nullptr, range.min + k0, s);
-        if (!last && keep.on()) kept(pass_name("aggr_V", t), volume);
+        if (!last && keep.on() && !fuse_vh()) kept(pass_name("aggr_V", t), volume);  // fuse_vh: not in the plan
       }
     }
   }
@@ -264,6 +287,15 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
     const std::vector<int>& steps = passes_.steps;
     for (std::size_t t = 0; t < steps.size(); ++t) {
       const std::string of = " of iteration " + std::to_string(t + 1) + " (step " + std::to_string(steps[t]) + ")";
+      if (fuse_vh()) {  // every aggr_H; the V results but the last stay in shared memory
+        plan.push_back({pass_name("aggr_H", t), "aggr_H" + of});
+        if (t + 1 == steps.size())
+          plan.push_back({pass_name("aggr_V", t),
+                          "aggr_V" + of + "; stored by the WTA pass itself while keeping (the slabs' time includes "
+                                          "the store)",
+                          true});
+        continue;
+      }
       if (t + 1 == steps.size() || steps[t] > fuse_hv_max_step())
         plan.push_back({pass_name("aggr_H", t), "aggr_H" + of + (t == 0 && options_.fuse_init_cost
                                                                         ? ", eq. 3 computed inside (init_aggr_H)"
@@ -283,6 +315,14 @@ class EsawFamilyCuda final : public cu::FrameMatcher<Params, OptionsOf<Params>, 
       return 0;
     else
       return std::min(options_.fuse_hv_max_step, hv_device_max_step_);
+  }
+
+  // ESAW: whether each aggr_V runs with the next aggr_H (aggr_vh.cu) where a frame fits it.
+  bool fuse_vh() const {
+    if constexpr (ESMP)
+      return false;
+    else
+      return options_.fuse_vh && fuse_hv_max_step() == 0;
   }
 
   std::size_t l2_bytes_ = 0;

@@ -45,6 +45,12 @@ struct EsawCudaOptions {
   // unfused against 24.0 with steps <= 4 fused and 28.1 with <= 16; before the prefetch the
   // fused kernel won (29.2 against 31.0). methods/esaw/cuda/NOTES.md, "Round 3".
   int fuse_hv_max_step = 0;
+  // Each iteration's aggr_V and the next iteration's aggr_H run as one kernel
+  // (methods/esaw/cuda/aggr_vh.cu: a block owns a whole row, the V result stays in shared memory),
+  // so between the first aggr_H and the last aggr_V each iteration crosses DRAM twice instead of
+  // four times. Only where fuse_hv_max_step is 0 and the frame fits the kernel (an even width);
+  // otherwise the separate kernels run, keeping the same volumes for the inspector.
+  bool fuse_vh = true;
 
   template <class B>
   void describe(B& b) {
@@ -57,6 +63,9 @@ struct EsawCudaOptions {
     b.field("fuse_hv_max_step", fuse_hv_max_step,
             "iterations with a step up to this run aggr_H and aggr_V as one kernel (0 = never, at most 16; no "
             "effect on the result)");
+    b.field("fuse_vh", fuse_vh,
+            "run each aggr_V and the next iteration's aggr_H as one kernel, whole rows in shared memory (with "
+            "fuse_hv_max_step 0; no effect on the result)");
   }
 
   void validate(const std::string& component) const {
@@ -75,6 +84,11 @@ struct EsmpCudaOptions {
   // against 41.5 ms for the paper's separate aggr_H+ / cost2msg- / aggr_V+ kernels (issue-bound,
   // not memory-bound; methods/esaw/cuda/NOTES.md).
   bool fold_cost2msg = false;
+  // In the literal reading, run each aggr_H+ / aggr_V+ and the cost2msg- after it as one kernel
+  // (methods/esaw/cuda/aggr_cost2msg.cu: the forward values in shared memory, never stored), so a
+  // pass reads and writes the volume once. Where a frame does not fit it (an odd width), the two
+  // kernels run.
+  bool fuse_cost2msg = true;
   // The literal reading's first cost2msg computes eq. 3 on the fly (methods/esaw/cuda/cost2msg.cu
   // init_cost2msg) instead of reading a stored C0.
   bool fuse_init_cost = true;
@@ -84,6 +98,8 @@ struct EsmpCudaOptions {
     b.field("fold_cost2msg", fold_cost2msg,
             "literal reading: finish the messages inside the next aggregation (no cost2msg- pass; no effect on the "
             "result)");
+    b.field("fuse_cost2msg", fuse_cost2msg,
+            "literal reading: each aggregation and its cost2msg- in one kernel (no effect on the result)");
     b.field("fuse_init_cost", fuse_init_cost,
             "literal reading: compute the costs inside the first cost2msg instead of storing them (no effect on the "
             "result)");

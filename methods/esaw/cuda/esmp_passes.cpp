@@ -51,15 +51,17 @@ std::vector<ce::KeptStage> esmp_kept_stages(const EsmpParams& p, const EsmpCudaO
     forward("aggr_H+", 1);
     for (std::size_t j = 1; j + 1 < 2 * T; ++j) forward(j % 2 == 1 ? "aggr_V+" : "aggr_H+", j / 2 + 1);
   } else if (literal) {
+    // Fused (aggr_cost2msg): the forward values never exist, the messages are kept.
+    const bool fused = options.fuse_cost2msg;
     messages(1, options.fuse_init_cost ? "init_cost+cost2msg" : "cost2msg");
     for (std::size_t t = 1; t <= T; ++t) {
-      forward("aggr_H+", t);
-      messages(2 * t, "cost2msg-");
+      if (!fused) forward("aggr_H+", t);
+      messages(2 * t, fused ? "aggr_H+cost2msg-" : "cost2msg-");
       if (t == T) {
         aggregate("aggr_V", t);
       } else {
-        forward("aggr_V+", t);
-        messages(2 * t + 1, "cost2msg-");
+        if (!fused) forward("aggr_V+", t);
+        messages(2 * t + 1, fused ? "aggr_V+cost2msg-" : "cost2msg-");
       }
     }
   } else {
@@ -131,27 +133,42 @@ void run_esmp_passes(const EsmpParams& p, const EsmpCudaOptions& options, const 
     // min-sum of its output (aggr_H+, aggr_V+) and cost2msg- finishes the messages, so the
     // min-sum needs no shared memory. a: C0, then forward values; b: messages.
     const ce::ForwardMinSum forward{p.c, eta, &w.truncation};
+    // fuse_cost2msg: each aggregation and its cost2msg- in one kernel, the messages ping-ponging
+    // between b and a; otherwise a holds the forward values and b the messages. The forward
+    // values are kept only where the plan has them (not fused).
+    const bool fused = options.fuse_cost2msg && ce::aggr_cost2msg_fits(w.width, w.height, levels);
+    const bool keep_forward = !options.fuse_cost2msg;
+    std::uint16_t* msg = w.b.plane(0);
+    std::uint16_t* spare = w.a.plane(0);
+    // One aggregation and its cost2msg-: the messages in `msg` become the next ones, in `msg`.
+    const auto pass = [&](std::size_t t, bool vertical, std::size_t n) {
+      const char* name = vertical ? "aggr_V+" : "aggr_H+";
+      if (fused) {
+        ce::aggr_cost2msg(weights(t), vertical, {msg, msg, levels}, p.c, eta, spare, s);
+        std::swap(msg, spare);
+        clock.lap(std::string(name) + "cost2msg-");
+      } else {
+        if (vertical)
+          ce::aggr_V(weights(t), {msg, msg, levels}, spare, nullptr, 0, s, &forward);
+        else
+          ce::aggr_H(weights(t), {msg, msg, levels}, spare, s, &forward);
+        clock.lap(name);
+        if (keep_forward) keep.copy(pass_name(name, t + 1), spare, 0, levels, s);
+        ce::cost2msg_backward(spare, w.truncation, levels, p.c, msg, s);
+        clock.lap("cost2msg-");
+      }
+      keep.copy(messages_name(n), msg, 0, levels, s);
+    };
     first_messages();
     for (std::size_t t = 0; t < steps.size(); ++t) {
-      const bool last = t + 1 == steps.size();
-      ce::aggr_H(weights(t), {w.b.plane(0), w.b.plane(0), levels}, w.a.plane(0), s, &forward);
-      clock.lap("aggr_H+");
-      keep.copy(pass_name("aggr_H+", t + 1), w.a.plane(0), 0, levels, s);
-      ce::cost2msg_backward(w.a.plane(0), w.truncation, levels, p.c, w.b.plane(0), s);
-      clock.lap("cost2msg-");
-      keep.copy(messages_name(2 * t + 2), w.b.plane(0), 0, levels, s);
-      if (last) {
+      pass(t, false, 2 * t + 2);
+      if (t + 1 == steps.size()) {
         // Keeping: the WTA pass also stores its aggregated costs, straight into the kept volume.
-        ce::aggr_V(weights(t), {w.b.plane(0), w.b.plane(0), levels}, keep.slot(pass_name("aggr_V", t + 1), 0),
-                   &w.winner, range.min, s);
+        ce::aggr_V(weights(t), {msg, msg, levels}, keep.slot(pass_name("aggr_V", t + 1), 0), &w.winner, range.min,
+                   s);
         clock.lap("aggr_V+select_disparity");
       } else {
-        ce::aggr_V(weights(t), {w.b.plane(0), w.b.plane(0), levels}, w.a.plane(0), nullptr, 0, s, &forward);
-        clock.lap("aggr_V+");
-        keep.copy(pass_name("aggr_V+", t + 1), w.a.plane(0), 0, levels, s);
-        ce::cost2msg_backward(w.a.plane(0), w.truncation, levels, p.c, w.b.plane(0), s);
-        clock.lap("cost2msg-");
-        keep.copy(messages_name(2 * t + 3), w.b.plane(0), 0, levels, s);
+        pass(t, true, 2 * t + 3);
       }
     }
   }
@@ -198,6 +215,10 @@ cu::StageBytes esmp_stage_bytes(const EsmpParams& params, const EsmpCudaOptions&
         {"init_cost", cells * 2.0},
         {"cost2msg", cells * 4.0},  // once, on C0
         {"init_cost+cost2msg", cells * 2.0},
+        // fuse_cost2msg: messages in, messages out (the forward values stay on chip)
+        {"aggr_H+cost2msg-", cells * 4.0 * T},
+        {"aggr_V+cost2msg-", cells * 4.0 * (T - 1.0)},
+        // without it (or where a frame does not fit the fused kernel):
         {"aggr_H+", cells * 4.0 * T + px * 4.0 * T},  // messages in, forward values + h out
         {"cost2msg-", cells * 4.0 * (2.0 * T - 1.0) + px * 4.0 * (2.0 * T - 1.0)},
         {"aggr_V+", cells * 4.0 * (T - 1.0) + px * 4.0 * (T - 1.0)},

@@ -7,6 +7,9 @@
 
 #include <cuda_fp16.h>
 
+#include <cstdint>
+
+#include "methods/esaw/cuda/aggr_pair.cuh"
 #include "methods/esaw/cuda/stages.h"
 #include "methods/esaw/cuda/weights.cuh"
 
@@ -48,6 +51,62 @@ __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
   }
 }
 
+// Two pixels a thread (x, x + 1; x even), where the width is even and the slab has fewer than
+// 2^32 cells: one 32-bit store a pair (aggr_pair.cuh says why). With UNIT (step 1, every ESAW's
+// first iteration) pixel x + 1's left sample is pixel x's centre and pixel x's right sample is
+// x + 1's centre, so a pair computes four samples of eq. 3, not six (the same calls, so the same
+// values).
+template <bool UNIT>
+__global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
+    init_aggr_h_pair_kernel(const uchar4* __restrict__ guide, const std::uint8_t* __restrict__ grey_left,
+                            const std::uint8_t* __restrict__ grey_right, detail::SlabShape slab, int step,
+                            WeightTable table, bool clamp_border, __half* __restrict__ out) {
+  const int width = slab.width, height = slab.height, first_disparity = slab.first_disparity, planes = slab.planes;
+  const float lambda = slab.lambda, tau = slab.tau;
+  __shared__ WeightTable shared_table;
+  detail::stage_table(shared_table, table, threadIdx.y * BLOCK_X + threadIdx.x, BLOCK_X * BLOCK_Y);
+
+  const int x = 2 * int(blockIdx.x * BLOCK_X + threadIdx.x);
+  const int y = int(blockIdx.y * BLOCK_Y + threadIdx.y);
+  if (x >= width || y >= height) return;  // the width is even: x + 1 is inside too
+  const std::size_t row = std::size_t(y) * std::size_t(width);
+  bool in_minus[2], in_plus[2];
+  int cm[2], cp[2], left_m[2], left_p[2];
+  detail::Weights wt[2];
+#pragma unroll
+  for (int j = 0; j < 2; ++j) {
+    const int xm = x + j - step, xp = x + j + step;
+    in_minus[j] = clamp_border || xm >= 0;
+    in_plus[j] = clamp_border || xp < width;
+    cm[j] = max(xm, 0);
+    cp[j] = min(xp, width - 1);
+    wt[j] = detail::pass_weights(shared_table, guide[row + x + j], guide[row + cm[j]], guide[row + cp[j]], in_minus[j],
+                                 in_plus[j]);
+    left_m[j] = grey_left[row + cm[j]];
+    left_p[j] = grey_left[row + cp[j]];
+  }
+  const int left_c0 = grey_left[row + x], left_c1 = grey_left[row + x + 1];
+  const std::uint8_t* right_row = grey_right + row;
+  const unsigned plane = unsigned(width) * unsigned(height);
+  __half* const o_at = detail::thread_base(out + row + x);
+#pragma unroll 4
+  for (int k = 0; k < planes; ++k) {
+    const int d = first_disparity + k;
+    const float c0 = detail::grey_cost(left_c0, right_row, x, d, width, lambda, tau);
+    const float c1 = detail::grey_cost(left_c1, right_row, x + 1, d, width, lambda, tau);
+    const float m0 = in_minus[0] ? detail::grey_cost(left_m[0], right_row, cm[0], d, width, lambda, tau) : 0.0f;
+    const float p1 = in_plus[1] ? detail::grey_cost(left_p[1], right_row, cp[1], d, width, lambda, tau) : 0.0f;
+    float m1 = c0, p0 = c1;
+    if constexpr (!UNIT) {
+      m1 = in_minus[1] ? detail::grey_cost(left_m[1], right_row, cm[1], d, width, lambda, tau) : 0.0f;
+      p0 = in_plus[0] ? detail::grey_cost(left_p[0], right_row, cp[0], d, width, lambda, tau) : 0.0f;
+    }
+    detail::store_pair(o_at, unsigned(k) * plane,
+                       __floats2half2_rn(detail::weighted_value(wt[0], c0, m0, p0),
+                                         detail::weighted_value(wt[1], c1, m1, p1)));
+  }
+}
+
 }  // namespace
 
 void init_aggr_H(const CostSlab& cost, const PassWeights& weights, std::uint16_t* out, cudaStream_t stream) {
@@ -63,11 +122,24 @@ void init_aggr_H(const CostSlab& cost, const PassWeights& weights, std::uint16_t
           [&] { return "esaw/cuda: init_cost+aggr_H: needs at least one plane, got " + std::to_string(planes); });
   require(out != nullptr, "esaw/cuda: init_cost+aggr_H: no output volume");
   const dim3 block(BLOCK_X, BLOCK_Y);
-  const dim3 grid(unsigned(div_up(guide.width, BLOCK_X)), unsigned(div_up(guide.height, BLOCK_Y)));
   const detail::SlabShape slab{guide.width, guide.height, cost.first_disparity, planes, cost.lambda, cost.tau};
-  init_aggr_h_kernel<<<grid, block, 0, stream>>>(guide.get(), grey_left.get(), grey_right.get(), slab, step,
-                                                 weights.table, weights.border == Border::clamp,
-                                                 reinterpret_cast<__half*>(out));
+  const bool clamp = weights.border == Border::clamp;
+  auto* to = reinterpret_cast<__half*>(out);
+  const unsigned long long cells = (unsigned long long)(guide.width) * (unsigned long long)(guide.height) *
+                                   (unsigned long long)(planes);
+  if (guide.width % 2 == 0 && cells < (1ull << 32) && reinterpret_cast<std::uintptr_t>(out) % 4 == 0) {
+    const dim3 grid(unsigned(div_up(guide.width / 2, BLOCK_X)), unsigned(div_up(guide.height, BLOCK_Y)));
+    if (step == 1)
+      init_aggr_h_pair_kernel<true><<<grid, block, 0, stream>>>(guide.get(), grey_left.get(), grey_right.get(), slab,
+                                                                step, weights.table, clamp, to);
+    else
+      init_aggr_h_pair_kernel<false><<<grid, block, 0, stream>>>(guide.get(), grey_left.get(), grey_right.get(), slab,
+                                                                 step, weights.table, clamp, to);
+  } else {
+    const dim3 grid(unsigned(div_up(guide.width, BLOCK_X)), unsigned(div_up(guide.height, BLOCK_Y)));
+    init_aggr_h_kernel<<<grid, block, 0, stream>>>(guide.get(), grey_left.get(), grey_right.get(), slab, step,
+                                                   weights.table, clamp, to);
+  }
   CUDA_CHECK_LAUNCH();
 }
 

@@ -15,7 +15,11 @@
 ///   init_aggr_h.cu       init_aggr_H        ESAW: init_cost fused into the first aggr_H
 ///   aggr_hv.cu           aggr_HV, init_aggr_HV   ESAW: aggr_H then aggr_V of one iteration in
 ///                                           one launch, the H result in shared memory
+///   aggr_vh.cu           aggr_VH            ESAW: aggr_V then the next iteration's aggr_H in one
+///                                           launch, a whole row's V result in shared memory
 ///   aggr_msg.cu          aggr_msg           ESMP: cost2msg- folded into the next aggr_H+/aggr_V+
+///   aggr_cost2msg.cu     aggr_cost2msg      ESMP: aggr_H+/aggr_V+ and its own cost2msg- in one
+///                                           kernel, the forward values in shared memory
 ///   memory.cu            the weight tables; upload_volume, download_cells (tests)
 ///   esaw_cuda.cpp        the matchers ("esaw", "cuda") and ("esmp", "cuda")
 ///   esaw_inspect.cpp     the stage volumes kept for the pass inspector (keep_passes(true) only)
@@ -177,6 +181,15 @@ void aggr_HV(const PassWeights& weights, const std::uint16_t* in, int planes, st
 /// The same with init_cost fused in (iteration 1): equal bit for bit to init_aggr_H then aggr_V.
 void init_aggr_HV(const CostSlab& cost, const PassWeights& weights, std::uint16_t* out, cudaStream_t stream);
 
+/// ESAW: aggr_V of one iteration (weights `v`) then aggr_H of the next (weights `h`) in one
+/// launch (aggr_vh.cu): a block owns a whole row, so the H pass reads the V result of its row
+/// from shared memory and the V result is never stored; equal bit for bit to aggr_V then aggr_H
+/// (centre = side each time). Runs where aggr_VH_fits: an even width of at most 8192, fewer than
+/// 2^32 cells, 16 B a column of shared memory. out must differ from in.
+bool aggr_VH_fits(int width, int height, int planes);
+void aggr_VH(const PassWeights& v, const PassWeights& h, const std::uint16_t* in, int planes, std::uint16_t* out,
+             cudaStream_t stream);
+
 /// Eq. 6, along y (reference::aggr_V). With `winner`, the stored (rounded) value of every plane
 /// also updates the running arg-min, plane 0 being disparity first_disparity; out may then be
 /// null (the WTA fused into the last pass, so the last volume is never written).
@@ -205,6 +218,16 @@ void init_cost2msg(const CostSlab& cost, float c, float eta, std::uint16_t* out,
 /// aggr_H+/aggr_V+ stored, with their min + eta; one thread per pixel, no shared memory.
 void cost2msg_backward(const std::uint16_t* forward, const DeviceImage<float>& truncation, int levels, float c,
                        std::uint16_t* out, cudaStream_t stream);
+
+/// ESMP's aggr_H+ (vertical = false) or aggr_V+ and the cost2msg- after it in one kernel
+/// (aggr_cost2msg.cu): reads the messages (in.centre == in.side, in.planes levels), aggregates
+/// them (eq. 14 / 16) and writes the messages of the result (eq. 17-21) to `out`, the forward
+/// values held in shared memory; equal bit for bit to aggr_H+/aggr_V+ then cost2msg_backward.
+/// Runs where aggr_cost2msg_fits: an even width, fewer than 2^32 cells, levels x 256 B of shared
+/// memory a block.
+bool aggr_cost2msg_fits(int width, int height, int levels);
+void aggr_cost2msg(const PassWeights& weights, bool vertical, const PassInputs& in, float c, float eta,
+                   std::uint16_t* out, cudaStream_t stream);
 
 /// The messages between ESMP's folded passes: the forward min-sum values of `levels` planes
 /// (eq. 17-19, as aggr_H+/aggr_V+ or aggr_msg store them) and their min + eta per pixel.

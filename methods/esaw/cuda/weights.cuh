@@ -65,12 +65,18 @@ __device__ __forceinline__ Weights pass_weights(const WeightTable& table, uchar4
   return Weights{__fmul_rn(minus, norm), norm, __fmul_rn(plus, norm)};
 }
 
-// One output cell, in the reference's order (centre, minus, plus), rounded to half.
-__device__ __forceinline__ __half weighted_sum(const Weights& w, float centre, float minus, float plus) {
+// One output cell, in the reference's order (centre, minus, plus), before its rounding to half
+// (the paired kernels round two cells with one instruction, __floats2half2_rn).
+__device__ __forceinline__ float weighted_value(const Weights& w, float centre, float minus, float plus) {
   float sum = __fmul_rn(w.centre, centre);
   if (w.minus > 0.0f) sum = __fadd_rn(sum, __fmul_rn(w.minus, minus));
   if (w.plus > 0.0f) sum = __fadd_rn(sum, __fmul_rn(w.plus, plus));
-  return __float2half_rn(sum);
+  return sum;
+}
+
+// One output cell, rounded to half.
+__device__ __forceinline__ __half weighted_sum(const Weights& w, float centre, float minus, float plus) {
+  return __float2half_rn(weighted_value(w, centre, minus, plus));
 }
 
 // Eq. 3 at (x, row) for disparity d, the match column clamped to the image (init_cost.cu),

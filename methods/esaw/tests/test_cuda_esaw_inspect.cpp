@@ -124,13 +124,17 @@ int iterations_of(Matcher& m) { return m.params()["iterations"].get<int>(); }
 TEST(CudaEsawInspect, EsawKeepsEveryPassVolume) {
   STEREO_REQUIRE_CUDA();
   const int T = iterations_of(*create_matcher("esaw", "cuda", {}));
-  std::vector<std::string> volumes;  // defaults: eq. 3 inside the first aggr_H, no fused iteration
+  // defaults: eq. 3 inside the first aggr_H, each aggr_V with the next aggr_H (fuse_vh), so only
+  // the last V result exists (on this odd width the separate kernels run, keeping the same)
+  std::vector<std::string> rows, volumes;
   for (int t = 1; t <= T; ++t) {
+    rows.push_back(pass("aggr_H", t));
     volumes.push_back(pass("aggr_H", t));
     volumes.push_back(pass("aggr_V", t));
   }
-  (void)check("esaw", {}, {}, volumes, 2 * T);
-  (void)check("esaw", {}, {{"cuda_graph", "false"}}, volumes, 2 * T);
+  rows.push_back(pass("aggr_V", T));
+  (void)check("esaw", {}, {}, rows, T + 1);
+  (void)check("esaw", {}, {{"cuda_graph", "false"}, {"fuse_vh", "false"}}, volumes, 2 * T);
   // A stored C0, slabs of 5 planes (5 + 5 + 2: each slab copied into its own planes) and the
   // fused iterations, whose H result never exists.
   auto m = create_matcher("esaw", "cuda", {});
@@ -148,18 +152,22 @@ TEST(CudaEsawInspect, EsawKeepsEveryPassVolume) {
 TEST(CudaEsawInspect, EsmpKeepsMessagesAndForwardValues) {
   STEREO_REQUIRE_CUDA();
   const int T = iterations_of(*create_matcher("esmp", "cuda", {}));
-  // literal (the default), C0 computed inside the first cost2msg
-  std::vector<std::string> literal = {messages(1)};
+  // literal (the default), C0 computed inside the first cost2msg; each aggregation and its
+  // cost2msg- in one kernel (fuse_cost2msg), so only the messages exist (on this odd width the
+  // two kernels run, keeping the same volumes); with separate kernels also the forward values
+  std::vector<std::string> literal = {messages(1)}, with_forward = {messages(1)};
   for (int t = 1; t <= T; ++t) {
-    literal.push_back(pass("aggr_H+", t));
-    literal.push_back(messages(2 * t));
+    with_forward.push_back(pass("aggr_H+", t));
+    for (auto* list : {&literal, &with_forward}) list->push_back(messages(2 * t));
     if (t < T) {
-      literal.push_back(pass("aggr_V+", t));
-      literal.push_back(messages(2 * t + 1));
+      with_forward.push_back(pass("aggr_V+", t));
+      for (auto* list : {&literal, &with_forward}) list->push_back(messages(2 * t + 1));
     }
   }
   literal.push_back(pass("aggr_V", T));
-  const auto separate = check("esmp", {}, {}, literal, 2 * T + 1);  // every message and the last pass's costs
+  with_forward.push_back(pass("aggr_V", T));
+  (void)check("esmp", {}, {}, literal, 2 * T + 1);  // every message and the last pass's costs
+  const auto separate = check("esmp", {}, {{"fuse_cost2msg", "false"}}, with_forward, 2 * T + 1);
   std::vector<std::string> stored_c0 = literal;
   stored_c0.insert(stored_c0.begin(), "init_cost");
   (void)check("esmp", {}, {{"fuse_init_cost", "false"}}, stored_c0, 2 * T + 2);

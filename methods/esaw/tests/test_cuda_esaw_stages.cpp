@@ -235,39 +235,42 @@ TEST(CudaEsawStages, InitCostMatchesReferenceOnEverySlab) {
 
 TEST(CudaEsawStages, AggrHAndAggrVMatchReference) {
   STEREO_REQUIRE_CUDA();
-  // 19 planes: two of the kernels' groups of 8 planes in flight and a tail of 3.
+  // 19 planes: groups of planes in flight and a tail of 3. The odd width runs one pixel a
+  // thread, the even one two (aggr_pair.cuh).
   const DisparityRange range{0, 19};
-  const ImageU8 rgb = random_rgb(W, H, 21);
-  const ref::CostVolume centre = random_half_volume(W, H, range, 31, 12.0f);
-  const ref::CostVolume side = random_half_volume(W, H, range, 32, 3.0f);
-  const ce::DeviceVolume d_centre = upload_volume(centre), d_side = upload_volume(side);
-  for (const ref::ColourDistance colour : CUDA_COLOURS) {
-    const Guide guide = make_guide(rgb, colour, 17.0f);
-    for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
-      for (const int step : {1, 5, 40, 100}) {  // 40 and 100 reach past the 29 rows / 67 columns
-        const ce::WeightTable table = guide.table(36.0f, step);
-        const std::string what = guide.name + (border == ref::Border::drop ? " drop" : " clamp") + " step " +
-                                 std::to_string(step);
-        ce::DeviceVolume out(W, H, range.count, "test", "out");
-        const ce::PassWeights weights{guide.image, step, table, border};
-        const ce::PassInputs in{d_centre.plane(0), d_side.plane(0), range.count};
-        ce::aggr_H(weights, in, out.plane(0), nullptr);
-        expect_same_volume(download_volume(out, range),
-                           ref::aggr_H(centre, side, guide.reference, step, 17.0f, 36.0f, border, ref::Storage::fp16),
-                           "aggr_H " + what);
-        ce::aggr_V(weights, in, out.plane(0), nullptr, 0, nullptr);
-        const ref::CostVolume want_v =
-            ref::aggr_V(centre, side, guide.reference, step, 17.0f, 36.0f, border, ref::Storage::fp16);
-        expect_same_volume(download_volume(out, range), want_v, "aggr_V " + what);
+  for (const int w : {W, W + 1}) {
+    const ImageU8 rgb = random_rgb(w, H, 21);
+    const ref::CostVolume centre = random_half_volume(w, H, range, 31, 12.0f);
+    const ref::CostVolume side = random_half_volume(w, H, range, 32, 3.0f);
+    const ce::DeviceVolume d_centre = upload_volume(centre), d_side = upload_volume(side);
+    for (const ref::ColourDistance colour : CUDA_COLOURS) {
+      const Guide guide = make_guide(rgb, colour, 17.0f);
+      for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
+        for (const int step : {1, 5, 40, 100}) {  // 40 and 100 reach past the 29 rows / 67 columns
+          const ce::WeightTable table = guide.table(36.0f, step);
+          const std::string what = std::to_string(w) + " wide " + guide.name +
+                                   (border == ref::Border::drop ? " drop" : " clamp") + " step " + std::to_string(step);
+          ce::DeviceVolume out(w, H, range.count, "test", "out");
+          const ce::PassWeights weights{guide.image, step, table, border};
+          const ce::PassInputs in{d_centre.plane(0), d_side.plane(0), range.count};
+          ce::aggr_H(weights, in, out.plane(0), nullptr);
+          expect_same_volume(download_volume(out, range),
+                             ref::aggr_H(centre, side, guide.reference, step, 17.0f, 36.0f, border, ref::Storage::fp16),
+                             "aggr_H " + what);
+          ce::aggr_V(weights, in, out.plane(0), nullptr, 0, nullptr);
+          const ref::CostVolume want_v =
+              ref::aggr_V(centre, side, guide.reference, step, 17.0f, 36.0f, border, ref::Storage::fp16);
+          expect_same_volume(download_volume(out, range), want_v, "aggr_V " + what);
 
-        // The fused WTA: the winner of the stored values, the volume not written.
-        ce::Winner winner = make_winner(W, H);
-        ce::wta_reset(winner, nullptr);
-        ce::aggr_V(weights, in, nullptr, &winner, 4, nullptr);
-        ref::CostVolume shifted = want_v;
-        shifted.range = DisparityRange{4, range.count};
-        EXPECT_EQ(download_map(winner.disparity).data, ref::select_disparity(shifted).data) << "fused WTA " << what;
-      }
+          // The fused WTA: the winner of the stored values, the volume not written.
+          ce::Winner winner = make_winner(w, H);
+          ce::wta_reset(winner, nullptr);
+          ce::aggr_V(weights, in, nullptr, &winner, 4, nullptr);
+          ref::CostVolume shifted = want_v;
+          shifted.range = DisparityRange{4, range.count};
+          EXPECT_EQ(download_map(winner.disparity).data, ref::select_disparity(shifted).data) << "fused WTA " << what;
+        }
+    }
   }
 }
 
@@ -276,27 +279,30 @@ TEST(CudaEsawStages, AggrHAndAggrVMatchReference) {
 // image width.
 TEST(CudaEsawStages, InitAggrHMatchesInitCostThenAggrH) {
   STEREO_REQUIRE_CUDA();
-  const ImageU8 left = cuda_test::random_u8(W, H, 1, 91), right = cuda_test::random_u8(W, H, 1, 92);
-  const ImageU8 rgb = random_rgb(W, H, 93);
-  const auto d_left = upload_grey(left), d_right = upload_grey(right);
-  const DisparityRange range{-2, 13};
-  for (const ref::ColourDistance colour : CUDA_COLOURS) {
-    const Guide guide = make_guide(rgb, colour, 17.0f);
-    for (const float lambda : {1.0f, 0.15f})
-      for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
-        for (const int step : {1, 5, 100}) {  // 100 reaches past the 67 columns
-          const std::string what = guide.name + " lambda " + std::to_string(lambda) +
-                                   (border == ref::Border::drop ? " drop" : " clamp") + " step " + std::to_string(step);
-          const ref::CostVolume c0 = ref::init_cost(left, right, range, lambda, 12.0f, ref::Storage::fp16);
-          const ref::CostVolume want =
-              ref::aggr_H(c0, c0, guide.reference, step, 17.0f, 36.0f, border, ref::Storage::fp16);
-          const ce::WeightTable table = guide.table(36.0f, step);
-          ce::DeviceVolume got(W, H, range.count, "test", "out");
-          const ce::PassWeights weights{guide.image, step, table, border};
-          ce::init_aggr_H({d_left, d_right, range.min, 5, lambda, 12.0f}, weights, got.plane(0), nullptr);
-          ce::init_aggr_H({d_left, d_right, range.min + 5, 8, lambda, 12.0f}, weights, got.plane(5), nullptr);
-          expect_same_volume(download_volume(got, range), want, "init_cost+aggr_H " + what);
-        }
+  for (const int w : {W, W + 1}) {  // one pixel a thread, two (a pair's shared samples at step 1)
+    const ImageU8 left = cuda_test::random_u8(w, H, 1, 91), right = cuda_test::random_u8(w, H, 1, 92);
+    const ImageU8 rgb = random_rgb(w, H, 93);
+    const auto d_left = upload_grey(left), d_right = upload_grey(right);
+    const DisparityRange range{-2, 13};
+    for (const ref::ColourDistance colour : CUDA_COLOURS) {
+      const Guide guide = make_guide(rgb, colour, 17.0f);
+      for (const float lambda : {1.0f, 0.15f})
+        for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
+          for (const int step : {1, 5, 100}) {  // 100 reaches past the 67 columns
+            const std::string what = std::to_string(w) + " wide " + guide.name + " lambda " +
+                                     std::to_string(lambda) + (border == ref::Border::drop ? " drop" : " clamp") +
+                                     " step " + std::to_string(step);
+            const ref::CostVolume c0 = ref::init_cost(left, right, range, lambda, 12.0f, ref::Storage::fp16);
+            const ref::CostVolume want =
+                ref::aggr_H(c0, c0, guide.reference, step, 17.0f, 36.0f, border, ref::Storage::fp16);
+            const ce::WeightTable table = guide.table(36.0f, step);
+            ce::DeviceVolume got(w, H, range.count, "test", "out");
+            const ce::PassWeights weights{guide.image, step, table, border};
+            ce::init_aggr_H({d_left, d_right, range.min, 5, lambda, 12.0f}, weights, got.plane(0), nullptr);
+            ce::init_aggr_H({d_left, d_right, range.min + 5, 8, lambda, 12.0f}, weights, got.plane(5), nullptr);
+            expect_same_volume(download_volume(got, range), want, "init_cost+aggr_H " + what);
+          }
+    }
   }
 }
 
@@ -347,6 +353,40 @@ TEST(CudaEsawStages, AggrHVMatchesAggrHThenAggrV) {
   }
 }
 
+// An iteration's aggr_V and the next iteration's aggr_H in one kernel (aggr_vh.cu) equal the
+// reference's aggr_V then aggr_H: even widths of one pair a thread (68) and two (2100: 1050
+// pairs), 19 planes (groups of 4 and a tail), both borders, steps within and past the 29 rows /
+// 68 columns; odd widths do not fit it.
+TEST(CudaEsawStages, AggrVHMatchesAggrVThenAggrH) {
+  STEREO_REQUIRE_CUDA();
+  const DisparityRange range{0, 19};
+  for (const int w : {W + 1, 2100}) {
+    const ImageU8 rgb = random_rgb(w, H, 121);
+    const ref::CostVolume volume = random_half_volume(w, H, range, 122, 12.0f);
+    const ce::DeviceVolume d_volume = upload_volume(volume);
+    for (const ref::ColourDistance colour : CUDA_COLOURS) {
+      const Guide guide = make_guide(rgb, colour, 17.0f);
+      for (const ref::Border border : {ref::Border::drop, ref::Border::clamp})
+        for (const auto& [step_v, step_h] : {std::pair{1, 2}, std::pair{7, 13}, std::pair{40, 75}}) {
+          const std::string what = std::to_string(w) + " wide " + guide.name +
+                                   (border == ref::Border::drop ? " drop" : " clamp") + " steps " +
+                                   std::to_string(step_v) + ", " + std::to_string(step_h);
+          const ce::WeightTable table_v = guide.table(36.0f, step_v), table_h = guide.table(36.0f, step_h);
+          const ref::CostVolume v =
+              ref::aggr_V(volume, volume, guide.reference, step_v, 17.0f, 36.0f, border, ref::Storage::fp16);
+          const ref::CostVolume want =
+              ref::aggr_H(v, v, guide.reference, step_h, 17.0f, 36.0f, border, ref::Storage::fp16);
+          ASSERT_TRUE(ce::aggr_VH_fits(w, H, range.count)) << what;
+          ce::DeviceVolume got(w, H, range.count, "test", "out");
+          ce::aggr_VH({guide.image, step_v, table_v, border}, {guide.image, step_h, table_h, border},
+                      d_volume.plane(0), range.count, got.plane(0), nullptr);
+          expect_same_volume(download_volume(got, range), want, "aggr_VH " + what);
+        }
+    }
+  }
+  EXPECT_FALSE(ce::aggr_VH_fits(W, H, range.count));
+}
+
 TEST(CudaEsawStages, SelectDisparityOverSlabsMatchesReference) {
   STEREO_REQUIRE_CUDA();
   const DisparityRange range{3, 11};
@@ -394,34 +434,49 @@ TEST(CudaEsawStages, InitCost2MsgMatchesInitCostThenCost2Msg) {
 
 TEST(CudaEsawStages, FusedForwardAndCost2MsgBackwardMatchReference) {
   STEREO_REQUIRE_CUDA();
-  // ESMP's aggr_H+ / aggr_V+ then cost2msg- against reference cost2msg(aggr_*(...)).
+  // ESMP's aggr_H+ / aggr_V+ then cost2msg- against reference cost2msg(aggr_*(...)); 37 levels:
+  // groups of levels in flight and a tail.
   const int levels = 37;
   const DisparityRange range{0, levels};
-  const ImageU8 rgb = random_rgb(W, H, 71);
-  const ref::CostVolume msg = random_half_volume(W, H, range, 72, 2.5f);
-  const ce::DeviceVolume d_msg = upload_volume(msg);
-  cu::DeviceImage<float> truncation(W, H, "test", "truncation");
-  const float c = 1.0f, eta = 0.0375f * float(levels - 1);
-  const ce::ForwardMinSum forward{c, eta, &truncation};
-  for (const ref::ColourDistance colour : CUDA_COLOURS) {
-    const Guide guide = make_guide(rgb, colour, 18.0f);
-    for (const int step : {1, 6}) {
-      const std::string what = guide.name + " step " + std::to_string(step);
-      const ce::WeightTable table = guide.table(29.0f, step);
-      ce::DeviceVolume fwd(W, H, levels, "test", "forward"), out(W, H, levels, "test", "messages");
-      const ce::PassWeights weights{guide.image, step, table, ref::Border::drop};
-      ce::aggr_H(weights, {d_msg.plane(0), d_msg.plane(0), levels}, fwd.plane(0), nullptr, &forward);
-      ce::cost2msg_backward(fwd.plane(0), truncation, levels, c, out.plane(0), nullptr);
-      const ref::CostVolume want_h = ref::cost2msg(
-          ref::aggr_H(msg, msg, guide.reference, step, 18.0f, 29.0f, ref::Border::drop, ref::Storage::fp16), c, eta,
-          ref::Storage::fp16);
-      expect_same_volume(download_volume(out, range), want_h, "aggr_H+ / cost2msg- " + what);
-      ce::aggr_V(weights, {d_msg.plane(0), d_msg.plane(0), levels}, fwd.plane(0), nullptr, 0, nullptr, &forward);
-      ce::cost2msg_backward(fwd.plane(0), truncation, levels, c, out.plane(0), nullptr);
-      const ref::CostVolume want_v = ref::cost2msg(
-          ref::aggr_V(msg, msg, guide.reference, step, 18.0f, 29.0f, ref::Border::drop, ref::Storage::fp16), c, eta,
-          ref::Storage::fp16);
-      expect_same_volume(download_volume(out, range), want_v, "aggr_V+ / cost2msg- " + what);
+  for (const int w : {W, W + 1}) {  // one pixel a thread, two (aggr_pair.cuh)
+    const ImageU8 rgb = random_rgb(w, H, 71);
+    const ref::CostVolume msg = random_half_volume(w, H, range, 72, 2.5f);
+    const ce::DeviceVolume d_msg = upload_volume(msg);
+    cu::DeviceImage<float> truncation(w, H, "test", "truncation");
+    const float c = 1.0f, eta = 0.0375f * float(levels - 1);
+    const ce::ForwardMinSum forward{c, eta, &truncation};
+    for (const ref::ColourDistance colour : CUDA_COLOURS) {
+      const Guide guide = make_guide(rgb, colour, 18.0f);
+      for (const int step : {1, 6, 40}) {  // 40 reaches past the 29 rows
+        const std::string what = std::to_string(w) + " wide " + guide.name + " step " + std::to_string(step);
+        const ce::WeightTable table = guide.table(29.0f, step);
+        ce::DeviceVolume fwd(w, H, levels, "test", "forward"), out(w, H, levels, "test", "messages");
+        const ce::PassWeights weights{guide.image, step, table, ref::Border::drop};
+        ce::aggr_H(weights, {d_msg.plane(0), d_msg.plane(0), levels}, fwd.plane(0), nullptr, &forward);
+        ce::cost2msg_backward(fwd.plane(0), truncation, levels, c, out.plane(0), nullptr);
+        const ref::CostVolume want_h = ref::cost2msg(
+            ref::aggr_H(msg, msg, guide.reference, step, 18.0f, 29.0f, ref::Border::drop, ref::Storage::fp16), c, eta,
+            ref::Storage::fp16);
+        expect_same_volume(download_volume(out, range), want_h, "aggr_H+ / cost2msg- " + what);
+        ce::aggr_V(weights, {d_msg.plane(0), d_msg.plane(0), levels}, fwd.plane(0), nullptr, 0, nullptr, &forward);
+        ce::cost2msg_backward(fwd.plane(0), truncation, levels, c, out.plane(0), nullptr);
+        const ref::CostVolume want_v = ref::cost2msg(
+            ref::aggr_V(msg, msg, guide.reference, step, 18.0f, 29.0f, ref::Border::drop, ref::Storage::fp16), c, eta,
+            ref::Storage::fp16);
+        expect_same_volume(download_volume(out, range), want_v, "aggr_V+ / cost2msg- " + what);
+        // Both in one kernel (aggr_cost2msg.cu), where the width is even.
+        const ce::PassInputs in{d_msg.plane(0), d_msg.plane(0), levels};
+        if (w % 2 != 0) {
+          EXPECT_FALSE(ce::aggr_cost2msg_fits(w, H, levels));
+          EXPECT_THROW(ce::aggr_cost2msg(weights, false, in, c, eta, out.plane(0), nullptr), Error);
+          continue;
+        }
+        ASSERT_TRUE(ce::aggr_cost2msg_fits(w, H, levels));
+        ce::aggr_cost2msg(weights, false, in, c, eta, out.plane(0), nullptr);
+        expect_same_volume(download_volume(out, range), want_h, "aggr_H+cost2msg- " + what);
+        ce::aggr_cost2msg(weights, true, in, c, eta, out.plane(0), nullptr);
+        expect_same_volume(download_volume(out, range), want_v, "aggr_V+cost2msg- " + what);
+      }
     }
   }
 }

@@ -1,0 +1,162 @@
+#pragma once
+// The three-sample pass of aggr_pass.cuh with two pixels a thread, (x, x + 1) with x even: the
+// form every pass takes where the image's width is even (so every plane's row pairs are 4-byte
+// aligned) and the volume has fewer than 2^32 cells (aggr_pass.cuh's pass_runs_paired).
+//
+// Why (NOTES.md): one pixel a thread, the pass was bound by instruction issue, not by DRAM. Two
+// pixels a thread share what was per pixel and per plane: one 32-bit load of the centre pair and
+// one 32-bit store of the output pair (__floats2half2_rn rounds both cells as __float2half_rn
+// does), the vertical pass's side rows as pairs too (they are aligned like the centre); the
+// horizontal pass's sides at x +- s are aligned only for even s, so they stay 16-bit loads. Each
+// sample is addressed from a per-thread pointer by a 32-bit element offset k x plane (one wide
+// multiply-add a load) instead of a 64-bit product. A side that is not read points at the
+// centre's own cell of the side volume (a valid address the weight of 0 then ignores), so the
+// loads carry no predicate. Each cell's arithmetic is weights.cuh's in the reference's order.
+
+#include <cuda_fp16.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "methods/esaw/cuda/pass_shape.cuh"
+#include "methods/esaw/cuda/stages.h"
+#include "methods/esaw/cuda/weights.cuh"
+
+namespace stereo::cu::esaw::detail {
+
+constexpr int PAIR_BLOCK_X = 64;  // 128 pixels of a row
+constexpr int PAIR_BLOCK_Y = 4;
+constexpr int PAIR_GROUP = 4;  // planes whose loads a thread issues before it uses the first
+constexpr int PAIR_MIN_BLOCKS = 4;  // 64 registers
+
+// A cell pair's running state where the pass keeps one (winner, forward), per pixel of the pair.
+struct PairState {
+  float best[2] = {0.0f, 0.0f}, best_d[2] = {0.0f, 0.0f};  // winner
+  float lowest[2] = {0.0f, 0.0f}, forward[2] = {0.0f, 0.0f};  // forward
+};
+
+// p, hidden from the optimiser so that it stays a per-thread base: nvcc would otherwise fold the
+// pixel's index into each plane's offset and redo a 64-bit sum a load.
+template <class T>
+__device__ __forceinline__ T* thread_base(T* p) {
+  std::uint64_t r;
+  asm("mov.b64 %0, %1;" : "=l"(r) : "l"(reinterpret_cast<std::uint64_t>(p)));
+  return reinterpret_cast<T*>(r);
+}
+
+// The volumes are only read (out aliases neither), so every load may take the read-only path.
+__device__ __forceinline__ __half2 load_pair(const __half* p, unsigned offset) {
+  return __ldg(reinterpret_cast<const __half2*>(p + offset));
+}
+__device__ __forceinline__ void store_pair(__half* p, unsigned offset, __half2 v) {
+  __stwb(reinterpret_cast<__half2*>(p + offset), v);
+}
+
+template <int DX, int DY, PassOutput MODE>
+__global__ void __launch_bounds__(PAIR_BLOCK_X * PAIR_BLOCK_Y, PAIR_MIN_BLOCKS)
+    aggr_pair_kernel(const uchar4* __restrict__ guide, const __half* __restrict__ centre,
+                     const __half* __restrict__ side, __half* __restrict__ out, WeightTable table, PassShape shape,
+                     PassSinks sinks) {
+  const int width = shape.width, height = shape.height, planes = shape.planes, step = shape.step;
+  const bool clamp_border = shape.clamp_border;
+  __shared__ WeightTable shared_table;
+  stage_table(shared_table, table, threadIdx.y * PAIR_BLOCK_X + threadIdx.x, PAIR_BLOCK_X * PAIR_BLOCK_Y);
+
+  const int x = 2 * int(blockIdx.x * PAIR_BLOCK_X + threadIdx.x);
+  int y = int(blockIdx.y) * PAIR_BLOCK_Y + int(threadIdx.y);
+  if (DY) y = vertical_row_order(y, step, height);
+  if (x >= width || y >= height) return;  // the width is even: x + 1 is inside too
+  std::size_t i, im0, ip0, i1, im1, ip1;
+  bool in_m0, in_p0, in_m1, in_p1;
+  pass_samples<DX, DY>(x, y, width, height, step, clamp_border, i, im0, ip0, in_m0, in_p0);
+  pass_samples<DX, DY>(x + 1, y, width, height, step, clamp_border, i1, im1, ip1, in_m1, in_p1);
+  const uchar4 g0 = guide[i], g1 = guide[i1];
+  const Weights w0 = pass_weights(shared_table, g0, guide[im0], guide[ip0], in_m0, in_p0);
+  const Weights w1 = pass_weights(shared_table, g1, guide[im1], guide[ip1], in_m1, in_p1);
+
+  const unsigned plane = unsigned(width) * unsigned(height);
+  const __half* const c_at = thread_base(centre + i);
+  // Vertical: both pixels' sides are one aligned pair (same rows, x even). A side not read
+  // points at the centre's cell of the side volume.
+  const __half* const m0 = thread_base(side + (in_m0 ? im0 : i));
+  const __half* const p0 = thread_base(side + (in_p0 ? ip0 : i));
+  const __half* const m1 = DX ? thread_base(side + (in_m1 ? im1 : i1)) : nullptr;
+  const __half* const p1 = DX ? thread_base(side + (in_p1 ? ip1 : i1)) : nullptr;
+  __half* const o_at = out ? thread_base(out + i) : nullptr;
+  const __half* const ahead = thread_base(centre + i + std::size_t(PREFETCH_AHEAD) * plane);
+
+  PairState st;
+  if constexpr (MODE == PassOutput::winner) {
+    st.best[0] = sinks.winner_cost[i];
+    st.best[1] = sinks.winner_cost[i1];
+    st.best_d[0] = sinks.winner_disparity[i];
+    st.best_d[1] = sinks.winner_disparity[i1];
+  }
+  const auto group = [&](auto count, int k0) {
+    constexpr int N = decltype(count)::value;
+    const unsigned kp0 = unsigned(k0) * plane;
+    if constexpr (PREFETCH_AHEAD > 0) {
+#pragma unroll
+      for (int u = 0; u < N; ++u)
+        if (k0 + PREFETCH_AHEAD + u < planes) prefetch_l2(ahead + (kp0 + unsigned(u) * plane));
+    }
+    __half2 at_centre[N], at_minus[N], at_plus[N];
+#pragma unroll
+    for (int u = 0; u < N; ++u) {
+      const unsigned kp = kp0 + unsigned(u) * plane;
+      at_centre[u] = load_pair(c_at, kp);
+      if constexpr (DY) {
+        at_minus[u] = load_pair(m0, kp);
+        at_plus[u] = load_pair(p0, kp);
+      } else {
+        at_minus[u] = __halves2half2(__ldg(m0 + kp), __ldg(m1 + kp));
+        at_plus[u] = __halves2half2(__ldg(p0 + kp), __ldg(p1 + kp));
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < N; ++u) {
+      [[maybe_unused]] const int k = k0 + u;
+      const unsigned kp = kp0 + unsigned(u) * plane;
+      const __half2 v = __floats2half2_rn(
+          weighted_value(w0, __low2float(at_centre[u]), __low2float(at_minus[u]), __low2float(at_plus[u])),
+          weighted_value(w1, __high2float(at_centre[u]), __high2float(at_minus[u]), __high2float(at_plus[u])));
+      const float value[2] = {__low2float(v), __high2float(v)};
+      if constexpr (MODE == PassOutput::forward) {
+        // Eq. 18's minimum and eq. 19, each forward value rounded as reference::cost2msg rounds it.
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+          st.lowest[j] = k == 0 ? value[j] : fminf(st.lowest[j], value[j]);
+          st.forward[j] = k == 0 ? value[j]
+                                 : __half2float(__float2half_rn(fminf(__fadd_rn(st.forward[j], shape.c), value[j])));
+        }
+        store_pair(o_at, kp, __floats2half2_rn(st.forward[0], st.forward[1]));
+      } else {
+        if (MODE == PassOutput::plain || o_at) store_pair(o_at, kp, v);
+      }
+      if constexpr (MODE == PassOutput::winner) {
+#pragma unroll
+        for (int j = 0; j < 2; ++j)
+          if (value[j] < st.best[j]) {  // strictly smaller: the first of a tie wins
+            st.best[j] = value[j];
+            st.best_d[j] = float(shape.first_disparity + k);
+          }
+      }
+    }
+  };
+  int k0 = 0;
+  for (; k0 + PAIR_GROUP <= planes; k0 += PAIR_GROUP) group(std::integral_constant<int, PAIR_GROUP>{}, k0);
+  for (; k0 < planes; ++k0) group(std::integral_constant<int, 1>{}, k0);
+  if constexpr (MODE == PassOutput::winner) {
+    sinks.winner_cost[i] = st.best[0];
+    sinks.winner_cost[i1] = st.best[1];
+    sinks.winner_disparity[i] = st.best_d[0];
+    sinks.winner_disparity[i1] = st.best_d[1];
+  }
+  if constexpr (MODE == PassOutput::forward) {  // eq. 18's h
+    sinks.truncation[i] = __fadd_rn(st.lowest[0], shape.eta);
+    sinks.truncation[i1] = __fadd_rn(st.lowest[1], shape.eta);
+  }
+}
+
+}  // namespace stereo::cu::esaw::detail
