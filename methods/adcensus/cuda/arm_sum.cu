@@ -63,13 +63,19 @@ enum class Counts { NONE, STORE, LOAD };
 // tile loops less (the PTX of every instantiation shrinks by about half: fewer unswitched
 // copies of the load and output loops), a code shape no one has timed against NOTES.md's
 // measurements. Its launch helpers (launch_tiles, launch_arm_sum) take theirs in ArmSumPass.
-template <class CountT, bool FUSED, int TILE_SIZE, Counts COUNTS, int VEC>
+template <class CountT, bool FUSED, int TILE_SIZE, Counts COUNTS, int VEC, int AXIS>
 __global__ void __launch_bounds__(LANES * warps_for(VEC), VEC == 2 ? 3 : std::is_void_v<CountT> ? 6 : 5)
     arm_sum_kernel(const __half* __restrict__ in, __half* __restrict__ out, const uchar4* __restrict__ arms,
                    const uchar4* __restrict__ other_arms, int sign, int min_d, const float* __restrict__ divide,
-                   int width, int height, int levels, bool horizontal, int max_arm, float scale, CostInputs cost,
-                   std::uint16_t* __restrict__ counts) {
+                   int width, int height, int levels, bool horizontal_pass, int max_arm, float scale,
+                   CostInputs cost, std::uint16_t* __restrict__ counts) {
   constexpr int W = warps_for(VEC);
+  // AXIS 0: the axis `horizontal_pass` says, either region; AXIS 1 (rows) or 2 (columns): the
+  // combined region (other_arms given, no `divide`), the axis and the region compile-time
+  // constants, which takes their selects and tests out of the loops.
+  const bool horizontal = AXIS == 0 ? horizontal_pass : AXIS == 1;
+  const bool has_other = AXIS != 0 || other_arms != nullptr;
+  const float* __restrict__ region_size = AXIS == 0 ? divide : nullptr;
   constexpr bool COUNT = !std::is_void_v<CountT>;
   static_assert(COUNTS != Counts::STORE || std::is_same_v<CountT, unsigned short>, "stored counts are 16-bit");
   static_assert(COUNTS != Counts::LOAD || !COUNT, "a pass either counts or loads the counts");
@@ -192,7 +198,8 @@ __global__ void __launch_bounds__(LANES * warps_for(VEC), VEC == 2 ? 3 : std::is
       } else {
         const int x = horizontal ? at : line;
         const OwnArms<VEC> o =
-            own_arms<VEC>(arms, other_arms, width, line_pixel + at * pos_step, x, x + offset_d, sign, own_shift, max_arm);
+            own_arms<VEC>(arms, other_arms, has_other, width, line_pixel + at * pos_step, x, x + offset_d, sign,
+                          own_shift, max_arm);
 #pragma unroll
         for (int j = 0; j < VEC; ++j) {
           before[j] = o.before[j];
@@ -226,8 +233,8 @@ __global__ void __launch_bounds__(LANES * warps_for(VEC), VEC == 2 ? 3 : std::is
           stored_counts |= count << (16 * j);
         } else if constexpr (COUNTS == Counts::LOAD) {
           v[j] = divide_by_count(v[j], float((loaded_counts >> (16 * j)) & 0xFFFFu));
-        } else if (divide != nullptr) {
-          v[j] = divide_by_count(v[j], divide[line_pixel + at * pos_step]);
+        } else if (region_size != nullptr) {
+          v[j] = divide_by_count(v[j], region_size[line_pixel + at * pos_step]);
         }
       }
       if constexpr (COUNTS == Counts::STORE) {
@@ -287,31 +294,48 @@ void launch_tiles(const ArmSumPass& pass, int shared_optin, cudaStream_t stream)
           "adcensus/cuda aggregate_cost: only a count pass with 16-bit counts stores them");
   require(region.load_counts == nullptr || (!region.count_region && cost == nullptr && region.divide == nullptr),
           "adcensus/cuda aggregate_cost: counts are loaded by a second pass that does not count");
-  require(levels % VEC == 0 && (VEC == 1 || !region.count_region || short_counts(max_arm)), [&] {
+  require(levels % VEC == 0 &&
+              (VEC == 1 || ((!region.count_region || short_counts(max_arm)) && region.other_arms != nullptr)),
+          [&] {
     return "adcensus/cuda aggregate_cost: " + std::to_string(VEC) + " levels a lane with " + std::to_string(levels) +
            " levels, arms up to " + std::to_string(max_arm);
   });
+  // One level a lane: one kernel for both axes and regions; two: one a axis, combined region only.
+  const auto launch_axis = [&](auto rows, auto columns) {
+    if (VEC == 1 || horizontal)
+      launch(rows);
+    else
+      launch(columns);
+  };
+  constexpr int ROWS = VEC == 1 ? 0 : 1;
+  constexpr int COLUMNS = VEC == 1 ? 0 : 2;
   constexpr bool PLAIN_TILE = is_tile(VEC, false, TILE_SIZE);
   constexpr bool COUNT_TILE = is_tile(VEC, true, TILE_SIZE);
   if (cost != nullptr) {
     require(!region.count_region, "adcensus/cuda aggregate_cost: the cost is fused into a first pass only");
-    if constexpr (PLAIN_TILE) launch(arm_sum_kernel<void, true, TILE_SIZE, Counts::NONE, VEC>);
+    if constexpr (PLAIN_TILE)
+      launch_axis(arm_sum_kernel<void, true, TILE_SIZE, Counts::NONE, VEC, ROWS>,
+                  arm_sum_kernel<void, true, TILE_SIZE, Counts::NONE, VEC, COLUMNS>);
   } else if (!region.count_region) {
     if constexpr (PLAIN_TILE) {
       if (region.load_counts != nullptr)
-        launch(arm_sum_kernel<void, false, TILE_SIZE, Counts::LOAD, VEC>);
+        launch_axis(arm_sum_kernel<void, false, TILE_SIZE, Counts::LOAD, VEC, ROWS>,
+                    arm_sum_kernel<void, false, TILE_SIZE, Counts::LOAD, VEC, COLUMNS>);
       else
-        launch(arm_sum_kernel<void, false, TILE_SIZE, Counts::NONE, VEC>);
+        launch_axis(arm_sum_kernel<void, false, TILE_SIZE, Counts::NONE, VEC, ROWS>,
+                    arm_sum_kernel<void, false, TILE_SIZE, Counts::NONE, VEC, COLUMNS>);
     }
   } else if (short_counts(max_arm)) {
     if constexpr (COUNT_TILE) {
       if (region.store_counts != nullptr)
-        launch(arm_sum_kernel<unsigned short, false, TILE_SIZE, Counts::STORE, VEC>);
+        launch_axis(arm_sum_kernel<unsigned short, false, TILE_SIZE, Counts::STORE, VEC, ROWS>,
+                    arm_sum_kernel<unsigned short, false, TILE_SIZE, Counts::STORE, VEC, COLUMNS>);
       else
-        launch(arm_sum_kernel<unsigned short, false, TILE_SIZE, Counts::NONE, VEC>);
+        launch_axis(arm_sum_kernel<unsigned short, false, TILE_SIZE, Counts::NONE, VEC, ROWS>,
+                    arm_sum_kernel<unsigned short, false, TILE_SIZE, Counts::NONE, VEC, COLUMNS>);
     }
   } else if constexpr (COUNT_TILE && VEC == 1) {
-    launch(arm_sum_kernel<unsigned, false, TILE_SIZE, Counts::NONE, VEC>);
+    launch(arm_sum_kernel<unsigned, false, TILE_SIZE, Counts::NONE, VEC, 0>);
   }
   require(region.count_region ? COUNT_TILE : PLAIN_TILE, [&] {
     return "adcensus/cuda aggregate_cost: no " + std::string(region.count_region ? "count" : "plain") +
@@ -338,7 +362,9 @@ void launch_vec(const ArmSumPass& pass, const SharedLimits& limits, cudaStream_t
 }  // namespace
 
 int levels_a_lane(const ArmSumPass& pass) {
-  if (pass.levels % 2 != 0 || (pass.region.count_region && !short_counts(pass.max_arm))) return 1;
+  if (pass.levels % 2 != 0 || pass.region.other_arms == nullptr ||
+      (pass.region.count_region && !short_counts(pass.max_arm)))
+    return 1;
   // TEMPORARY experiment switches (removed before the branch is final).
   if (const char* e = std::getenv("STEREO_ADC_VEC"); e != nullptr && e[0] == '1') return 1;
   if (const char* e = std::getenv("STEREO_ADC_COUNT_VEC"); e != nullptr && e[0] == '1' && pass.region.count_region)

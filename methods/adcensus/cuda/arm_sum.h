@@ -26,7 +26,7 @@ constexpr int warps_for(int vec) { return vec == 1 ? 8 : 16; }
 // and axis among those is_tile allows (see there). 120 divides 1920 and 1080.
 constexpr int TILES[] = {64, 80, 96, 120, 128, 160, 192};
 constexpr bool is_tile(int vec, bool count_pass, int tile) {
-  if (vec == 2 && count_pass) return tile == 64 || tile == 80;
+  if (vec == 2 && count_pass) return tile == 64 || tile == 80 || tile == 96 || tile == 120;
   return count_pass ? tile == 96 || tile == 120 || tile == 128 : tile >= 96;
 }
 
