@@ -34,7 +34,6 @@
 
 #include <cuda_fp16.h>
 
-#include <cstdlib>
 #include <string>
 #include <type_traits>
 
@@ -364,10 +363,6 @@ void launch_vec(const ArmSumPass& pass, const SharedLimits& limits, cudaStream_t
 int levels_a_lane(const ArmSumPass& pass) {
   if (pass.levels % 2 != 0 || pass.region.other_arms == nullptr ||
       (pass.region.count_region && !short_counts(pass.max_arm)))
-    return 1;
-  // TEMPORARY experiment switches (removed before the branch is final).
-  if (const char* e = std::getenv("STEREO_ADC_VEC"); e != nullptr && e[0] == '1') return 1;
-  if (const char* e = std::getenv("STEREO_ADC_COUNT_VEC"); e != nullptr && e[0] == '1' && pass.region.count_region)
     return 1;
   return 2;
 }

@@ -1,7 +1,6 @@
 // The arm-sum pass's launch configuration (arm_sum.h): the tile along the sum's axis, the
 // shared memory a block of that tile holds, and the scale of the fixed-point integral.
 
-#include <cstdlib>
 #include <string>
 
 #include "methods/adcensus/cuda/arm_sum.h"
@@ -60,8 +59,6 @@ int tile_for(int length, int max_arm, bool count_pass, int vec, const SharedLimi
     const int plain = tile_cost(length, 96, max_arm) < tile_cost(length, 120, max_arm) ? 96 : 120;
     return 20 * tile_cost(length, 128, max_arm) <= 19 * tile_cost(length, plain, max_arm) ? 128 : plain;
   }
-  // TEMPORARY experiment switch (removed before the branch is final).
-  if (const char* e = std::getenv("STEREO_ADC_COUNT_TILE"); e != nullptr && vec == 2 && count_pass) return std::atoi(e);
   const int resident = vec == 1 ? 6 : 3;
   int best = 0;
   for (const int t : TILES) {
