@@ -16,25 +16,30 @@ namespace stereo::cu::adcensus {
 struct CostInputs;  // cost_device.cuh: the fused first pass's cost
 
 constexpr int LANES = 32;
-constexpr int WARPS = 8;
+// A lane holds VEC consecutive levels (1, or 2 where the level count is even: levels_a_lane);
+// a block of 32 lanes takes 8 warps with one level a lane, 16 with two, whose integral rows
+// are twice as wide: the same warps per SM at the same tile.
+constexpr int warps_for(int vec) { return vec == 1 ? 8 : 16; }
 // Positions written per block (a tile; the halo of max_arm on either side is re-read from L2
 // by the neighbours), a compile-time constant of the kernel (its unrolled output loop: a tile
 // size known only at run time measured 53.1 -> 56.6 ms at 1080p). tile_for picks one per pass
-// and axis (see there). 120 divides 1920 and 1080.
-constexpr int SMALL_TILE = 96;
-constexpr int TILE = 120;
-constexpr int LARGE_TILE = 128;  // the largest a count pass uses
-constexpr int PLAIN_TILES[] = {SMALL_TILE, TILE, LARGE_TILE, 160, 192};  // the other passes'
+// and axis among those is_tile allows (see there). 120 divides 1920 and 1080.
+constexpr int TILES[] = {64, 80, 96, 120, 128, 160, 192};
+constexpr bool is_tile(int vec, bool count_pass, int tile) {
+  if (vec == 2 && count_pass) return tile == 64 || tile == 80 || tile == 96 || tile == 120;
+  return count_pass ? tile == 96 || tile == 120 || tile == 128 : tile >= 96;
+}
 
 // The region's pixel count is an unsigned window sum like the cost's, of first-pass arm widths
 // (each <= 2 max_arm + 1): 16 bits hold every count, and wrap-around prefixes subtract exactly,
 // while (2 max_arm + 1)^2 < 2^16, that is up to max_arm = 127 (L1 = 34 gives 33); 32 bits above.
 bool short_counts(int max_arm);
 
-// Shared memory of one block: the cost integral [rows + 1][LANES] and its run totals; with
-// count_region also the count integral and its totals, and the tile's own-axis arms (2 bytes a
-// cell, read back by the output loop instead of gathering both views' arms again).
-std::size_t shared_bytes(int max_arm, bool count_region, int tile);
+// Shared memory of one block with `vec` levels a lane: the cost integral [rows + 1][LANES][vec]
+// and its run totals; with count_region also the count integral and its totals, and the tile's
+// own-axis arms (2 bytes a cell, read back by the output loop instead of gathering both views'
+// arms again).
+std::size_t shared_bytes(int max_arm, bool count_region, int tile, int vec);
 
 // The current device's shared-memory limits, queried once per pass.
 struct SharedLimits {
@@ -46,9 +51,10 @@ struct SharedLimits {
 // The current device's shared-memory limits, queried once per pass.
 SharedLimits shared_limits();
 
-// The tile of one pass along a line of `length`: the fewest instructions among the sizes that
-// keep enough blocks resident (arm_sum_tiles.cu says how the choice was measured).
-int tile_for(int length, int max_arm, bool count_pass, const SharedLimits& limits);
+// The tile of one pass along a line of `length` with `vec` levels a lane: the fewest
+// instructions among the sizes that keep enough blocks resident (arm_sum_tiles.cu says how the
+// choice was measured).
+int tile_for(int length, int max_arm, bool count_pass, int vec, const SharedLimits& limits);
 
 // Largest power of two s with (window values) x (largest value) x s < 2^31, where a value is
 // at most a full arm sum of costs (the second pass of an iteration reads unnormalised sums).
@@ -85,6 +91,11 @@ struct ArmSumPass {
   bool horizontal = true;
   int max_arm = 0;
 };
+
+struct ArmSumPass;
+// The levels a lane of `pass` holds: 2 where the level count is even (and a count pass's counts
+// fit 16 bits), else 1.
+int levels_a_lane(const ArmSumPass& pass);
 
 // Checks the pass's preconditions, picks its tile (tile_for) and launches it on `stream`.
 void launch_arm_sum(const ArmSumPass& pass, cudaStream_t stream);

@@ -19,12 +19,14 @@ constexpr double MAX_COST = 2.0;
 
 bool short_counts(int max_arm) { return (2 * max_arm + 1) * (2 * max_arm + 1) < 65536; }
 
-std::size_t shared_bytes(int max_arm, bool count_region, int tile) {
+std::size_t shared_bytes(int max_arm, bool count_region, int tile, int vec) {
   const std::size_t rows = static_cast<std::size_t>(tile + 2 * max_arm);
-  std::size_t bytes = (rows + 1 + WARPS) * LANES * sizeof(unsigned);
+  const std::size_t cells = static_cast<std::size_t>(LANES) * static_cast<std::size_t>(vec);  // a row's
+  const std::size_t integral_rows = rows + 1 + static_cast<std::size_t>(warps_for(vec));
+  std::size_t bytes = integral_rows * cells * sizeof(unsigned);
   if (count_region) {
     const std::size_t count_size = short_counts(max_arm) ? sizeof(unsigned short) : sizeof(unsigned);
-    bytes += (rows + 1 + WARPS) * LANES * count_size + static_cast<std::size_t>(tile) * LANES * sizeof(unsigned short);
+    bytes += integral_rows * cells * count_size + static_cast<std::size_t>(tile) * cells * sizeof(unsigned short);
   }
   return bytes;
 }
@@ -40,8 +42,8 @@ SharedLimits shared_limits() {
 }
 
 // The tile of one pass along a line of `length`: the fewest instructions (tile_cost) among the
-// sizes that keep enough blocks resident. Measured on the H100 (methods/adcensus/cuda/NOTES.md,
-// rounds 7 and 8), L1 = 34:
+// sizes that keep enough blocks resident. One level a lane, measured on the H100
+// (methods/adcensus/cuda/NOTES.md, rounds 7 and 8), L1 = 34:
 // - A count pass holds two integrals (44 KB a block at 120): five blocks per SM at 96 and 120,
 //   four at 128, whose lost fifth measured 0.6 % slower at 1920 columns where it saves 1.7 % of
 //   the instructions; so 128 only where it saves at least 5 % (Teddy's 375 rows: three tiles
@@ -50,16 +52,21 @@ SharedLimits shared_limits() {
 //   at 240. 192 at 1920 x 1080 saves 10 % and 4 % of the instructions and measured 42.2 ->
 //   40.3 ms; 240 (five blocks) saves more on paper and measured 42.1. So the fewest
 //   instructions among the sizes that leave six blocks (48 warps) per SM.
-int tile_for(int length, int max_arm, bool count_pass, const SharedLimits& limits) {
-  if (count_pass) {
-    const int plain = tile_cost(length, SMALL_TILE, max_arm) < tile_cost(length, TILE, max_arm) ? SMALL_TILE : TILE;
-    return 20 * tile_cost(length, LARGE_TILE, max_arm) <= 19 * tile_cost(length, plain, max_arm) ? LARGE_TILE : plain;
+// Two levels a lane: blocks of 16 warps and twice the shared memory a tile, so three blocks
+// (48 warps) per SM; a count pass keeps three at 64 or 80 positions, the others up to 192.
+int tile_for(int length, int max_arm, bool count_pass, int vec, const SharedLimits& limits) {
+  if (vec == 1 && count_pass) {
+    const int plain = tile_cost(length, 96, max_arm) < tile_cost(length, 120, max_arm) ? 96 : 120;
+    return 20 * tile_cost(length, 128, max_arm) <= 19 * tile_cost(length, plain, max_arm) ? 128 : plain;
   }
-  int best = TILE;
-  for (const int t : PLAIN_TILES) {
-    const std::size_t per_block = shared_bytes(max_arm, false, t) + static_cast<std::size_t>(limits.reserved_per_block);
-    const bool six_resident = 6 * per_block <= static_cast<std::size_t>(limits.per_sm);
-    if (six_resident && tile_cost(length, t, max_arm) < tile_cost(length, best, max_arm)) best = t;
+  const int resident = vec == 1 ? 6 : 3;
+  int best = 0;
+  for (const int t : TILES) {
+    if (!is_tile(vec, count_pass, t)) continue;
+    const std::size_t per_block =
+        shared_bytes(max_arm, count_pass, t, vec) + static_cast<std::size_t>(limits.reserved_per_block);
+    const bool enough = static_cast<std::size_t>(resident) * per_block <= static_cast<std::size_t>(limits.per_sm);
+    if (best == 0 || (enough && tile_cost(length, t, max_arm) < tile_cost(length, best, max_arm))) best = t;
   }
   return best;
 }

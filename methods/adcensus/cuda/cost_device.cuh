@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "methods/adcensus/cuda/stages.h"
@@ -42,18 +43,14 @@ inline CostInputs make_cost_inputs(const CostImages& images, const AdCensusParam
   return in;
 }
 
-/// C(p, d) for p = (x, y), d = min_d + k, in fp32.
-__device__ inline float ad_census_cost_at(const CostInputs& in, int x, int y, int k) {
-  const int xm = x + in.sign * (in.min_d + k);
-  if (xm < 0 || xm >= in.width) return in.out_of_image;
-  // 32-bit indices (make_cost_inputs checks the pixel count): one IMAD.WIDE per load.
-  const int pixel = y * in.width + x;
-  const int match = pixel + (xm - x);
-  const int hamming = __popcll(in.ref_census[pixel] ^ in.other_census[match]);
+/// C(p, d) of p's pixel `pixel` (its census word and packed colour given) against the other
+/// image's pixel `match`, in fp32.
+__device__ __forceinline__ float ad_census_cost_of(const CostInputs& in, std::uint64_t ref_census, unsigned ref_rgb,
+                                                   int match) {
+  const int hamming = __popcll(ref_census ^ in.other_census[match]);
   // |dR| + |dG| + |dB| in one byte-wise SAD: byte 3 (w) is 0 in both images (census.cu's
   // pack_kernel writes it so).
-  const int sad = int(__vsadu4(reinterpret_cast<const unsigned*>(in.ref)[pixel],
-                               reinterpret_cast<const unsigned*>(in.other)[match]));
+  const int sad = int(__vsadu4(ref_rgb, reinterpret_cast<const unsigned*>(in.other)[match]));
   // rho(c, lambda) = 1 - exp(-c / lambda), eq. 3; C_AD is the mean over the channels, eq. 1.
   // The fast exponential (ex2.approx, a few ulp for these arguments in [-7, 0]) and no IEEE
   // division: the aggregation's fused first pass evaluates this 1.5 times per cell, and both
@@ -61,6 +58,30 @@ __device__ inline float ad_census_cost_at(const CostInputs& in, int x, int y, in
   const float census_term = 1.0f - __expf(-float(hamming) * in.inv_lambda_census);
   const float ad_term = 1.0f - __expf(-float(sad) * in.inv_three_lambda_ad);
   return census_term + ad_term;
+}
+
+/// C(p, d) for p = (x, y), d = min_d + k, in fp32.
+__device__ inline float ad_census_cost_at(const CostInputs& in, int x, int y, int k) {
+  const int xm = x + in.sign * (in.min_d + k);
+  if (xm < 0 || xm >= in.width) return in.out_of_image;
+  // 32-bit indices (make_cost_inputs checks the pixel count): one IMAD.WIDE per load.
+  const int pixel = y * in.width + x;
+  return ad_census_cost_of(in, in.ref_census[pixel], reinterpret_cast<const unsigned*>(in.ref)[pixel],
+                           pixel + (xm - x));
+}
+
+/// C(p, d) for the VEC levels k .. k + VEC - 1 of p = (x, y): the same values as
+/// ad_census_cost_at, with p's census word and colour loaded once for all of them.
+template <int VEC>
+__device__ inline void ad_census_costs_at(const CostInputs& in, int x, int y, int k, float (&cost)[std::size_t{VEC}]) {
+  const int pixel = y * in.width + x;
+  const std::uint64_t ref_census = in.ref_census[pixel];
+  const unsigned ref_rgb = reinterpret_cast<const unsigned*>(in.ref)[pixel];
+#pragma unroll
+  for (int j = 0; j < VEC; ++j) {
+    const int xm = x + in.sign * (in.min_d + k + j);
+    cost[j] = xm < 0 || xm >= in.width ? in.out_of_image : ad_census_cost_of(in, ref_census, ref_rgb, pixel + (xm - x));
+  }
 }
 
 }  // namespace stereo::cu::adcensus

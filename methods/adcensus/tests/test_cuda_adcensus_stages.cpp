@@ -327,11 +327,12 @@ TEST(CudaAdCensusStages, CostFusedIntoFirstAggregationMatchesReference) {
 // level, the count per (p, d); both views, one iteration of each order and the chained four
 // against the reference, and the matcher's call (the cost fused into iteration 1) with the
 // region counts of iterations 1 and 2 kept for 3 and 4 against the same call counting anew.
-// `limits` are the arm limits the single iterations run with (the chain runs Table 1's).
-void check_combined_aggregation(int width, int height, std::initializer_list<int> limits) {
+// `limits` are the arm limits the single iterations run with (the chain runs Table 1's); an odd
+// level count runs the kernels with one level a lane, an even one those with two.
+void check_combined_aggregation(int width, int height, std::initializer_list<int> limits,
+                                DisparityRange range = {-3, 21}) {
   const Pair p = layered_pair(width, height, 8);
   const AdCensusParams params;
-  const DisparityRange range{-3, 21};
   const auto lc = ref::census_transform(ref::grey_image(p.left));
   const auto rc = ref::census_transform(ref::grey_image(p.right));
   const ref::CrossArms left_arms = ref::cross_arms(p.left, params);
@@ -389,19 +390,24 @@ void check_combined_aggregation(int width, int height, std::initializer_list<int
 TEST(CudaAdCensusStages, CombinedAggregationMatchesReference) {
   STEREO_REQUIRE_CUDA();
   // A limit of 139 (above every arm of this pair, so the same sums) takes the kernel with
-  // 32-bit count integrals: (2 x 139 + 1)^2 does not fit 16 bits.
-  check_combined_aggregation(WIDTH, HEIGHT, {AdCensusParams{}.arm_l1 - 1, 139});
+  // 32-bit count integrals: (2 x 139 + 1)^2 does not fit 16 bits (one level a lane in the
+  // count passes, also with an even level count).
+  for (const DisparityRange range : {DisparityRange{-3, 21}, DisparityRange{-3, 22}})
+    check_combined_aggregation(WIDTH, HEIGHT, {AdCensusParams{}.arm_l1 - 1, 139}, range);
 }
 
 // Lines long enough for several tiles, with middle tiles whose halo lies inside the line (the
-// interior loops), for each tile size tile_for picks (methods/adcensus/cuda/aggregate.cu; count passes
-// / the other passes): 300 columns take 3 x 120 / 2 x 160, 375 rows 3 x 128 / 2 x 192, 288
-// columns 3 x 96 / 2 x 160, 576 columns 5 x 120 / 3 x 192, 480 columns 4 x 120 / 3 x 160.
+// interior loops), for each tile size tile_for picks (methods/adcensus/cuda/arm_sum_tiles.cu;
+// count passes / the other passes). One level a lane (21 levels): 300 columns take 3 x 120 /
+// 2 x 160, 375 rows 3 x 128 / 2 x 192, 288 columns 3 x 96 / 2 x 160, 576 columns 5 x 120 /
+// 3 x 192, 480 columns 4 x 120 / 3 x 160. Two levels a lane (22 levels): count passes of 80
+// positions (300, 375, 288, 480) or 64 (576), the other passes as with one.
 TEST(CudaAdCensusStages, CombinedAggregationOverSeveralTilesMatchesReference) {
   STEREO_REQUIRE_CUDA();
   for (const auto& [width, height] : {std::pair{300, 375}, std::pair{288, HEIGHT}, std::pair{576, HEIGHT},
                                      std::pair{480, HEIGHT}})
-    check_combined_aggregation(width, height, {AdCensusParams{}.arm_l1 - 1});
+    for (const DisparityRange range : {DisparityRange{-3, 21}, DisparityRange{-3, 22}})
+      check_combined_aggregation(width, height, {AdCensusParams{}.arm_l1 - 1}, range);
 }
 
 // The matcher aggregates the left view only and takes the right view's volume as the left
