@@ -67,6 +67,7 @@ __global__ void __launch_bounds__(MSG_THREADS, 1)
   const __half* const m1 = PAIRED_SIDES ? nullptr : thread_base(in + (in_m1 ? im1 : i1));
   const __half* const p1 = PAIRED_SIDES ? nullptr : thread_base(in + (in_p1 ? ip1 : i1));
   const __half* const ahead = thread_base(in + i + std::size_t(MSG_AHEAD) * plane);
+  const PairCells cells{c_at, m0, p0, m1, p1, ahead};
   __half* const o_at = thread_base(out + i);
 
   float lowest[2] = {0.0f, 0.0f}, forward[2] = {0.0f, 0.0f};
@@ -75,23 +76,9 @@ __global__ void __launch_bounds__(MSG_THREADS, 1)
   const auto group = [&](auto count, auto first, int k0) {
     constexpr int N = decltype(count)::value;
     constexpr bool FIRST = decltype(first)::value;
-    const unsigned kp0 = unsigned(k0) * plane;
-#pragma unroll
-    for (int u = 0; u < N; ++u)
-      if (k0 + MSG_AHEAD + u < levels) prefetch_l2(ahead + (kp0 + unsigned(u) * plane));
     __half2 at_centre[N], at_minus[N], at_plus[N];
-#pragma unroll
-    for (int u = 0; u < N; ++u) {
-      const unsigned kp = kp0 + unsigned(u) * plane;
-      at_centre[u] = load_pair(c_at, kp);
-      if constexpr (PAIRED_SIDES) {
-        at_minus[u] = load_pair(m0, kp);
-        at_plus[u] = load_pair(p0, kp);
-      } else {
-        at_minus[u] = __halves2half2(__ldg(m0 + kp), __ldg(m1 + kp));
-        at_plus[u] = __halves2half2(__ldg(p0 + kp), __ldg(p1 + kp));
-      }
-    }
+    load_pair_planes<N, MSG_AHEAD, PAIRED_SIDES>(cells, k0, unsigned(k0) * plane, levels, plane, at_centre, at_minus,
+                                                 at_plus);
 #pragma unroll
     for (int u = 0; u < N; ++u) {
       const int k = k0 + u;

@@ -53,6 +53,46 @@ __device__ __forceinline__ void store_pair(__half* p, unsigned offset, __half2 v
   __stwb(reinterpret_cast<__half2*>(p + offset), v);
 }
 
+// What a pixel pair (x, x + 1) reads of a volume, each at the pair's cell of plane 0 (a
+// thread_base): the centres, the sides, and the centre the prefetch runs ahead on. minus1 /
+// plus1 are x + 1's sides where the two sides of a pair are not one aligned pair (horizontal
+// passes: x + 1 - s is odd for odd steps s), else unused.
+struct PairCells {
+  const __half* centre;
+  const __half* minus0;
+  const __half* plus0;
+  const __half* minus1;
+  const __half* plus1;
+  const __half* ahead;
+};
+
+// The N planes from k0 (kp0 = k0 x plane, which the caller keeps for its stores) of a pair's
+// cells into half2 registers, all loads issued before any value is used; with AHEAD > 0 the
+// centre cells AHEAD planes further on are asked of the L2 first (below `planes`). PAIRED: each
+// side is one aligned 32-bit load.
+template <int N, int AHEAD, bool PAIRED>
+__device__ __forceinline__ void load_pair_planes(const PairCells& at, int k0, unsigned kp0, int planes,
+                                                 unsigned plane, __half2 (&centre)[std::size_t(N)],
+                                                 __half2 (&minus)[std::size_t(N)], __half2 (&plus)[std::size_t(N)]) {
+  if constexpr (AHEAD > 0) {
+#pragma unroll
+    for (int u = 0; u < N; ++u)
+      if (k0 + AHEAD + u < planes) prefetch_l2(at.ahead + (kp0 + unsigned(u) * plane));
+  }
+#pragma unroll
+  for (int u = 0; u < N; ++u) {
+    const unsigned kp = kp0 + unsigned(u) * plane;
+    centre[u] = load_pair(at.centre, kp);
+    if constexpr (PAIRED) {
+      minus[u] = load_pair(at.minus0, kp);
+      plus[u] = load_pair(at.plus0, kp);
+    } else {
+      minus[u] = __halves2half2(__ldg(at.minus0 + kp), __ldg(at.minus1 + kp));
+      plus[u] = __halves2half2(__ldg(at.plus0 + kp), __ldg(at.plus1 + kp));
+    }
+  }
+}
+
 template <int DX, int DY, PassOutput MODE>
 __global__ void __launch_bounds__(PAIR_BLOCK_X * PAIR_BLOCK_Y, PAIR_MIN_BLOCKS)
     aggr_pair_kernel(const uchar4* __restrict__ guide, const __half* __restrict__ centre,
@@ -85,6 +125,7 @@ __global__ void __launch_bounds__(PAIR_BLOCK_X * PAIR_BLOCK_Y, PAIR_MIN_BLOCKS)
   const __half* const p1 = DX ? thread_base(side + (in_p1 ? ip1 : i1)) : nullptr;
   __half* const o_at = out ? thread_base(out + i) : nullptr;
   const __half* const ahead = thread_base(centre + i + std::size_t(PREFETCH_AHEAD) * plane);
+  const PairCells cells{c_at, m0, p0, m1, p1, ahead};
 
   PairState st;
   if constexpr (MODE == PassOutput::winner) {
@@ -96,24 +137,8 @@ __global__ void __launch_bounds__(PAIR_BLOCK_X * PAIR_BLOCK_Y, PAIR_MIN_BLOCKS)
   const auto group = [&](auto count, int k0) {
     constexpr int N = decltype(count)::value;
     const unsigned kp0 = unsigned(k0) * plane;
-    if constexpr (PREFETCH_AHEAD > 0) {
-#pragma unroll
-      for (int u = 0; u < N; ++u)
-        if (k0 + PREFETCH_AHEAD + u < planes) prefetch_l2(ahead + (kp0 + unsigned(u) * plane));
-    }
     __half2 at_centre[N], at_minus[N], at_plus[N];
-#pragma unroll
-    for (int u = 0; u < N; ++u) {
-      const unsigned kp = kp0 + unsigned(u) * plane;
-      at_centre[u] = load_pair(c_at, kp);
-      if constexpr (DY) {
-        at_minus[u] = load_pair(m0, kp);
-        at_plus[u] = load_pair(p0, kp);
-      } else {
-        at_minus[u] = __halves2half2(__ldg(m0 + kp), __ldg(m1 + kp));
-        at_plus[u] = __halves2half2(__ldg(p0 + kp), __ldg(p1 + kp));
-      }
-    }
+    load_pair_planes<N, PREFETCH_AHEAD, DY != 0>(cells, k0, kp0, planes, plane, at_centre, at_minus, at_plus);
 #pragma unroll
     for (int u = 0; u < N; ++u) {
       [[maybe_unused]] const int k = k0 + u;
