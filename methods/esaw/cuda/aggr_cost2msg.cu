@@ -137,9 +137,7 @@ std::size_t held_bytes(int levels) { return std::size_t(levels) * MSG_THREADS * 
 }  // namespace
 
 bool aggr_cost2msg_fits(int width, int height, int levels) {
-  const unsigned long long cells =
-      (unsigned long long)(width) * (unsigned long long)(height) * (unsigned long long)(levels);
-  if (width % 2 != 0 || levels < 1 || cells >= (1ull << 32)) return false;
+  if (levels < 1 || !detail::pairs_fit(unsigned(width), detail::volume_cells(width, height, levels))) return false;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   return held_bytes(levels) + sizeof(WeightTable) <= shared_memory_optin_limit(device);

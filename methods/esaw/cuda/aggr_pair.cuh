@@ -1,7 +1,7 @@
 #pragma once
 // The three-sample pass of aggr_pass.cuh with two pixels a thread, (x, x + 1) with x even: the
 // form every pass takes where the image's width is even (so every plane's row pairs are 4-byte
-// aligned) and the volume has fewer than 2^32 cells (aggr_pass.cuh's pass_runs_paired).
+// aligned) and the volume has fewer than 2^32 cells (pairs_fit, below).
 //
 // Why (NOTES.md): one pixel a thread, the pass was bound by instruction issue, not by DRAM. Two
 // pixels a thread share what was per pixel and per plane: one 32-bit load of the centre pair and
@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <type_traits>
 
 #include "methods/esaw/cuda/pass_shape.cuh"
@@ -51,6 +52,22 @@ __device__ __forceinline__ __half2 load_pair(const __half* p, unsigned offset) {
 }
 __device__ __forceinline__ void store_pair(__half* p, unsigned offset, __half2 v) {
   __stwb(reinterpret_cast<__half2*>(p + offset), v);
+}
+
+// Whether the pair kernels can take a volume: an even `extent` (the row width, or the pixel
+// count where a kernel pairs pixels along the whole image), so that every pair of cells is one
+// aligned 32-bit word where each of `buffers` is 4-byte aligned, and fewer than 2^32 `cells`
+// (32-bit offsets).
+inline bool pairs_fit(unsigned long long extent, unsigned long long cells,
+                      std::initializer_list<const void*> buffers = {}) {
+  for (const void* p : buffers)
+    if (reinterpret_cast<std::uintptr_t>(p) % 4 != 0) return false;
+  return extent % 2 == 0 && cells < (1ull << 32);
+}
+
+// Cells of a width x height x planes volume, without overflow.
+inline unsigned long long volume_cells(int width, int height, int planes) {
+  return (unsigned long long)(width) * (unsigned long long)(height) * (unsigned long long)(planes);
 }
 
 // What a pixel pair (x, x + 1) reads of a volume, each at the pair's cell of plane 0 (a

@@ -130,22 +130,13 @@ __global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y, AGGR_MIN_BLOCKS)
 }
 
 // Launches the pass in the mode its arguments ask for (winner: a fused WTA; truncation: the
-// forward min-sum; neither: a plain pass). Vertical passes visit their rows in step order
-// (vertical_row_order).
-// Whether a pass runs two pixels a thread (aggr_pair.cuh): an even width (every row pair of every
-// plane 4-byte aligned where the volumes are), fewer than 2^32 cells (32-bit offsets).
-inline bool pass_runs_paired(const PassShape& shape, const void* centre, const void* side, const void* out) {
-  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 4 == 0; };
-  const unsigned long long cells =
-      (unsigned long long)(shape.width) * (unsigned long long)(shape.height) * (unsigned long long)(shape.planes);
-  return shape.width % 2 == 0 && cells < (1ull << 32) && aligned(centre) && aligned(side) && aligned(out);
-}
-
+// forward min-sum; neither: a plain pass), two pixels a thread where pairs_fit (aggr_pair.cuh).
+// Vertical passes visit their rows in step order (vertical_row_order).
 template <int DX, int DY>
 void launch_pass(cudaStream_t stream, const uchar4* guide, const __half* centre, const __half* side, __half* out,
                  const WeightTable& table, const PassShape& shape, const PassSinks& sinks) {
   const int rows = DY ? vertical_row_slots(shape.step, shape.height) : shape.height;
-  if (pass_runs_paired(shape, centre, side, out)) {
+  if (pairs_fit(unsigned(shape.width), volume_cells(shape.width, shape.height, shape.planes), {centre, side, out})) {
     const dim3 grid(unsigned(div_up(shape.width / 2, PAIR_BLOCK_X)), unsigned(div_up(rows, PAIR_BLOCK_Y)));
     const dim3 block(PAIR_BLOCK_X, PAIR_BLOCK_Y);
     if (sinks.winner_cost)

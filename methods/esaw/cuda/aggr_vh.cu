@@ -163,9 +163,9 @@ std::size_t buffer_bytes(int width) { return std::size_t(2) * PLANES * std::size
 }  // namespace
 
 bool aggr_VH_fits(int width, int height, int planes) {
-  const unsigned long long cells =
-      (unsigned long long)(width) * (unsigned long long)(height) * (unsigned long long)(planes);
-  if (width % 2 != 0 || planes < 1 || cells >= (1ull << 32) || pairs_per_thread(width) == 0) return false;
+  if (planes < 1 || !detail::pairs_fit(unsigned(width), detail::volume_cells(width, height, planes)) ||
+      pairs_per_thread(width) == 0)
+    return false;
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   return buffer_bytes(width) + 2 * sizeof(WeightTable) <= shared_memory_optin_limit(device);

@@ -161,8 +161,7 @@ void cost2msg_backward(const std::uint16_t* forward, const DeviceImage<float>& t
   require(forward != out, "esaw/cuda: cost2msg-: the output may not alias the input");
   require(levels >= 1, "esaw/cuda: cost2msg-: needs at least one level");
   const std::size_t pixels = truncation.count();
-  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 4 == 0; };
-  if (pixels % 2 == 0 && pixels * std::size_t(levels) < (std::size_t(1) << 32) && aligned(forward) && aligned(out)) {
+  if (detail::pairs_fit(pixels, pixels * std::size_t(levels), {forward, out})) {
     cost2msg_backward_pair_kernel<<<blocks_1d(pixels / 2, BACKWARD_THREADS, "esaw/cuda cost2msg-"), BACKWARD_THREADS,
                                     0, stream>>>(reinterpret_cast<const __half*>(forward), truncation.get(),
                                                  unsigned(pixels), levels, c, reinterpret_cast<__half*>(out));

@@ -125,9 +125,7 @@ void init_aggr_H(const CostSlab& cost, const PassWeights& weights, std::uint16_t
   const detail::SlabShape slab{guide.width, guide.height, cost.first_disparity, planes, cost.lambda, cost.tau};
   const bool clamp = weights.border == Border::clamp;
   auto* to = reinterpret_cast<__half*>(out);
-  const unsigned long long cells = (unsigned long long)(guide.width) * (unsigned long long)(guide.height) *
-                                   (unsigned long long)(planes);
-  if (guide.width % 2 == 0 && cells < (1ull << 32) && reinterpret_cast<std::uintptr_t>(out) % 4 == 0) {
+  if (detail::pairs_fit(unsigned(guide.width), detail::volume_cells(guide.width, guide.height, planes), {out})) {
     const dim3 grid(unsigned(div_up(guide.width / 2, BLOCK_X)), unsigned(div_up(guide.height, BLOCK_Y)));
     if (step == 1)
       init_aggr_h_pair_kernel<true><<<grid, block, 0, stream>>>(guide.get(), grey_left.get(), grey_right.get(), slab,
