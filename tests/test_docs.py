@@ -2,7 +2,9 @@
 """Docs that run (ctest `docs`): every shell and Python block of README.md and docs/**/*.md says
 how it runs, in an HTML comment on the line right before its fence, and the runnable ones run.
 
-    <!-- runs: ci -->                 runs on every build here and in CI, and must exit 0
+    <!-- runs: ci -->                 runs on every build here and in CI, and must exit 0; a
+                                      block calling an outside program CI installs (OUTSIDE_TOOLS:
+                                      xvfb-run) is listed as not run where that is not on the PATH
     <!-- runs: download DATASET -->   needs DATASET under the data root (`stereo data get`):
                                       runs where it is there, else is listed as not run
     <!-- runs: gpu -->                needs a GPU (a cuda backend, several GPUs): not run here
@@ -38,6 +40,9 @@ SHELL = {"", "sh", "bash", "shell", "console"}
 PYTHON = {"python", "py"}
 KINDS = {"ci", "download", "gpu", "manual"}
 TIME_LIMIT_S = 120
+# Programs that CI installs beside the build and another machine may lack (the GPU machine has no
+# X server): a `ci` block calling one runs only where it is on the PATH.
+OUTSIDE_TOOLS = ("xvfb-run",)
 
 
 class Block:
@@ -46,6 +51,11 @@ class Block:
         words = marker.split(None, 1) if marker else []
         self.kind = words[0] if words else None
         self.argument = words[1] if len(words) > 1 else ""
+
+    def missing_tools(self):
+        """The outside programs this block calls that are not on the PATH."""
+        return [t for t in OUTSIDE_TOOLS
+                if re.search(rf"(^|[\s;|&(]){re.escape(t)}(\s|$)", self.text) and shutil.which(t) is None]
 
     def where(self, root):
         return f"{self.path.relative_to(root)}:{self.line}"
@@ -180,6 +190,9 @@ def main():
         for b in selected:
             if b.kind == "gpu" or b.kind == "manual":
                 not_run.append(f"{b.where(source)}: {b.kind}" + (f" ({b.argument})" if b.argument else ""))
+                continue
+            if b.kind == "ci" and b.missing_tools():
+                not_run.append(f"{b.where(source)}: needs {', '.join(b.missing_tools())}, not on this machine's PATH")
                 continue
             if b.kind == "download" and not (data_root / b.argument).exists():
                 not_run.append(f"{b.where(source)}: needs {b.argument} under {data_root} (stereo data get)")

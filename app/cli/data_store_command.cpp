@@ -2,12 +2,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "app/data/installed.h"
 #include "app/dataset.h"
 #include "core/error.h"
 
@@ -29,8 +32,21 @@ struct DataArgs {
   int attempts = 5;
 };
 
-#ifdef STEREO_WITH_DATA_DOWNLOAD
 namespace fs = std::filesystem;
+
+#ifdef STEREO_WITH_DATA_DOWNLOAD
+constexpr bool DOWNLOADS = true;
+#else
+constexpr bool DOWNLOADS = false;
+#endif
+
+// What a build without the download libraries says (get, add and verify refuse with it; list
+// notes it below the table, whose "stereo data get" hints it cannot follow).
+std::string without_downloads() {
+  return "this stereo was built without downloads (libcurl, libarchive and libcrypto were not found at configure "
+         "time: apt-get install libcurl4-openssl-dev libarchive-dev libssl-dev, then configure again); datasets can "
+         "still be placed by hand under " + data_root().string();
+}
 
 std::string size_text(std::uint64_t bytes) {
   char buf[32];
@@ -39,15 +55,6 @@ std::string size_text(std::uint64_t bytes) {
   else
     std::snprintf(buf, sizeof buf, "%.1f MB", double(bytes) / 1e6);
   return buf;
-}
-
-data::StoreOptions store_options(const DataArgs& a) {
-  data::StoreOptions o;
-  o.root = data_root();
-  o.mirror = a.mirror;
-  o.fetch.attempts = a.attempts;
-  o.fetch.progress = ::isatty(STDERR_FILENO) != 0;
-  return o;
 }
 
 void cmd_list() {
@@ -62,6 +69,17 @@ void cmd_list() {
                                              : "stereo data add " + d.name + " ARCHIVE (from " + d.page + ")";
     std::printf("%-22s %-9s %-14s %s\n", d.name.c_str(), d.size.c_str(), state.c_str(), how.c_str());
   }
+  if (!DOWNLOADS) std::cout << "note: " << without_downloads() << "\n";
+}
+
+#ifdef STEREO_WITH_DATA_DOWNLOAD
+data::StoreOptions store_options(const DataArgs& a) {
+  data::StoreOptions o;
+  o.root = data_root();
+  o.mirror = a.mirror;
+  o.fetch.attempts = a.attempts;
+  o.fetch.progress = ::isatty(STDERR_FILENO) != 0;
+  return o;
 }
 
 void cmd_get(const DataArgs& a) {
@@ -92,12 +110,7 @@ void cmd_verify(const DataArgs& a) {
   std::cout << "data verify: every recorded file under " << root.string() << " matches its SHA-256\n";
 }
 #else
-[[noreturn]] void unavailable() {
-  throw Error("data: this stereo was built without downloads (libcurl, libarchive and libcrypto were not found at "
-              "configure time: apt-get install libcurl4-openssl-dev libarchive-dev libssl-dev, then configure again); "
-              "datasets can still be placed by hand under " + data_root().string());
-}
-void cmd_list() { unavailable(); }
+[[noreturn]] void unavailable() { throw Error("data: " + without_downloads()); }
 void cmd_get(const DataArgs&) { unavailable(); }
 void cmd_add(const DataArgs&) { unavailable(); }
 void cmd_verify(const DataArgs&) { unavailable(); }

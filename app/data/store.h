@@ -1,7 +1,8 @@
 #pragma once
 /// \file app/data/store.h
 /// The data root's contents: installing a dataset (downloaded or from archives a user has),
-/// listing and verifying what is installed, and the manifest that pins each download's SHA-256.
+/// verifying what is installed (app/data/installed.h lists it), and the manifest that pins each
+/// download's SHA-256.
 ///
 /// An install never leaves anything half-written beside the installed datasets: downloads go to
 /// `<root>/.staging/downloads/*.part` (kept after a cut or Ctrl-C, so the next `get` resumes),
@@ -18,6 +19,7 @@
 #include "app/data/catalog.h"
 #include "app/data/extract.h"
 #include "app/data/fetch.h"
+#include "app/data/installed.h"
 
 namespace stereo::data {
 
@@ -41,16 +43,6 @@ std::filesystem::path get_dataset(const Dataset& dataset, const StoreOptions& op
 /// name where the dataset has a single source). Returns the installed folder.
 std::filesystem::path add_dataset(const Dataset& dataset, const std::vector<std::filesystem::path>& files,
                                   const StoreOptions& options);
-
-struct DatasetStatus {
-  const Dataset* dataset = nullptr;
-  bool installed = false;
-  std::uint64_t bytes = 0;        ///< on disk, when installed
-  std::size_t recorded_files = 0; ///< files the manifest records for it (0: not installed by `stereo data`)
-};
-
-/// Every catalog dataset's state under `root`.
-std::vector<DatasetStatus> dataset_status(const std::filesystem::path& root);
 
 /// Re-hashes the installed files the manifest records for each of `names` (empty: every
 /// installed dataset). Returns one line per problem (a missing file, a changed SHA-256); empty
