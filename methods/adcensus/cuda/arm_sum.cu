@@ -50,9 +50,8 @@ enum class Counts { NONE, STORE, LOAD };
 // One 1D arm sum of a tile. VEC consecutive levels a lane (1, or 2 where the level count is
 // even: one 32-bit load and store of the fp16 volume, one 64-bit word of the integral, p's arms
 // read once for both). CountT is void without the count column (the first pass of an
-// iteration, or the own region's precomputed `divide`), else the count integral's type (with
-// VEC 2 only 16-bit: a lane's two counts share one 32-bit integral word, whose low half never
-// carries into the high one in a window, as a window's count is below 2^16).
+// iteration, or the own region's precomputed `divide`), else the count integral's type; a pass
+// that counts holds one level a lane (levels_a_lane).
 // FUSED computes the cost (eq. 1-3) instead of reading `in`. TILE_SIZE positions a block.
 // COUNTS: STORE (with a 16-bit CountT) also writes each cell's count to `counts` (a volume's
 // layout); LOAD (CountT void) divides each cell by the count read from `counts`, i.e. the
@@ -78,10 +77,8 @@ __global__ void __launch_bounds__(LANES * warps_for(VEC), VEC == 2 ? 3 : std::is
   constexpr bool COUNT = !std::is_void_v<CountT>;
   static_assert(COUNTS != Counts::STORE || std::is_same_v<CountT, unsigned short>, "stored counts are 16-bit");
   static_assert(COUNTS != Counts::LOAD || !COUNT, "a pass either counts or loads the counts");
-  static_assert(VEC == 1 || !COUNT || std::is_same_v<CountT, unsigned short>, "two levels a lane count in 16 bits");
-  // The count integral's word (a lane's VEC 16-bit counts packed) and the tile's arms' (16 bits a level).
-  using Count = std::conditional_t<COUNT, std::conditional_t<VEC == 1, CountT, unsigned>, unsigned>;
-  using TileArms = std::conditional_t<VEC == 1, unsigned short, unsigned>;
+  static_assert(VEC == 1 || !COUNT, "a pass that counts holds one level a lane");
+  using Count = std::conditional_t<COUNT, CountT, unsigned>;
   extern __shared__ unsigned shared[];
   const int rows = TILE_SIZE + 2 * max_arm;
   Word<VEC>* prefix = reinterpret_cast<Word<VEC>*>(shared);  // [rows + 1][LANES], mod 2^32
@@ -90,7 +87,7 @@ __global__ void __launch_bounds__(LANES * warps_for(VEC), VEC == 2 ? 3 : std::is
   // tile's own-axis arms ([TILE_SIZE][LANES], before | after << 8 a level).
   Count* count_prefix = reinterpret_cast<Count*>(totals + W * LANES);
   Count* count_totals = count_prefix + (rows + 1) * LANES;
-  TileArms* tile_arms = reinterpret_cast<TileArms*>(count_totals + W * LANES);
+  unsigned short* tile_arms = reinterpret_cast<unsigned short*>(count_totals + W * LANES);
 
   const int lane = threadIdx.x % LANES;
   const int warp = threadIdx.x / LANES;
@@ -153,13 +150,10 @@ __global__ void __launch_bounds__(LANES * warps_for(VEC), VEC == 2 ? 3 : std::is
         // The first pass ran along the other axis: its arm width at this position and level;
         // this pass's own arms are kept for the output loop (at the clamped position too, so
         // that every row the output loop reads is defined).
-        const CountArms<VEC> a =
-            count_arms<VEC>(arms, other_arms, width, line_pixel + at * pos_step, x, x + offset_d, sign, select);
-        Count widths = Count(a.widths[0]);
-        if constexpr (VEC == 2) widths = a.widths[0] | a.widths[1] << 16;
-        count_prefix[(i + 1) * LANES + lane] = inside ? widths : Count(0);
+        const CountArms a = count_arms(arms, other_arms, width, line_pixel + at * pos_step, x, x + offset_d, select);
+        count_prefix[(i + 1) * LANES + lane] = inside ? Count(a.width) : Count(0);
         const int t = i - max_arm;
-        if (t >= 0 && t < TILE_SIZE) tile_arms[t * LANES + lane] = static_cast<TileArms>(a.own);
+        if (t >= 0 && t < TILE_SIZE) tile_arms[t * LANES + lane] = static_cast<unsigned short>(a.own);
       }
     }
   };
@@ -189,11 +183,8 @@ __global__ void __launch_bounds__(LANES * warps_for(VEC), VEC == 2 ? 3 : std::is
       int before[VEC], after[VEC];
       if constexpr (COUNT) {
         const unsigned own = tile_arms[t * LANES + lane];
-#pragma unroll
-        for (int j = 0; j < VEC; ++j) {
-          before[j] = int((own >> (16 * j)) & 0xFFu);
-          after[j] = int((own >> (16 * j + 8)) & 0xFFu);
-        }
+        before[0] = int(own & 0xFFu);
+        after[0] = int(own >> 8);
       } else {
         const int x = horizontal ? at : line;
         const OwnArms<VEC> o =
@@ -225,25 +216,18 @@ __global__ void __launch_bounds__(LANES * warps_for(VEC), VEC == 2 ? 3 : std::is
         // IEEE division is a ~10-instruction subroutine.
         v[j] = float(prefix_levels[hi * VEC + j] - prefix_levels[lo * VEC + j]) * inv_scale;
         if constexpr (COUNT) {
-          // The count's window sum, modulo 2^16 like its integral (32-bit subtraction, low half).
-          const unsigned window = unsigned(count_prefix[hi]) - unsigned(count_prefix[lo]);
-          const unsigned count = (window >> (16 * j)) & unsigned(CountT(~0u));
+          // The count's window sum, modulo 2^16 like a 16-bit integral (32-bit subtraction, low half).
+          const unsigned count = (unsigned(count_prefix[hi]) - unsigned(count_prefix[lo])) & unsigned(CountT(~0u));
           v[j] = divide_by_count(v[j], float(count));
-          stored_counts |= count << (16 * j);
+          stored_counts = count;
         } else if constexpr (COUNTS == Counts::LOAD) {
           v[j] = divide_by_count(v[j], float((loaded_counts >> (16 * j)) & 0xFFFFu));
         } else if (region_size != nullptr) {
           v[j] = divide_by_count(v[j], region_size[line_pixel + at * pos_step]);
         }
       }
-      if constexpr (COUNTS == Counts::STORE) {
-        if (store) {
-          if constexpr (VEC == 1)
-            *cq = static_cast<std::uint16_t>(stored_counts);
-          else
-            *reinterpret_cast<unsigned*>(cq) = stored_counts;
-        }
-      }
+      if constexpr (COUNTS == Counts::STORE)
+        if (store) *cq = static_cast<std::uint16_t>(stored_counts);
       if (store) {
         if constexpr (VEC == 1)
           *q = __float2half_rn(v[0]);
@@ -293,8 +277,7 @@ void launch_tiles(const ArmSumPass& pass, int shared_optin, cudaStream_t stream)
           "adcensus/cuda aggregate_cost: only a count pass with 16-bit counts stores them");
   require(region.load_counts == nullptr || (!region.count_region && cost == nullptr && region.divide == nullptr),
           "adcensus/cuda aggregate_cost: counts are loaded by a second pass that does not count");
-  require(levels % VEC == 0 &&
-              (VEC == 1 || ((!region.count_region || short_counts(max_arm)) && region.other_arms != nullptr)),
+  require(levels % VEC == 0 && (VEC == 1 || (!region.count_region && region.other_arms != nullptr)),
           [&] {
     return "adcensus/cuda aggregate_cost: " + std::to_string(VEC) + " levels a lane with " + std::to_string(levels) +
            " levels, arms up to " + std::to_string(max_arm);
@@ -346,25 +329,20 @@ void launch_tiles(const ArmSumPass& pass, int shared_optin, cudaStream_t stream)
 template <int VEC>
 void launch_vec(const ArmSumPass& pass, const SharedLimits& limits, cudaStream_t stream) {
   const auto launch = [&](auto tile) { launch_tiles<VEC, decltype(tile)::value>(pass, limits.per_block_optin, stream); };
-  static_assert(sizeof(TILES) / sizeof(int) == 7, "a case below for every tile size");
+  static_assert(sizeof(TILES) / sizeof(int) == 5, "a case below for every tile size");
   switch (tile_for(pass.horizontal ? pass.width : pass.height, pass.max_arm, pass.region.count_region, VEC, limits)) {
     case TILES[0]: launch(std::integral_constant<int, TILES[0]>{}); break;
     case TILES[1]: launch(std::integral_constant<int, TILES[1]>{}); break;
     case TILES[2]: launch(std::integral_constant<int, TILES[2]>{}); break;
     case TILES[3]: launch(std::integral_constant<int, TILES[3]>{}); break;
-    case TILES[4]: launch(std::integral_constant<int, TILES[4]>{}); break;
-    case TILES[5]: launch(std::integral_constant<int, TILES[5]>{}); break;
-    default: launch(std::integral_constant<int, TILES[6]>{}); break;
+    default: launch(std::integral_constant<int, TILES[4]>{}); break;
   }
 }
 
 }  // namespace
 
 int levels_a_lane(const ArmSumPass& pass) {
-  if (pass.levels % 2 != 0 || pass.region.other_arms == nullptr ||
-      (pass.region.count_region && !short_counts(pass.max_arm)))
-    return 1;
-  return 2;
+  return pass.levels % 2 != 0 || pass.region.other_arms == nullptr || pass.region.count_region ? 1 : 2;
 }
 
 void launch_arm_sum(const ArmSumPass& pass, cudaStream_t stream) {

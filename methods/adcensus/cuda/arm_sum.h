@@ -23,11 +23,12 @@ constexpr int warps_for(int vec) { return vec == 1 ? 8 : 16; }
 // Positions written per block (a tile; the halo of max_arm on either side is re-read from L2
 // by the neighbours), a compile-time constant of the kernel (its unrolled output loop: a tile
 // size known only at run time measured 53.1 -> 56.6 ms at 1080p). tile_for picks one per pass
-// and axis among those is_tile allows (see there). 120 divides 1920 and 1080.
-constexpr int TILES[] = {64, 80, 96, 120, 128, 160, 192};
+// and axis among those is_tile allows (see there). 120 divides 1920 and 1080. A count pass
+// holds one level a lane (levels_a_lane).
+constexpr int TILES[] = {96, 120, 128, 160, 192};
 constexpr bool is_tile(int vec, bool count_pass, int tile) {
-  if (vec == 2 && count_pass) return tile == 64 || tile == 80 || tile == 96 || tile == 120;
-  return count_pass ? tile == 96 || tile == 120 || tile == 128 : tile >= 96;
+  if (count_pass) return vec == 1 && (tile == 96 || tile == 120 || tile == 128);
+  return tile >= 96;
 }
 
 // The region's pixel count is an unsigned window sum like the cost's, of first-pass arm widths
@@ -93,8 +94,9 @@ struct ArmSumPass {
 };
 
 struct ArmSumPass;
-// The levels a lane of `pass` holds: 2 where the level count is even (and a count pass's counts
-// fit 16 bits), else 1.
+// The levels a lane of `pass` holds: 2 where the level count is even in a pass over the
+// combined region that does not count (its integral words and arm reads shared by the two
+// levels), else 1 (a count pass at two levels a lane measured slower: NOTES.md).
 int levels_a_lane(const ArmSumPass& pass);
 
 // Checks the pass's preconditions, picks its tile (tile_for) and launches it on `stream`.

@@ -38,37 +38,25 @@ struct ArmSelect {
   unsigned clip2;
 };
 
-// What the load loop of a count pass keeps of the combined arms of a lane's VEC levels at one
-// position: the first pass's arm width (1 + before + after along the other axis) and this
-// axis's arms as before | after << 8, 16 bits a level (level j in bits 16 j and up). Each arm
-// is the shorter of p's and pd's (none where pd lies outside), clipped to max_arm; the minima
-// per 16-bit lane (__vminu2, one instruction on sm_90, where the byte-wise __vminu4 is
-// emulated in six). p's arms are read and clipped once for all VEC levels; pd for level k + j
-// lies `sign` j columns from pd for level k.
-template <int VEC>
+// What the load loop of a count pass keeps of the combined arms at one position and level: the
+// first pass's arm width (1 + before + after along the other axis) and this axis's arms as
+// before | after << 8. Each arm is the shorter of p's and pd's (none where pd lies outside),
+// clipped to max_arm; the minima per 16-bit lane (__vminu2, one instruction on sm_90, where the
+// byte-wise __vminu4 is emulated in six).
 struct CountArms {
-  unsigned widths[std::size_t{VEC}];
+  unsigned width;
   unsigned own;
 };
 
-template <int VEC>
-__device__ __forceinline__ CountArms<VEC> count_arms(const uchar4* __restrict__ arms, const uchar4* __restrict__ other,
-                                                     int width, int pixel, int x, int xd, int sign,
-                                                     const ArmSelect& select) {
+__device__ __forceinline__ CountArms count_arms(const uchar4* __restrict__ arms, const uchar4* __restrict__ other,
+                                                int width, int pixel, int x, int xd, const ArmSelect& select) {
   const unsigned a = reinterpret_cast<const unsigned*>(arms)[pixel];
   const unsigned own_p = __vminu2(__byte_perm(a, 0u, select.own), select.clip2);
   const unsigned first_p = __vminu2(__byte_perm(a, 0u, select.first), select.clip2);
-  CountArms<VEC> c;
-  c.own = 0u;
-#pragma unroll
-  for (int j = 0; j < VEC; ++j) {
-    const unsigned b = pd_arms_or_none(other, width, pixel, x, xd + j * sign);
-    const unsigned first = __vminu2(first_p, __byte_perm(b, 0u, select.first));
-    const unsigned own = __vminu2(own_p, __byte_perm(b, 0u, select.own));
-    c.widths[j] = 1u + (first & 0xFFFFu) + (first >> 16);
-    c.own |= __byte_perm(own, 0u, PAIR_TO_BYTES) << (16 * j);
-  }
-  return c;
+  const unsigned b = pd_arms_or_none(other, width, pixel, x, xd);
+  const unsigned first = __vminu2(first_p, __byte_perm(b, 0u, select.first));
+  const unsigned own = __vminu2(own_p, __byte_perm(b, 0u, select.own));
+  return CountArms{1u + (first & 0xFFFFu) + (first >> 16), __byte_perm(own, 0u, PAIR_TO_BYTES)};
 }
 
 // v / c for a count or region size c in [1, 2^126]: what __fdividef gives there (the

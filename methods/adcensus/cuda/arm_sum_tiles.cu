@@ -52,10 +52,10 @@ SharedLimits shared_limits() {
 //   at 240. 192 at 1920 x 1080 saves 10 % and 4 % of the instructions and measured 42.2 ->
 //   40.3 ms; 240 (five blocks) saves more on paper and measured 42.1. So the fewest
 //   instructions among the sizes that leave six blocks (48 warps) per SM.
-// Two levels a lane: blocks of 16 warps and twice the shared memory a tile, so three blocks
-// (48 warps) per SM; a count pass keeps three at 64 or 80 positions, the others up to 192.
+// Two levels a lane (passes without a count column only): blocks of 16 warps and twice the
+// shared memory a tile, so three blocks (48 warps) per SM, at tiles up to 192.
 int tile_for(int length, int max_arm, bool count_pass, int vec, const SharedLimits& limits) {
-  if (vec == 1 && count_pass) {
+  if (count_pass) {
     const int plain = tile_cost(length, 96, max_arm) < tile_cost(length, 120, max_arm) ? 96 : 120;
     return 20 * tile_cost(length, 128, max_arm) <= 19 * tile_cost(length, plain, max_arm) ? 128 : plain;
   }

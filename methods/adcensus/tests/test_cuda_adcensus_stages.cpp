@@ -398,10 +398,10 @@ TEST(CudaAdCensusStages, CombinedAggregationMatchesReference) {
 
 // Lines long enough for several tiles, with middle tiles whose halo lies inside the line (the
 // interior loops), for each tile size tile_for picks (methods/adcensus/cuda/arm_sum_tiles.cu;
-// count passes / the other passes). One level a lane (21 levels): 300 columns take 3 x 120 /
-// 2 x 160, 375 rows 3 x 128 / 2 x 192, 288 columns 3 x 96 / 2 x 160, 576 columns 5 x 120 /
-// 3 x 192, 480 columns 4 x 120 / 3 x 160. Two levels a lane (22 levels): count passes of 80
-// positions (300, 375, 288, 480) or 64 (576), the other passes as with one.
+// count passes / the other passes): 300 columns take 3 x 120 / 2 x 160, 375 rows 3 x 128 /
+// 2 x 192, 288 columns 3 x 96 / 2 x 160, 576 columns 5 x 120 / 3 x 192, 480 columns 4 x 120 /
+// 3 x 160. With 21 levels every pass holds one level a lane; with 22 the passes without a
+// count column hold two (levels_a_lane), at the same tiles.
 TEST(CudaAdCensusStages, CombinedAggregationOverSeveralTilesMatchesReference) {
   STEREO_REQUIRE_CUDA();
   for (const auto& [width, height] : {std::pair{300, 375}, std::pair{288, HEIGHT}, std::pair{576, HEIGHT},
