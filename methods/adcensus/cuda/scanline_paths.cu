@@ -10,7 +10,11 @@
 // levels 16 and 12 idle lanes of 32 (scanline+wta on the H100 0.272 -> 0.230 and 0.394 ->
 // 0.348 ms). For 33 to 64 levels, two a lane over the whole warp measured faster than 16 lanes
 // of four (Teddy 0.450 against 0.482 ms): half as many warps with longer steps, and one view's
-// 825 warps leave the H100's schedulers without enough to hide the steps' latency. The costs
+// 825 warps leave the H100's schedulers without enough to hide the steps' latency. From 129 to
+// 256 levels a lane holds 16 and a group is 16 lanes (two lines a warp): at 1080p one view's
+// 6,000 walks are 3,000 warps, one wave of the H200's resident warps (24 an SM at 80
+// registers), where one line a warp of 8 levels a lane ran the last column walks in a second
+// wave (scanline+wta 9.87 -> 9.05 ms, the same registers). The costs
 // of the next few pixels are loaded before the current one is computed, so the load latency
 // overlaps the recurrence. Arithmetic is fp32 in the order of reference::scanline_optimize;
 // only the stored path values are rounded to fp16.
@@ -282,7 +286,6 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
     __half* o = out + step_cell;
     step_cell += cell_step;
     step_low += low_step;
-    float m = FLT_MAX;
     if constexpr (WHOLE) {
       using Word = typename LaneWords<V>::Word;
       Word words[lane_word_count<V>];
@@ -301,12 +304,19 @@ __global__ void __launch_bounds__(WARP * PATH_WARPS)
       for (int j = 0; j < V; ++j)
         if (stores && lane_level + j < levels) o[j] = __float2half_rn(cur[j]);
     }
+    // The lane's minimum as a tree (log2 V dependent steps instead of V; min is exact, so any
+    // order gives the same value), then the group's.
+    float t[V];
 #pragma unroll
     for (int j = 0; j < V; ++j) {
-      m = fminf(m, cur[j]);
+      t[j] = cur[j];
       prev[j] = cur[j];
     }
-    prev_min = group_min<GROUP>(m);
+#pragma unroll
+    for (int w = V / 2; w > 0; w /= 2)
+#pragma unroll
+      for (int j = 0; j < w; ++j) t[j] = fminf(t[j], t[j + w]);
+    prev_min = group_min<GROUP>(t[0]);
   };
 
   // The inputs of the next AHEAD pixels are in flight while a step computes: one step (~100s
@@ -370,7 +380,7 @@ void scanline_paths(const DeviceVolume& cost, const RgbPair& rgb, const AdCensus
   else if (levels <= 32) launch_paths<4, 8>(cost, ref, paths.edges, params, sign, p, stream);
   else if (levels <= 64) launch_paths<2, WARP>(cost, ref, paths.edges, params, sign, p, stream);
   else if (levels <= 128) launch_paths<4>(cost, ref, paths.edges, params, sign, p, stream);
-  else if (levels <= 256) launch_paths<8>(cost, ref, paths.edges, params, sign, p, stream);
+  else if (levels <= 256) launch_paths<16, 16>(cost, ref, paths.edges, params, sign, p, stream);
   else if (levels <= 512) launch_paths<16>(cost, ref, paths.edges, params, sign, p, stream);
   else launch_paths<32>(cost, ref, paths.edges, params, sign, p, stream);
 }

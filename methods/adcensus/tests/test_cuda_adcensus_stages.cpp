@@ -507,16 +507,17 @@ TEST(CudaAdCensusStages, ScanlineMatchesReference) {
   const Pair p = layered_pair(WIDTH, HEIGHT, 7);
   const AdCensusParams params;
   const auto d_left = ca::upload_rgb(p.left), d_right = ca::upload_rgb(p.right);
-  // Up to 128 levels four a lane, in groups of 4 (7, 16 levels), 8 (30), 16 (40, 61) or 32
-  // lanes (66, 128) a line, so a warp walks 8, 4, 2 or 1 lines (43 rows and 67 columns leave
-  // the last warp's later groups without a line); 130: eight a lane (the 1080p x 256 kernel),
-  // most matches outside the 67-wide image, where D2 counts as no edge. 16, 40, 128 and 136
-  // are multiples of the levels a lane holds (the kernels' vector loads and stores), 7, 30,
-  // 61, 66 and 130 are not (level by level).
+  // Up to 32 levels four a lane in groups of 4 (7, 16 levels) or 8 (30) lanes a line; 33-64 two
+  // a lane (40, 61), 65-128 four (66, 128), in groups of 32; 129-256 sixteen a lane in groups
+  // of 16 (130, 136, 144: the 1080p x 256 kernel, two lines a warp). A warp walks 8, 4, 2 or 1
+  // lines (43 rows and 67 columns leave the last warp's later groups without a line); above 66
+  // levels most matches lie outside the 67-wide image, where D2 counts as no edge. 16, 40, 128
+  // and 144 are multiples of the levels a lane holds (the kernels' vector loads and stores), 7,
+  // 30, 61, 66, 130 and 136 are not (level by level).
   for (const DisparityRange range :
        {DisparityRange{0, 7}, DisparityRange{0, 16}, DisparityRange{2, 30}, DisparityRange{-4, 40},
         DisparityRange{0, 61}, DisparityRange{0, 66}, DisparityRange{0, 128}, DisparityRange{-5, 130},
-        DisparityRange{-5, 136}})
+        DisparityRange{-5, 136}, DisparityRange{-5, 144}})
     for (const bool right_view : {false, true}) {
       const ref::CostVolume c1 = round_to_half(reference_c1(p, range, params, right_view));
       const ca::DeviceVolume d_c1 = upload_volume(c1);
