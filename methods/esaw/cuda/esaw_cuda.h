@@ -92,6 +92,9 @@ struct EsmpCudaOptions {
   // The literal reading's first cost2msg computes eq. 3 on the fly (methods/esaw/cuda/cost2msg.cu
   // init_cost2msg) instead of reading a stored C0.
   bool fuse_init_cost = true;
+  // That first cost2msg with two pixels a thread where the width is even (cost2msg.cu
+  // init_cost2msg_pair_kernel: half the stores, eq. 3 from a per-block table of the 256 costs).
+  bool init_pairs = true;
 
   template <class B>
   void describe(B& b) {
@@ -102,6 +105,9 @@ struct EsmpCudaOptions {
             "literal reading: each aggregation and its cost2msg- in one kernel (no effect on the result)");
     b.field("fuse_init_cost", fuse_init_cost,
             "literal reading: compute the costs inside the first cost2msg instead of storing them (no effect on the "
+            "result)");
+    b.field("init_pairs", init_pairs,
+            "literal reading: the first cost2msg takes two pixels a thread where the width is even (no effect on the "
             "result)");
   }
 };
