@@ -95,6 +95,13 @@ struct EsmpCudaOptions {
   // That first cost2msg with two pixels a thread where the width is even (cost2msg.cu
   // init_cost2msg_pair_kernel: half the stores, eq. 3 from a per-block table of the 256 costs).
   bool init_pairs = true;
+  // Top levels of each fused aggregation + cost2msg- whose forward values wait in the output
+  // volume (through the L2) instead of shared memory, so that more blocks fit a SM
+  // (aggr_cost2msg.cu; 0 = none, all in shared memory).
+  int msg_parked_levels = 0;
+  // Levels of samples a thread of those passes has in flight while parking: 16 (more blocks a
+  // SM by registers) or 32 (the unparked kernel's).
+  int msg_park_group = 16;
 
   template <class B>
   void describe(B& b) {
@@ -106,9 +113,22 @@ struct EsmpCudaOptions {
     b.field("fuse_init_cost", fuse_init_cost,
             "literal reading: compute the costs inside the first cost2msg instead of storing them (no effect on the "
             "result)");
+    b.field("msg_parked_levels", msg_parked_levels,
+            "literal reading, fused passes: top levels whose forward values wait in the output volume instead of "
+            "shared memory (0 = none; no effect on the result)");
+    b.field("msg_park_group", msg_park_group,
+            "literal reading, fused passes with parked levels: levels of samples a thread has in flight (16 or 32; "
+            "no effect on the result)");
     b.field("init_pairs", init_pairs,
             "literal reading: the first cost2msg takes two pixels a thread where the width is even (no effect on the "
             "result)");
+  }
+
+  void validate(const std::string& component) const {
+    require(msg_parked_levels >= 0,
+            component + ": msg_parked_levels must be >= 0, got " + std::to_string(msg_parked_levels));
+    require(msg_park_group == 16 || msg_park_group == 32,
+            component + ": msg_park_group must be 16 or 32, got " + std::to_string(msg_park_group));
   }
 };
 

@@ -144,7 +144,8 @@ void run_esmp_passes(const EsmpParams& p, const EsmpCudaOptions& options, const 
     const auto pass = [&](std::size_t t, bool vertical, std::size_t n) {
       const char* name = vertical ? "aggr_V+" : "aggr_H+";
       if (fused) {
-        ce::aggr_cost2msg(weights(t), vertical, {msg, msg, levels}, p.c, eta, spare, s);
+        ce::aggr_cost2msg(weights(t), vertical, {msg, msg, levels}, p.c, eta, spare, s,
+                          {options.msg_parked_levels, options.msg_park_group});
         std::swap(msg, spare);
         clock.lap(std::string(name) + "cost2msg-");
       } else {
