@@ -98,9 +98,10 @@ __global__ void init_cost2msg_kernel(const std::uint8_t* __restrict__ grey_left,
 // Pixel x + 1 at level k matches the right pixel x matched at level k - 1 (the same column, so
 // the same clamp), so a pair loads one right byte a level, INIT_GROUP of them before the first
 // is used (L1 latency). Eq. 18's minimum and eq. 19's min with the cost are exact in half (the
-// cost is a half, and rounding to half is monotone: rn(min(a, v)) = min(rn(a), v)).
+// cost is a half; detail::forward_step says why, and why a c that is a half is added in half2).
 constexpr int INIT_GROUP = 16;
 
+template <bool HALF_C>
 __global__ void __launch_bounds__(THREADS)
     init_cost2msg_pair_kernel(const std::uint8_t* __restrict__ grey_left, const std::uint8_t* __restrict__ grey_right,
                               InitCost2MsgShape shape, __half* __restrict__ out) {
@@ -112,6 +113,7 @@ __global__ void __launch_bounds__(THREADS)
   __syncthreads();
   const int width = shape.width, levels = shape.levels;
   const float c = shape.c, eta = shape.eta;
+  const __half2 c2 = __float2half2_rn(c);
   const int x = 2 * (int(blockIdx.x) * THREADS + t);
   if (x >= width) return;  // no barrier below: each thread owns its column of held
   const unsigned i = unsigned(blockIdx.y) * unsigned(width) + unsigned(x);
@@ -138,7 +140,7 @@ __global__ void __launch_bounds__(THREADS)
       const __half2 v = cost_pair(r[u], r_behind);
       r_behind = r[u];
       lowest = __hmin2(lowest, v);
-      f = __hmin2(__floats2half2_rn(__fadd_rn(__low2float(f), c), __fadd_rn(__high2float(f), c)), v);
+      f = detail::forward_step<HALF_C>(f, c, c2, v);
       held[k * THREADS + t] = f;
     }
   }
@@ -278,12 +280,12 @@ void init_cost2msg(const CostSlab& cost, float c, float eta, std::uint16_t* out,
   if (pairs && pair_smem + 256 * sizeof(__half) <= limit &&
       detail::pairs_fit(unsigned(grey_left.width), detail::volume_cells(grey_left.width, grey_left.height, levels),
                         {out})) {
+    const auto kernel = detail::c_is_half(c) ? init_cost2msg_pair_kernel<true> : init_cost2msg_pair_kernel<false>;
     if (pair_smem + 256 * sizeof(__half) > 48 * 1024)
-      CUDA_CHECK(cudaFuncSetAttribute(init_cost2msg_pair_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      int(pair_smem)));
+      CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pair_smem)));
     const dim3 grid(unsigned(div_up(grey_left.width / 2, THREADS)), unsigned(grey_left.height));
-    init_cost2msg_pair_kernel<<<grid, THREADS, pair_smem, stream>>>(grey_left.get(), grey_right.get(), shape,
-                                                                     reinterpret_cast<__half*>(out));
+    kernel<<<grid, THREADS, pair_smem, stream>>>(grey_left.get(), grey_right.get(), shape,
+                                                 reinterpret_cast<__half*>(out));
     CUDA_CHECK_LAUNCH();
     return;
   }

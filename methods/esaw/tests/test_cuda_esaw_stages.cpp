@@ -417,23 +417,26 @@ TEST(CudaEsawStages, Cost2MsgMatchesReference) {
 
 // ESMP's first messages with eq. 3 inside cost2msg equal cost2msg(init_cost(...)), at 1 level,
 // 60 and 400 (the shared-memory opt-in path), with a negative first disparity; at an odd width
-// one pixel a thread, at an even one two (and one, with pairs off).
+// one pixel a thread, at an even one two (and one, with pairs off); c = 1 (a half: the pairs'
+// forward min-sum in half2) and c = 0.3 (not a half: in fp32).
 TEST(CudaEsawStages, InitCost2MsgMatchesInitCostThenCost2Msg) {
   STEREO_REQUIRE_CUDA();
   for (const int w : {W, W + 1}) {
     const ImageU8 left = cuda_test::random_u8(w, H, 1, 95), right = cuda_test::random_u8(w, H, 1, 96);
     const auto d_left = upload_grey(left), d_right = upload_grey(right);
     for (const int levels : {1, 60, 400}) {
-      const DisparityRange range{-3, levels};
-      const float lambda = 0.15f, tau = 17.0f, c = 1.0f, eta = 0.0375f * float(levels - 1);
-      const ref::CostVolume want = ref::cost2msg(
-          ref::init_cost(left, right, range, lambda, tau, ref::Storage::fp16), c, eta, ref::Storage::fp16);
-      for (const bool pairs : {true, false}) {
-        ce::DeviceVolume got(w, H, levels, "test", "messages");
-        ce::init_cost2msg({d_left, d_right, range.min, levels, lambda, tau}, c, eta, got.plane(0), nullptr, pairs);
-        expect_same_volume(download_volume(got, range), want,
-                           "init_cost+cost2msg " + std::to_string(w) + " wide, levels " + std::to_string(levels) +
-                               (pairs ? ", pairs" : ""));
+      for (const float c : {1.0f, 0.3f}) {
+        const DisparityRange range{-3, levels};
+        const float lambda = 0.15f, tau = 17.0f, eta = 0.0375f * float(levels - 1);
+        const ref::CostVolume want = ref::cost2msg(
+            ref::init_cost(left, right, range, lambda, tau, ref::Storage::fp16), c, eta, ref::Storage::fp16);
+        for (const bool pairs : {true, false}) {
+          ce::DeviceVolume got(w, H, levels, "test", "messages");
+          ce::init_cost2msg({d_left, d_right, range.min, levels, lambda, tau}, c, eta, got.plane(0), nullptr, pairs);
+          expect_same_volume(download_volume(got, range), want,
+                             "init_cost+cost2msg " + std::to_string(w) + " wide, levels " + std::to_string(levels) +
+                                 ", c " + std::to_string(c) + (pairs ? ", pairs" : ""));
+        }
       }
     }
   }
