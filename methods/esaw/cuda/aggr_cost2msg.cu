@@ -38,7 +38,7 @@ constexpr int MSG_AHEAD = 64;
 // volume (their own cells, which the walk down then overwrites with the messages) instead of
 // shared memory. They come back first on the walk down, so they are the ones the L2 has held
 // for the shortest time; the block's shared memory shrinks by 256 B a parked level and more
-// blocks fit a SM. With 16 levels of samples in flight (MsgParking::group; the warps are more,
+// blocks fit a SM. With 16 levels of samples in flight (MsgPassPlan::park_group; the warps are more,
 // each needs fewer) PARK_MIN_BLOCKS holds ptxas to the registers 6 blocks of 64 can have (168);
 // with MSG_GROUP the kernel keeps the unparked one's registers. The parked values come back
 // PARK_BACK at a time.
@@ -50,7 +50,8 @@ constexpr int PARK_BACK = 16;
 // inside the image or both outside, where clamping would read one edge pixel twice).
 // PARK: levels held_levels .. levels - 1 are parked (held_levels a multiple of MSG_GROUP, so a
 // group of levels is parked whole).
-template <int DX, int DY, bool PAIRED_SIDES, int GROUP, bool PARK>
+// HALF_C: c is a half, eq. 18-19 in half2 (detail::forward_step).
+template <int DX, int DY, bool PAIRED_SIDES, int GROUP, bool PARK, bool HALF_C>
 __global__ void __launch_bounds__(MSG_THREADS, GROUP < MSG_GROUP ? PARK_MIN_BLOCKS : 1)
     aggr_cost2msg_kernel(const uchar4* __restrict__ guide, const __half* __restrict__ in, __half* __restrict__ out,
                          WeightTable table, detail::PassShape shape, int held_levels) {
@@ -84,6 +85,8 @@ __global__ void __launch_bounds__(MSG_THREADS, GROUP < MSG_GROUP ? PARK_MIN_BLOC
   __half* const o_at = thread_base(out + i);
 
   float lowest[2] = {0.0f, 0.0f}, forward[2] = {0.0f, 0.0f};
+  __half2 low2 = {}, f2 = {};  // HALF_C: lowest and forward as halves
+  const __half2 c2 = __float2half2_rn(c);
   // Level 0 is the first group's u = 0 (first = true; a constant once unrolled), so the walk up
   // carries no test of k == 0.
   const auto group = [&](auto count, auto first, int k0) {
@@ -103,7 +106,15 @@ __global__ void __launch_bounds__(MSG_THREADS, GROUP < MSG_GROUP ? PARK_MIN_BLOC
       // Eq. 18's minimum and eq. 19, as aggr_pair.cuh's forward mode: each forward value rounded
       // to half (both of the pair by one __floats2half2_rn, as __float2half_rn rounds each).
       __half2 f = v;
-      if (!FIRST || u > 0) {
+      if constexpr (HALF_C) {
+        if (!FIRST || u > 0) {
+          low2 = __hmin2(low2, v);
+          f = forward_step<true>(f2, c, c2, v);
+        } else {
+          low2 = v;
+        }
+        f2 = f;
+      } else if (!FIRST || u > 0) {
         lowest[0] = fminf(lowest[0], value[0]);
         lowest[1] = fminf(lowest[1], value[1]);
         f = __floats2half2_rn(fminf(__fadd_rn(forward[0], c), value[0]), fminf(__fadd_rn(forward[1], c), value[1]));
@@ -111,8 +122,10 @@ __global__ void __launch_bounds__(MSG_THREADS, GROUP < MSG_GROUP ? PARK_MIN_BLOC
         lowest[0] = value[0];
         lowest[1] = value[1];
       }
-      forward[0] = __low2float(f);
-      forward[1] = __high2float(f);
+      if constexpr (!HALF_C) {
+        forward[0] = __low2float(f);
+        forward[1] = __high2float(f);
+      }
       if (parked)
         store_pair(o_at, unsigned(k) * plane, f);
       else
@@ -130,6 +143,10 @@ __global__ void __launch_bounds__(MSG_THREADS, GROUP < MSG_GROUP ? PARK_MIN_BLOC
   for (; k0 + GROUP <= levels; k0 += GROUP) group(std::integral_constant<int, GROUP>{}, std::false_type{}, k0);
   for (; k0 < levels; ++k0) group(std::integral_constant<int, 1>{}, std::false_type{}, k0);
 
+  if constexpr (HALF_C) {
+    lowest[0] = __low2float(low2);
+    lowest[1] = __high2float(low2);
+  }
   // eq. 20 at the top level, eq. 21 below it, as cost2msg_backward (h = min + eta, eq. 18).
   const float h[2] = {__fadd_rn(lowest[0], eta), __fadd_rn(lowest[1], eta)};
   float next[2] = {0.0f, 0.0f};
@@ -192,7 +209,7 @@ bool aggr_cost2msg_fits(int width, int height, int levels) {
 }
 
 void aggr_cost2msg(const PassWeights& weights, bool vertical, const PassInputs& in, float c, float eta,
-                   std::uint16_t* out, cudaStream_t stream, MsgParking parking) {
+                   std::uint16_t* out, cudaStream_t stream, MsgPassPlan plan) {
   const DeviceImage<uchar4>& guide = weights.guide;
   const int step = weights.step, levels = in.planes;
   const auto prefix = std::string("esaw/cuda: aggr_") + (vertical ? "V" : "H") + "+cost2msg-: ";
@@ -205,9 +222,9 @@ void aggr_cost2msg(const PassWeights& weights, bool vertical, const PassInputs& 
            std::to_string(held_bytes(levels)) + " B of shared memory a block)";
   });
   const detail::PassShape shape{guide.width, guide.height, levels, step, weights.border == Border::clamp, 0, c, eta};
-  require(parking.group == 16 || parking.group == MSG_GROUP,
-          [&] { return prefix + "parking.group must be 16 or 32, got " + std::to_string(parking.group); });
-  const int held = held_levels(levels, parking.levels);
+  require(plan.park_group == 16 || plan.park_group == MSG_GROUP,
+          [&] { return prefix + "park_group must be 16 or 32, got " + std::to_string(plan.park_group); });
+  const int held = held_levels(levels, plan.parked);
   const std::size_t smem = held_bytes(held);
   const auto* from = reinterpret_cast<const __half*>(in.centre);
   auto* to = reinterpret_cast<__half*>(out);
@@ -220,19 +237,25 @@ void aggr_cost2msg(const PassWeights& weights, bool vertical, const PassInputs& 
                                       int(cudaSharedmemCarveoutMaxShared)));
     kernel<<<grid, MSG_THREADS, smem, stream>>>(guide.get(), from, to, weights.table, shape, held);
   };
-  const auto run = [&](auto group, auto park) {
-    constexpr int GROUP = decltype(group)::value;
-    constexpr bool PARK = decltype(park)::value;
+  const auto geometry = [&](auto group, auto park, auto half) {
+    constexpr int G = decltype(group)::value;
+    constexpr bool P = decltype(park)::value, HALF = decltype(half)::value;
     if (vertical)
-      launch(aggr_cost2msg_kernel<0, 1, true, GROUP, PARK>, detail::vertical_row_slots(step, guide.height));
+      launch(aggr_cost2msg_kernel<0, 1, true, G, P, HALF>, detail::vertical_row_slots(step, guide.height));
     else if (step % 2 == 0 && weights.border == Border::drop)
-      launch(aggr_cost2msg_kernel<1, 0, true, GROUP, PARK>, guide.height);
+      launch(aggr_cost2msg_kernel<1, 0, true, G, P, HALF>, guide.height);
     else
-      launch(aggr_cost2msg_kernel<1, 0, false, GROUP, PARK>, guide.height);
+      launch(aggr_cost2msg_kernel<1, 0, false, G, P, HALF>, guide.height);
+  };
+  const auto run = [&](auto group, auto park) {
+    if (plan.half_forward && detail::c_is_half(c))
+      geometry(group, park, std::true_type{});
+    else
+      geometry(group, park, std::false_type{});
   };
   if (held == levels)
     run(std::integral_constant<int, MSG_GROUP>{}, std::false_type{});
-  else if (parking.group == MSG_GROUP)
+  else if (plan.park_group == MSG_GROUP)
     run(std::integral_constant<int, MSG_GROUP>{}, std::true_type{});
   else
     run(std::integral_constant<int, 16>{}, std::true_type{});

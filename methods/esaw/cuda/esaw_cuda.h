@@ -102,6 +102,8 @@ struct EsmpCudaOptions {
   // Levels of samples a thread of those passes has in flight while parking: 16 (more blocks a
   // SM by registers) or 32 (the unparked kernel's).
   int msg_park_group = 16;
+  // Those passes' eq. 18-19 in half2 arithmetic where c is a half (aggr_pair.cuh forward_step).
+  bool msg_half_forward = false;
 
   template <class B>
   void describe(B& b) {
@@ -119,6 +121,9 @@ struct EsmpCudaOptions {
     b.field("msg_park_group", msg_park_group,
             "literal reading, fused passes with parked levels: levels of samples a thread has in flight (16 or 32; "
             "no effect on the result)");
+    b.field("msg_half_forward", msg_half_forward,
+            "literal reading, fused passes: the forward min-sum in half2 arithmetic where c is a half (no effect on "
+            "the result)");
     b.field("init_pairs", init_pairs,
             "literal reading: the first cost2msg takes two pixels a thread where the width is even (no effect on the "
             "result)");

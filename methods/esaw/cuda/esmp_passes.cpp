@@ -145,7 +145,7 @@ void run_esmp_passes(const EsmpParams& p, const EsmpCudaOptions& options, const 
       const char* name = vertical ? "aggr_V+" : "aggr_H+";
       if (fused) {
         ce::aggr_cost2msg(weights(t), vertical, {msg, msg, levels}, p.c, eta, spare, s,
-                          {options.msg_parked_levels, options.msg_park_group});
+                          {options.msg_parked_levels, options.msg_park_group, options.msg_half_forward});
         std::swap(msg, spare);
         clock.lap(std::string(name) + "cost2msg-");
       } else {

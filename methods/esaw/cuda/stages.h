@@ -226,17 +226,19 @@ void cost2msg_backward(const std::uint16_t* forward, const DeviceImage<float>& t
 /// them (eq. 14 / 16) and writes the messages of the result (eq. 17-21) to `out`, the forward
 /// values held in shared memory; equal bit for bit to aggr_H+/aggr_V+ then cost2msg_backward.
 /// Runs where aggr_cost2msg_fits: an even width, fewer than 2^32 cells, levels x 256 B of shared
-/// memory a block. With parking.levels > 0, that many top levels (rounded up so that the held
-/// ones are a multiple of 32) keep their forward values in `out`'s own cells, through the L2,
-/// instead of shared memory (more blocks a SM; the same values), with parking.group (16 or 32)
-/// levels of samples in flight.
-struct MsgParking {
-  int levels = 0;
-  int group = 16;
+/// memory a block. With plan.parked > 0, that many top levels (rounded up so that the held ones
+/// are a multiple of 32) keep their forward values in `out`'s own cells, through the L2, instead
+/// of shared memory (more blocks a SM; the same values), with plan.park_group (16 or 32) levels
+/// of samples in flight; plan.half_forward: eq. 18-19 in half2 arithmetic where c is a half (the
+/// same values).
+struct MsgPassPlan {
+  int parked = 0;
+  int park_group = 16;
+  bool half_forward = false;
 };
 bool aggr_cost2msg_fits(int width, int height, int levels);
 void aggr_cost2msg(const PassWeights& weights, bool vertical, const PassInputs& in, float c, float eta,
-                   std::uint16_t* out, cudaStream_t stream, MsgParking parking = {});
+                   std::uint16_t* out, cudaStream_t stream, MsgPassPlan plan = {});
 
 /// The messages between ESMP's folded passes: the forward min-sum values of `levels` planes
 /// (eq. 17-19, as aggr_H+/aggr_V+ or aggr_msg store them) and their min + eta per pixel.

@@ -482,14 +482,17 @@ TEST(CudaEsawStages, FusedForwardAndCost2MsgBackwardMatchReference) {
           continue;
         }
         ASSERT_TRUE(ce::aggr_cost2msg_fits(w, H, levels));
-        // Parked: none, the top 5 (32 held), all 37 (none held); 16 and 32 levels in flight.
-        for (const ce::MsgParking parking : {ce::MsgParking{0, 16}, ce::MsgParking{5, 16}, ce::MsgParking{37, 16},
-                                             ce::MsgParking{5, 32}, ce::MsgParking{37, 32}}) {
-          const std::string how =
-              what + " parked " + std::to_string(parking.levels) + " group " + std::to_string(parking.group);
-          ce::aggr_cost2msg(weights, false, in, c, eta, out.plane(0), nullptr, parking);
+        // Parked: none, the top 5 (32 held), all 37 (none held); 16 and 32 levels in flight; the
+        // forward min-sum in half2 (c = 1 is a half).
+        for (const ce::MsgPassPlan plan : {ce::MsgPassPlan{0, 16, false}, ce::MsgPassPlan{5, 16, false},
+                                           ce::MsgPassPlan{37, 16, false}, ce::MsgPassPlan{5, 32, false},
+                                           ce::MsgPassPlan{37, 32, false}, ce::MsgPassPlan{0, 16, true},
+                                           ce::MsgPassPlan{5, 16, true}}) {
+          const std::string how = what + " parked " + std::to_string(plan.parked) + " group " +
+                                  std::to_string(plan.park_group) + (plan.half_forward ? " half" : "");
+          ce::aggr_cost2msg(weights, false, in, c, eta, out.plane(0), nullptr, plan);
           expect_same_volume(download_volume(out, range), want_h, "aggr_H+cost2msg- " + how);
-          ce::aggr_cost2msg(weights, true, in, c, eta, out.plane(0), nullptr, parking);
+          ce::aggr_cost2msg(weights, true, in, c, eta, out.plane(0), nullptr, plan);
           expect_same_volume(download_volume(out, range), want_v, "aggr_V+cost2msg- " + how);
         }
       }
