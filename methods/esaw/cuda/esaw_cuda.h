@@ -95,6 +95,9 @@ struct EsmpCudaOptions {
   // That first cost2msg with two pixels a thread where the width is even (cost2msg.cu
   // init_cost2msg_pair_kernel: half the stores, eq. 3 from a per-block table of the 256 costs).
   bool init_pairs = true;
+  // Top levels of that first cost2msg (pairs) whose forward values wait in the output volume
+  // instead of shared memory, as msg_parked_levels (0 = none).
+  int init_parked_levels = 0;
   // Top levels of each fused aggregation + cost2msg- whose forward values wait in the output
   // volume (through the L2) instead of shared memory, so that more blocks fit a SM
   // (aggr_cost2msg.cu; 0 = none, all in shared memory).
@@ -127,9 +130,14 @@ struct EsmpCudaOptions {
     b.field("init_pairs", init_pairs,
             "literal reading: the first cost2msg takes two pixels a thread where the width is even (no effect on the "
             "result)");
+    b.field("init_parked_levels", init_parked_levels,
+            "literal reading, the first cost2msg's pairs: top levels whose forward values wait in the output volume "
+            "instead of shared memory (0 = none; no effect on the result)");
   }
 
   void validate(const std::string& component) const {
+    require(init_parked_levels >= 0,
+            component + ": init_parked_levels must be >= 0, got " + std::to_string(init_parked_levels));
     require(msg_parked_levels >= 0,
             component + ": msg_parked_levels must be >= 0, got " + std::to_string(msg_parked_levels));
     require(msg_park_group == 16 || msg_park_group == 32,

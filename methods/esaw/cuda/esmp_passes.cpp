@@ -97,7 +97,7 @@ void run_esmp_passes(const EsmpParams& p, const EsmpCudaOptions& options, const 
   }
   const auto first_messages = [&] {  // the messages of C0 into b
     if (fuse_init) {
-      ce::init_cost2msg(slab, p.c, eta, w.b.plane(0), s, options.init_pairs);
+      ce::init_cost2msg(slab, p.c, eta, w.b.plane(0), s, options.init_pairs, options.init_parked_levels);
       clock.lap("init_cost+cost2msg");
     } else {
       ce::cost2msg(w.a.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s);

@@ -212,9 +212,10 @@ void cost2msg(const std::uint16_t* in, int width, int height, int levels, float 
 /// first_disparity, ... (its planes are all the levels) computed on the fly (each cost rounded
 /// to half as stored), then eq. 17-21; equal bit for bit to init_cost then cost2msg, without
 /// storing C0. `pairs`: two pixels a thread where the width is even (fewer instructions a cell;
-/// the same values).
+/// the same values); there, `parked` > 0 top levels keep their forward values in `out`'s own
+/// cells, through the L2, instead of shared memory (more blocks a SM; the same values).
 void init_cost2msg(const CostSlab& cost, float c, float eta, std::uint16_t* out, cudaStream_t stream,
-                   bool pairs = true);
+                   bool pairs = true, int parked = 0);
 
 /// cost2msg- (Sec. IV): the backward pass and truncation (eq. 20-21) over forward values an
 /// aggr_H+/aggr_V+ stored, with their min + eta; one thread per pixel, no shared memory.

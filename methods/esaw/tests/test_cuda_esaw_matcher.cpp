@@ -112,7 +112,8 @@ TEST(CudaEsawMatcher, EsmpV2CropsAgreeWithCpu) {
     // (some of them, all of them).
     compare_on_v2("esmp", with_colour({}, colour), false,
                   {{"init_pairs", "false"}, {"msg_parked_levels", "20"}, {"msg_half_forward", "true"}});
-    compare_on_v2("esmp", with_colour({}, colour), false, {{"msg_parked_levels", "1000"}, {"msg_park_group", "32"}});
+    compare_on_v2("esmp", with_colour({}, colour), false,
+                  {{"msg_parked_levels", "1000"}, {"msg_park_group", "32"}, {"init_parked_levels", "30"}});
   }
 }
 

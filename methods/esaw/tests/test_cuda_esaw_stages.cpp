@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -418,7 +419,8 @@ TEST(CudaEsawStages, Cost2MsgMatchesReference) {
 // ESMP's first messages with eq. 3 inside cost2msg equal cost2msg(init_cost(...)), at 1 level,
 // 60 and 400 (the shared-memory opt-in path), with a negative first disparity; at an odd width
 // one pixel a thread, at an even one two (and one, with pairs off); c = 1 (a half: the pairs'
-// forward min-sum in half2) and c = 0.3 (not a half: in fp32).
+// forward min-sum in half2) and c = 0.3 (not a half: in fp32); the pairs with none, 7 and all
+// levels parked.
 TEST(CudaEsawStages, InitCost2MsgMatchesInitCostThenCost2Msg) {
   STEREO_REQUIRE_CUDA();
   for (const int w : {W, W + 1}) {
@@ -430,12 +432,13 @@ TEST(CudaEsawStages, InitCost2MsgMatchesInitCostThenCost2Msg) {
         const float lambda = 0.15f, tau = 17.0f, eta = 0.0375f * float(levels - 1);
         const ref::CostVolume want = ref::cost2msg(
             ref::init_cost(left, right, range, lambda, tau, ref::Storage::fp16), c, eta, ref::Storage::fp16);
-        for (const bool pairs : {true, false}) {
+        for (const int parked : {-1, 0, 7, 1000}) {  // -1: one pixel a thread
           ce::DeviceVolume got(w, H, levels, "test", "messages");
-          ce::init_cost2msg({d_left, d_right, range.min, levels, lambda, tau}, c, eta, got.plane(0), nullptr, pairs);
+          ce::init_cost2msg({d_left, d_right, range.min, levels, lambda, tau}, c, eta, got.plane(0), nullptr,
+                            parked >= 0, std::max(parked, 0));
           expect_same_volume(download_volume(got, range), want,
                              "init_cost+cost2msg " + std::to_string(w) + " wide, levels " + std::to_string(levels) +
-                                 ", c " + std::to_string(c) + (pairs ? ", pairs" : ""));
+                                 ", c " + std::to_string(c) + ", parked " + std::to_string(parked));
         }
       }
     }
