@@ -54,6 +54,20 @@ __device__ __forceinline__ void store_pair(__half* p, unsigned offset, __half2 v
   __stwb(reinterpret_cast<__half2*>(p + offset), v);
 }
 
+// Eq. 19 for a pair: rn(min(f + c, v)), f and v halves, f + c added in fp32 as the reference adds
+// it. rn(min(a, v)) = min(rn(a), v) because v is a half and rounding is monotone. Where c is a
+// half too (HALF_C, c_is_half), rn16(rn32(f + c)) = rn16(f + c): rounding the exact sum of two
+// 11-bit values to 24 bits first is innocuous (24 >= 2 x 11 + 2, Figueroa 1995; a sum below
+// half's normal range is a multiple of 2^-24 and exact in both), so one half2 add serves the pair.
+template <bool HALF_C>
+__device__ __forceinline__ __half2 forward_step(__half2 f, float c, __half2 c2, __half2 v) {
+  if constexpr (HALF_C)
+    return __hmin2(__hadd2(f, c2), v);
+  else
+    return __hmin2(__floats2half2_rn(__fadd_rn(__low2float(f), c), __fadd_rn(__high2float(f), c)), v);
+}
+inline bool c_is_half(float c) { return __half2float(__float2half_rn(c)) == c; }
+
 // Whether the pair kernels can take a volume: an even `extent` (the row width, or the pixel
 // count where a kernel pairs pixels along the whole image), so that every pair of cells is one
 // aligned 32-bit word where each of `buffers` is 4-byte aligned, and fewer than 2^32 `cells`

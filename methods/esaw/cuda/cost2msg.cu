@@ -7,6 +7,7 @@
 
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "methods/esaw/cuda/aggr_pair.cuh"
@@ -89,6 +90,99 @@ __global__ void init_cost2msg_kernel(const std::uint8_t* __restrict__ grey_left,
     next = fminf(fminf(__fadd_rn(next, c), __half2float(m[k * THREADS + t])), h);
     out[std::size_t(k) * pixels + i] = __float2half_rn(next);
   }
+}
+
+// The same two pixels a thread, (x, x + 1) with x even, where the width is even and the volume
+// has < 2^32 cells: one 32-bit store a pair a level (aggr_pair.cuh says why), the forward values
+// as half2 in shared memory. Eq. 3's cost depends on |I_L - I_R| alone, so a block tabulates the
+// 256 possible costs once (the same expression, rounded as stored) and a cell costs a table read.
+// Pixel x + 1 at level k matches the right pixel x matched at level k - 1 (the same column, so
+// the same clamp), so a pair loads one right byte a level, INIT_GROUP of them before the first
+// is used (L1 latency). Eq. 18's minimum and eq. 19's min with the cost are exact in half (the
+// cost is a half; detail::forward_step says why, and why a c that is a half is added in half2).
+// PARK: levels held_levels and up wait in the output volume (their own cells, through the L2)
+// instead of shared memory, as aggr_cost2msg.cu parks them, so that more blocks fit a SM; they
+// come back INIT_PARK_BACK at a time.
+constexpr int INIT_GROUP = 16;
+constexpr int INIT_PARK_BACK = 16;
+
+template <bool HALF_C, bool PARK>
+__global__ void __launch_bounds__(THREADS)
+    init_cost2msg_pair_kernel(const std::uint8_t* __restrict__ grey_left, const std::uint8_t* __restrict__ grey_right,
+                              InitCost2MsgShape shape, __half* __restrict__ out, int held_levels) {
+  extern __shared__ __half2 held[];  // held[k * THREADS + t]: the pair's forward values at level k
+  __shared__ __half cost_of[256];
+  const int t = int(threadIdx.x);
+  for (int d = t; d < 256; d += THREADS)
+    cost_of[d] = __float2half_rn(__fmul_rn(shape.lambda, fminf(float(d), shape.tau)));
+  __syncthreads();
+  const int width = shape.width, levels = shape.levels;
+  const float c = shape.c, eta = shape.eta;
+  const __half2 c2 = __float2half2_rn(c);
+  const int x = 2 * (int(blockIdx.x) * THREADS + t);
+  if (x >= width) return;  // no barrier below: each thread owns its column of held
+  const unsigned i = unsigned(blockIdx.y) * unsigned(width) + unsigned(x);
+  const unsigned plane = unsigned(shape.pixels);
+  const int left0 = grey_left[i], left1 = grey_left[i + 1];
+  const std::uint8_t* const right = grey_right + (i - unsigned(x));
+  const int match0 = x - shape.first_disparity;  // x's right column at level 0, unclamped
+  const auto right_at = [&](int xr) { return int(__ldg(right + min(max(xr, 0), width - 1))); };
+  const auto cost_pair = [&](int r0, int r1) {
+    return __halves2half2(cost_of[abs(left0 - r0)], cost_of[abs(left1 - r1)]);
+  };
+  __half* const to = detail::thread_base(out + i);
+  const auto keep = [&](int k, __half2 f) {
+    if (!PARK || k < held_levels)
+      held[k * THREADS + t] = f;
+    else
+      detail::store_pair(to, unsigned(k) * plane, f);
+  };
+  int r_behind = right_at(match0);  // x's column at the level before: x + 1's at this one
+  __half2 f = cost_pair(r_behind, right_at(match0 + 1));
+  __half2 lowest = f;
+  keep(0, f);
+  for (int k0 = 1; k0 < levels; k0 += INIT_GROUP) {
+    int r[INIT_GROUP];
+#pragma unroll
+    for (int u = 0; u < INIT_GROUP; ++u) r[u] = right_at(match0 - (k0 + u));  // past the top: a valid clamp
+#pragma unroll
+    for (int u = 0; u < INIT_GROUP; ++u) {  // eq. 17-19
+      const int k = k0 + u;
+      if (k >= levels) break;
+      const __half2 v = cost_pair(r[u], r_behind);
+      r_behind = r[u];
+      lowest = __hmin2(lowest, v);
+      f = detail::forward_step<HALF_C>(f, c, c2, v);
+      keep(k, f);
+    }
+  }
+  const float h[2] = {__fadd_rn(__low2float(lowest), eta), __fadd_rn(__high2float(lowest), eta)};
+  float next[2] = {fminf(__low2float(f), h[0]), fminf(__high2float(f), h[1])};  // eq. 20
+  detail::store_pair(to, unsigned(levels - 1) * plane, __floats2half2_rn(next[0], next[1]));
+  const auto finish = [&](int k, __half2 fk) {  // eq. 21
+    next[0] = fminf(fminf(__fadd_rn(next[0], c), __low2float(fk)), h[0]);
+    next[1] = fminf(fminf(__fadd_rn(next[1], c), __high2float(fk)), h[1]);
+    detail::store_pair(to, unsigned(k) * plane, __floats2half2_rn(next[0], next[1]));
+  };
+  int below = levels - 2;  // the next level to finish
+  if constexpr (PARK) {
+    for (; below >= held_levels; below -= INIT_PARK_BACK) {
+      __half2 fk[INIT_PARK_BACK];
+#pragma unroll
+      for (int u = 0; u < INIT_PARK_BACK; ++u)
+        fk[u] = below - u >= held_levels
+                    ? __ldcg(reinterpret_cast<const __half2*>(to + unsigned(below - u) * plane))
+                    : __half2{};
+#pragma unroll
+      for (int u = 0; u < INIT_PARK_BACK; ++u) {
+        if (below - u < held_levels) break;
+        finish(below - u, fk[u]);
+      }
+    }
+    below = min(levels - 2, held_levels - 1);
+  }
+#pragma unroll 8
+  for (int k = below; k >= 0; --k) finish(k, held[k * THREADS + t]);
 }
 
 // cost2msg-: eq. 20-21 over stored forward values; the running value stays fp32. A pure stream
@@ -198,7 +292,8 @@ void cost2msg(const std::uint16_t* in, int width, int height, int levels, float 
 
 namespace stereo::cu::esaw {
 
-void init_cost2msg(const CostSlab& cost, float c, float eta, std::uint16_t* out, cudaStream_t stream) {
+void init_cost2msg(const CostSlab& cost, float c, float eta, std::uint16_t* out, cudaStream_t stream, bool pairs,
+                   int parked) {
   const DeviceImage<std::uint8_t>& grey_left = cost.grey_left;
   const DeviceImage<std::uint8_t>& grey_right = cost.grey_right;
   const int levels = cost.planes;
@@ -207,19 +302,40 @@ void init_cost2msg(const CostSlab& cost, float c, float eta, std::uint16_t* out,
   require(levels >= 1, "esaw/cuda: init_cost+cost2msg: needs at least one level");
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
-  const std::size_t smem = std::size_t(levels) * THREADS * sizeof(__half);
   const std::size_t limit = shared_memory_optin_limit(device);
+  const std::size_t pixels = grey_left.count();
+  const InitCost2MsgShape shape{grey_left.width, pixels, cost.first_disparity, levels, cost.lambda, cost.tau, c, eta};
+  const int held = parked > 0 ? std::max(0, levels - parked) : levels;  // levels in shared memory
+  const std::size_t pair_smem = std::size_t(held) * THREADS * sizeof(__half2);
+  // The pairs' grid has a row of blocks a row (at most 65535).
+  if (pairs && pair_smem + 256 * sizeof(__half) <= limit && grey_left.height <= 65535 &&
+      detail::pairs_fit(unsigned(grey_left.width), detail::volume_cells(grey_left.width, grey_left.height, levels),
+                        {out})) {
+    const bool half = detail::c_is_half(c), park = held < levels;
+    using Kernel = void (*)(const std::uint8_t*, const std::uint8_t*, InitCost2MsgShape, __half*, int);
+    const Kernel kernels[2][2] = {{init_cost2msg_pair_kernel<false, false>, init_cost2msg_pair_kernel<false, true>},
+                                  {init_cost2msg_pair_kernel<true, false>, init_cost2msg_pair_kernel<true, true>}};
+    const Kernel kernel = kernels[half][park];
+    if (pair_smem + 256 * sizeof(__half) > 48 * 1024)
+      CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pair_smem)));
+    if (park)  // the blocks a SM that the smaller shared memory allows, whatever L1 is left
+      CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                      int(cudaSharedmemCarveoutMaxShared)));
+    const dim3 grid(unsigned(div_up(grey_left.width / 2, THREADS)), unsigned(grey_left.height));
+    kernel<<<grid, THREADS, pair_smem, stream>>>(grey_left.get(), grey_right.get(), shape,
+                                                 reinterpret_cast<__half*>(out), held);
+    CUDA_CHECK_LAUNCH();
+    return;
+  }
+  const std::size_t smem = std::size_t(levels) * THREADS * sizeof(__half);
   require(smem <= limit, [&] {
     return "esaw/cuda: init_cost+cost2msg: " + std::to_string(levels) + " levels need " + std::to_string(smem) +
            " B of shared memory per block, the device allows " + std::to_string(limit);
   });
   if (smem > 48 * 1024)
     CUDA_CHECK(cudaFuncSetAttribute(init_cost2msg_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-  const std::size_t pixels = grey_left.count();
   init_cost2msg_kernel<<<blocks_1d(pixels, THREADS, "esaw/cuda init_cost+cost2msg"), THREADS, smem, stream>>>(
-      grey_left.get(), grey_right.get(),
-      InitCost2MsgShape{grey_left.width, pixels, cost.first_disparity, levels, cost.lambda, cost.tau, c, eta},
-      reinterpret_cast<__half*>(out));
+      grey_left.get(), grey_right.get(), shape, reinterpret_cast<__half*>(out));
   CUDA_CHECK_LAUNCH();
 }
 
