@@ -163,8 +163,10 @@ TEST(CudaViews, UploadRowsInSpansIsTheWholeFrame) {
                         Case{"host views, straight", host_left, host_right, nullptr},
                         Case{"device views", device_left.view, device_right.view, &staging}}) {
     SCOPED_TRACE(k.name);
-    CUDA_CHECK(cudaMemset(inputs.raw_left.get(), 0, bytes));
-    CUDA_CHECK(cudaMemset(inputs.raw_right.get(), 0, bytes));
+    // On the uploads' stream: a cudaMemset on the legacy default stream is not ordered with a
+    // non-blocking stream's copies, and could land after them.
+    CUDA_CHECK(cudaMemsetAsync(inputs.raw_left.get(), 0, bytes, stream.get()));
+    CUDA_CHECK(cudaMemsetAsync(inputs.raw_right.get(), 0, bytes, stream.get()));
     const cu::testing::ImageCopies before = cu::testing::image_copies();
     // The second span's staging follows the first one's rows, as the slabs' do.
     cu::upload_rows(inputs, k.l, k.r, cu::RowSpan{0, 10}, k.staging, stream.get());

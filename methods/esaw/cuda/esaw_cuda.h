@@ -105,8 +105,9 @@ struct EsmpCudaOptions {
   // Levels of samples a thread of those passes has in flight while parking: 16 (more blocks a
   // SM by registers) or 32 (the unparked kernel's).
   int msg_park_group = 16;
-  // Those passes' eq. 18-19 in half2 arithmetic where c is a half (aggr_pair.cuh forward_step).
-  bool msg_half_forward = false;
+  // Those passes' eq. 18-19 in half2 arithmetic where c is a half (aggr_pair.cuh forward_step):
+  // the same values with fewer instructions (ESMP-8 at 1080p x 256: methods/esaw/cuda/NOTES.md).
+  bool msg_half_forward = true;
 
   template <class B>
   void describe(B& b) {
