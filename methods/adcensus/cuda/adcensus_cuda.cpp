@@ -2,10 +2,11 @@
 // uploads, times and reads back; this file declares the method's buffers and runs the stages of
 // methods/adcensus/cuda/stages.h in the order of the reference matcher, stage by stage across both
 // views, a lap after each. Only the left view is aggregated: the right view's aggregated volume
-// is the left one's, skewed (right_view_from_left). Up to CONCURRENT_CELLS, the right view's
-// census, arms and scanline run on a second stream beside the left view's, joined at each
-// stage's lap: on small problems a single view's launches leave most of the GPU idle (Teddy: one
-// view's scanline is 1,650 warps, a latency-bound walk).
+// is the left one's, skewed (right_view_from_left). Where a second set of path volumes fits
+// (views=auto, choose), the right view's census, arms and scanline run on a second stream beside
+// the left view's, joined at each stage's lap: a single view's launches leave part of the GPU
+// idle (Teddy: one view's scanline is 1,650 warps, a latency-bound walk; 1080p: its last walks
+// run as a tail).
 
 #include <algorithm>
 #include <cstdint>
@@ -30,13 +31,6 @@ namespace {
 constexpr const char* COMPONENT = "adcensus/cuda";
 namespace ca = cu::adcensus;
 
-// Up to this many cells a volume (2^26: 512 MB for a second set of four fp16 path volumes) the
-// views run concurrently, and the matcher holds a second path set for the right view's
-// scanline. Beyond it one view's launches already fill the GPU (1080p: 2 x (1920 + 1080) path
-// warps a view against 3,168 resident on an H100 at the kernel's 24 warps per SM; measured
-// there, the concurrent aggregation was 1 % slower) and the set would cost GBs. A choice of
-// this suite, measured on Teddy (methods/adcensus/cuda/NOTES.md); the maps are the same either way.
-constexpr std::size_t CONCURRENT_CELLS = std::size_t(1) << 26;
 
 /// Every device buffer of one problem (cuda/workspace.h).
 struct AdCensusBuffers : cu::InputPair {
@@ -115,7 +109,7 @@ struct AdCensusBuffers : cu::InputPair {
 
 /// Options of this backend only (bound beside AdCensusParams).
 struct AdCensusCudaOptions {
-  std::string views = "auto";  // the right view beside the left within a stage (see CONCURRENT_CELLS)
+  std::string views = "auto";  // the right view beside the left within a stage (see choose)
   std::string graph = "on";    // the algorithm as one CUDA graph, replayed while size and range stay
 
   template <class B>
@@ -123,7 +117,7 @@ struct AdCensusCudaOptions {
     b.choice("views", views, {"auto", "concurrent", "serial"},
              "the two views' census, arms and scanline (the right view's aggregated volume is the left one's, "
              "skewed): on two streams at once (needs a second set of four path volumes), one after the other, or "
-             "auto (at once up to 2^26 cells a volume, when it fits); the maps are the same");
+             "auto (at once where the second set fits in the device's free memory); the maps are the same");
     b.choice("graph", graph, {"on", "off"},
              "launch everything after the upload as one CUDA graph (captured on the first call for a size and "
              "range, replayed after) or kernel by kernel; the maps are the same");
@@ -161,20 +155,25 @@ class AdCensusCudaMatcher final : public cu::FrameMatcher<AdCensusParams, AdCens
     return Key{left.width, left.height, left.channels, range.count};
   }
 
-  // The second path set only where it is small and fits (views=concurrent: always, so that the
-  // memory check names it); without it the same maps come from one path set used by the views
-  // in turn. The region counts where iterations 3.. can read them and they fit beside the rest
-  // (without them every iteration counts again: the same maps, ~9 % more aggregation time).
+  // The region counts where iterations 3.. can read them and they fit beside the rest (without
+  // them every iteration counts again: the same maps, ~9 % more aggregation time); then, with
+  // views=auto, the second path set where it fits beside those (views=concurrent: always, so
+  // that the memory check names it). The right view's census, arms and scanline then run on a
+  // second stream beside the left's: the two views' walks fill the GPU's resident warps where
+  // one view's leave a tail (methods/adcensus/cuda/NOTES.md: 1080p x 256 and Teddy); without
+  // the set the same maps come from one path set used by the views in turn.
   void choose(Key& key, std::size_t free_bytes) const override {
-    const bool small = ca::DeviceVolume::cells(key.width, key.height, key.levels) <= CONCURRENT_CELLS;
-    Key with_second = key;
-    with_second.concurrent = true;
-    key.concurrent = options_.views == "concurrent" ||
-                     (options_.views == "auto" && small && workspace_.bytes(with_second) <= free_bytes);
+    const auto fits = [&](const Key& k) { return workspace_.bytes(k) <= free_bytes; };
+    key.concurrent = options_.views == "concurrent";
     Key with_counts = key;
     with_counts.keep_counts = true;
-    key.keep_counts = params_.aggregation_iterations > 2 && ca::RegionCounts::fit_16_bits(params_.arm_l1 - 1) &&
-                      workspace_.bytes(with_counts) <= free_bytes;
+    key.keep_counts =
+        params_.aggregation_iterations > 2 && ca::RegionCounts::fit_16_bits(params_.arm_l1 - 1) && fits(with_counts);
+    if (options_.views == "auto") {
+      Key with_second = key;
+      with_second.concurrent = true;
+      key.concurrent = fits(with_second);
+    }
   }
 
   // Without refinement the map is the scanline WTA's range.min + k; every refinement step
