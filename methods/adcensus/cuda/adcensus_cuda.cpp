@@ -31,7 +31,6 @@ namespace {
 constexpr const char* COMPONENT = "adcensus/cuda";
 namespace ca = cu::adcensus;
 
-
 /// Every device buffer of one problem (cuda/workspace.h).
 struct AdCensusBuffers : cu::InputPair {
   struct Key {
