@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -208,7 +211,7 @@ TEST(Layout, PublicHeadersIncludeOnlyEachOtherAndTheStandardLibrary) {
 // by its registered name, as a user would (the rule heads tests/CMakeLists.txt).
 
 /// The places that may name a method, and why; everything else in the source tree (every
-/// top-level folder and file but .git and build trees) is scanned.
+/// top-level folder and file but .git, build trees and what git ignores) is scanned.
 const std::vector<std::pair<std::string, std::string>> ALLOWED_MENTIONS = {
     {"methods/", "the methods' own folders, and methods/CMakeLists.txt's one add_subdirectory line per method"},
     {"README.md", "the table of methods"},
@@ -260,6 +263,32 @@ std::string code_part(const std::string& line, bool hash) {
   return slashes == std::string::npos ? line : line.substr(0, slashes);
 }
 
+/// What git ignores in the source tree (.gitignore, .git/info/exclude: a contributor's scratch
+/// folders and copies), as git lists it: paths relative to the tree, folders ending in '/'.
+/// Empty where the tree is no git checkout or git does not run; then everything is scanned.
+std::vector<std::string> ignored_by_git() {
+  std::vector<std::string> out;
+  if (!fs::exists(SOURCE / ".git")) return out;
+  const fs::path list = fs::temp_directory_path() / ("stereo_layout_ignored_" + std::to_string(::getpid()) + ".txt");
+  const std::string command = "git -C '" + SOURCE.string() +
+                              "' ls-files --others --ignored --exclude-standard --directory > '" + list.string() +
+                              "' 2>/dev/null";
+  if (std::system(command.c_str()) == 0) {
+    std::istringstream lines(read_text(list));
+    for (std::string line; std::getline(lines, line);)
+      if (!line.empty()) out.push_back(line);
+  }
+  std::error_code ec;
+  fs::remove(list, ec);
+  return out;
+}
+
+bool is_ignored(const std::string& rel, const std::vector<std::string>& ignored) {
+  for (const std::string& i : ignored)
+    if (i.back() == '/' ? rel.rfind(i, 0) == 0 : rel == i) return true;
+  return false;
+}
+
 /// The code files outside the allowed places that name a method, with the first line that does.
 std::map<std::string, std::string> method_mentions_outside_methods(const std::vector<FolderRow>& manifest) {
   std::set<std::string> names;
@@ -284,10 +313,11 @@ std::map<std::string, std::string> method_mentions_outside_methods(const std::ve
       if (it->is_regular_file() && is_code(it->path())) files.push_back(it->path());
     }
   }
+  const std::vector<std::string> ignored = ignored_by_git();
   std::map<std::string, std::string> found;
   for (const fs::path& file : files) {
     const std::string rel = fs::relative(file, SOURCE).generic_string();
-    if (is_allowed(rel)) continue;
+    if (is_allowed(rel) || is_ignored(rel, ignored)) continue;
     std::istringstream text(read_text(file));
     int number = 0;
     const bool hash_comments = file.extension() == ".py" || file.extension() == ".sh" ||
