@@ -191,8 +191,9 @@ def main():
             if b.kind == "gpu" or b.kind == "manual":
                 not_run.append(f"{b.where(source)}: {b.kind}" + (f" ({b.argument})" if b.argument else ""))
                 continue
-            if b.kind == "ci" and b.missing_tools():
-                not_run.append(f"{b.where(source)}: needs {', '.join(b.missing_tools())}, not on this machine's PATH")
+            missing = b.missing_tools() if b.kind == "ci" else []
+            if missing:
+                not_run.append(f"{b.where(source)}: needs {', '.join(missing)}, not on this machine's PATH")
                 continue
             if b.kind == "download" and not (data_root / b.argument).exists():
                 not_run.append(f"{b.where(source)}: needs {b.argument} under {data_root} (stereo data get)")

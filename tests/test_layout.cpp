@@ -4,9 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <cstdlib>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -269,17 +267,17 @@ std::string code_part(const std::string& line, bool hash) {
 std::vector<std::string> ignored_by_git() {
   std::vector<std::string> out;
   if (!fs::exists(SOURCE / ".git")) return out;
-  const fs::path list = fs::temp_directory_path() / ("stereo_layout_ignored_" + std::to_string(::getpid()) + ".txt");
-  const std::string command = "git -C '" + SOURCE.string() +
-                              "' ls-files --others --ignored --exclude-standard --directory > '" + list.string() +
-                              "' 2>/dev/null";
-  if (std::system(command.c_str()) == 0) {
-    std::istringstream lines(read_text(list));
-    for (std::string line; std::getline(lines, line);)
-      if (!line.empty()) out.push_back(line);
-  }
-  std::error_code ec;
-  fs::remove(list, ec);
+  const std::string command =
+      "git -C '" + SOURCE.string() + "' ls-files --others --ignored --exclude-standard --directory 2>/dev/null";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return out;
+  std::string text;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) text.append(buffer, n);
+  if (::pclose(pipe) != 0) return out;  // no git, or not a checkout git reads: scan everything
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) out.push_back(line);
   return out;
 }
 
