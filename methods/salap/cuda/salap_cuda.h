@@ -2,8 +2,8 @@
 /// \file methods/salap/cuda/salap_cuda.h
 /// What salap/cuda's matcher (salap_cuda.cpp: binding, path choice, compute, the three-slot
 /// stream, the compact maps) shares with the enqueueing of one frame (salap_submit.cpp): the
-/// backend's Options, one frame slot (stream, stage clock, workspace) and submit(), and the
-/// names of its laps.
+/// backend's Options, one frame slot (stream, stage clock, workspace) and submit(), the names
+/// of its laps, and what each lap moves through device memory (salap_bytes.cpp, for bench).
 
 #include <cuda_runtime.h>
 
@@ -18,6 +18,7 @@
 #include "core/image_view.h"
 #include "core/thread_pool.h"
 #include "cuda/common.h"
+#include "cuda/matcher_frame.h"
 #include "cuda/stage_clock.h"
 #include "cuda/workspace.h"
 #include "methods/salap/cuda/stages.h"
@@ -107,7 +108,8 @@ struct SlotBuffers : cu::InputPair {
 /// that nothing overlaps.
 inline constexpr int SLABS = 4;
 
-/// The names of the laps submit() marks on a slot's clock (Timing::stages).
+/// The names of the laps submit() marks on a slot's clock (Timing::stages), one definition for
+/// the laps and for their bytes (stage_bytes).
 namespace lap {
 inline constexpr const char* PACK = "pack";
 inline constexpr const char* FUSED = "fused tad+aggregate+wta";
@@ -131,6 +133,14 @@ std::array<SlabLaunch, SLABS> slab_launches(int height, int band_rows, int radiu
 /// Whether submit() with slabs cuts a frame of `height` rows into slabs under `plan`: at least
 /// two bands a slab.
 bool slabs_apply(int height, const cu::salap::FusedPlan& plan);
+
+/// The fewest bytes each lap of a frame at `size` moves through device memory, by lap name:
+/// on the fused path (`plan`: the matcher's plan for the size) the whole frame's laps and, where
+/// the frame goes in slabs, the slabbed one; on the stage path (`plan` null) its three.
+/// `channels`: the images' (the pack reads them); `radius`: W (which bands a slab launches).
+/// Host arithmetic only (salap_bytes.cpp).
+cu::StageBytes stage_bytes(const cu::ProblemSize& size, int channels, const cu::salap::FusedPlan* plan,
+                           int radius);
 
 /// Everything one frame in flight needs, made on the current device.
 struct Slot {
