@@ -182,6 +182,16 @@ class SalapCudaMatcher final : public cu::CudaMatcher<SalapParams, SalapCudaOpti
 
   [[nodiscard]] nlohmann::json facts() const override { return facts_; }
 
+  /// The fewest bytes each lap moves on the path in force (salap_bytes.cpp), under the plan a
+  /// single frame of this size runs with; the images as bench's pair has them (RGB).
+  [[nodiscard]] std::optional<cu::StageBytes> stage_bytes(const cu::ProblemSize& size) const override {
+    if (!fused_) return salap_cuda::stage_bytes(size, 3, nullptr, params_.radius());
+    const cu::DeviceScope device_scope(ordinal());  // plan_fused reads the device's SM count
+    const cs::FusedPlan plan =
+        cs::plan_fused(size.width, size.height, size.range.count, params_, options_.d_chunk, tile_, arithmetic_);
+    return salap_cuda::stage_bytes(size, 3, &plan, params_.radius());
+  }
+
   void check_input(const ImageView& left, DisparityRange range) const {
     // The stage kernels' 2-D grids have 8-row blocks and at most 65535 blocks along y.
     require(left.height <= MAX_HEIGHT, [&] {

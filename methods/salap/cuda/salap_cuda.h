@@ -2,7 +2,8 @@
 /// \file methods/salap/cuda/salap_cuda.h
 /// What salap/cuda's matcher (salap_cuda.cpp: binding, path choice, compute, the three-slot
 /// stream, the compact maps) shares with the enqueueing of one frame (salap_submit.cpp): the
-/// backend's Options, one frame slot (stream, stage clock, workspace) and submit().
+/// backend's Options, one frame slot (stream, stage clock, workspace) and submit(), the names
+/// of its laps, and what each lap moves through device memory (salap_bytes.cpp, for bench).
 
 #include <cuda_runtime.h>
 
@@ -17,6 +18,7 @@
 #include "core/image_view.h"
 #include "core/thread_pool.h"
 #include "cuda/common.h"
+#include "cuda/matcher_frame.h"
 #include "cuda/stage_clock.h"
 #include "cuda/workspace.h"
 #include "methods/salap/cuda/stages.h"
@@ -105,6 +107,40 @@ struct SlotBuffers : cu::InputPair {
 /// Row slabs of a single frame (submit with slabs): the first slab's upload is all the upload
 /// that nothing overlaps.
 inline constexpr int SLABS = 4;
+
+/// The names of the laps submit() marks on a slot's clock (Timing::stages), one definition for
+/// the laps and for their bytes (stage_bytes).
+namespace lap {
+inline constexpr const char* PACK = "pack";
+inline constexpr const char* FUSED = "fused tad+aggregate+wta";
+inline constexpr const char* MERGE = "merge chunks";
+/// A frame in row slabs: the packs, every band's fused launch and the merges of the groups
+/// before the last, on the slot's and two lane streams at once, so not separable into laps.
+inline constexpr const char* SLABBED = "row slabs: pack, fused tad+aggregate+wta, merge";
+inline constexpr const char* STAGES = "stages (all levels)";
+inline constexpr const char* LEVEL_INDEX = "level index";
+}  // namespace lap
+
+/// One slab of a frame in row slabs: its rows, and the bands launched once it is packed (those
+/// whose rows and the W rows below them are on the device; none where first == end).
+struct SlabLaunch {
+  int first_row = 0, end_row = 0;
+  int first_band = 0, end_band = 0;
+};
+/// The SLABS slabs of a frame of `height` rows in bands of `band_rows` rows at window radius
+/// `radius` (band-aligned rows; the last slab launches every band left).
+std::array<SlabLaunch, SLABS> slab_launches(int height, int band_rows, int radius);
+/// Whether submit() with slabs cuts a frame of `height` rows into slabs under `plan`: at least
+/// two bands a slab.
+bool slabs_apply(int height, const cu::salap::FusedPlan& plan);
+
+/// The fewest bytes each lap of a frame at `size` moves through device memory, by lap name:
+/// on the fused path (`plan`: the matcher's plan for the size) the whole frame's laps and, where
+/// the frame goes in slabs, the slabbed one; on the stage path (`plan` null) its three.
+/// `channels`: the images' (the pack reads them); `radius`: W (which bands a slab launches).
+/// Host arithmetic only (salap_bytes.cpp).
+cu::StageBytes stage_bytes(const cu::ProblemSize& size, int channels, const cu::salap::FusedPlan* plan,
+                           int radius);
 
 /// Everything one frame in flight needs, made on the current device.
 struct Slot {

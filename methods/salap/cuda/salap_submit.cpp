@@ -2,6 +2,7 @@
 // waits for the device; the matcher (salap_cuda.cpp) waits on the slot's clock and copies out.
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -28,9 +29,10 @@ cs::RawPair raw_rows(const SlotBuffers& b, int r0, int r1) {
 /// their indices back. Band launches give the same keys as the whole launch (every block
 /// computes its own rows), so the map is bit-identical to submit without slabs (tested
 /// against the stream, which submits whole frames). Clock: upload = the first slab;
-/// algorithm = from there to the last band's keys (the other slabs' upload and the earlier
-/// bands' read-back overlap it, a lap names the part beside the matching); read-back = the
-/// last merge and copy.
+/// algorithm = from there to the last band's keys, one lap (lap::SLABBED: the packs, the
+/// kernels and the merges of the groups before the last run on three streams at once, beside
+/// the other slabs' upload and the earlier bands' read-back); read-back = the last merge and
+/// copy.
 void submit_slabs(Slot& slot, SlotBuffers& b, const ImageView& left, const ImageView& right, DisparityRange range,
                   const Method& method) {
   cudaStream_t s = slot.stream.get();
@@ -40,15 +42,13 @@ void submit_slabs(Slot& slot, SlotBuffers& b, const ImageView& left, const Image
   const bool wide_index = DisparityMap::index_form(range.count) == DisparityMap::Form::index_u16;
   const std::size_t index_bytes = wide_index ? 2 : 1;
   const int band_rows = cs::fused_band_rows(slot.plan.tile);
-  const int bands = cu::div_up(height, band_rows);
-  const int radius = method.params.radius();
+  const std::array<SlabLaunch, SLABS> slabs = slab_launches(height, band_rows, method.params.radius());
   slot.clock.start(s);
   std::size_t staged = 0;
-  int launched = 0, groups = 0;
+  int groups = 0;
   for (int k = 0; k < SLABS; ++k) {
-    // Slab k: band-aligned rows r0 .. r1 - 1.
-    const int r0 = std::min(height, band_rows * (bands * k / SLABS));
-    const int r1 = k + 1 == SLABS ? height : std::min(height, band_rows * (bands * (k + 1) / SLABS));
+    const SlabLaunch& slab = slabs[static_cast<std::size_t>(k)];
+    const int r0 = slab.first_row, r1 = slab.end_row;
     if (r1 <= r0) continue;
     // The frame's upload; host views through the slab's part of the pinned staging.
     const cu::Staging staging{b.h_staging.get() + staged, &method.pool};
@@ -60,9 +60,8 @@ void submit_slabs(Slot& slot, SlotBuffers& b, const ImageView& left, const Image
                   s);
     const cudaEvent_t packed = slot.slab_events[static_cast<std::size_t>(3 * k)].get();
     CUDA_CHECK(cudaEventRecord(packed, s));
-    // Bands whose rows and the W rows below them are packed.
-    const int ready = r1 == height ? bands : std::max(0, (r1 - radius) / band_rows);
-    if (ready <= launched) continue;
+    if (slab.end_band <= slab.first_band) continue;
+    const int launched = slab.first_band, ready = slab.end_band;
     cudaStream_t lane = slot.lanes[static_cast<std::size_t>(groups % 2)].get();
     CUDA_CHECK(cudaStreamWaitEvent(lane, packed, 0));
     cs::salap_fused_bands(b.pair, range, method.params, slot.plan, launched, ready - launched, b.keys.get(), lane);
@@ -79,11 +78,10 @@ void submit_slabs(Slot& slot, SlotBuffers& b, const ImageView& left, const Image
                                (p1 - p0) * index_bytes, cudaMemcpyDeviceToHost, lane));
     CUDA_CHECK(cudaEventRecord(slot.slab_events[static_cast<std::size_t>(3 * groups + 2)].get(), lane));
     ++groups;
-    launched = ready;
   }
-  slot.clock.lap("upload + pack of the other slabs (beside the matching)");  // every slab on the device and packed
   for (int g = 0; g < groups; ++g)
     CUDA_CHECK(cudaStreamWaitEvent(s, slot.slab_events[static_cast<std::size_t>(3 * g + 1)].get(), 0));
+  slot.clock.lap(lap::SLABBED);
   slot.clock.matched();  // every band's keys
   for (int g = 0; g < groups; ++g)
     CUDA_CHECK(cudaStreamWaitEvent(s, slot.slab_events[static_cast<std::size_t>(3 * g + 2)].get(), 0));
@@ -92,11 +90,31 @@ void submit_slabs(Slot& slot, SlotBuffers& b, const ImageView& left, const Image
 
 }  // namespace
 
+std::array<SlabLaunch, SLABS> slab_launches(int height, int band_rows, int radius) {
+  const int bands = cu::div_up(height, band_rows);
+  std::array<SlabLaunch, SLABS> out{};
+  int launched = 0;
+  for (int k = 0; k < SLABS; ++k) {
+    SlabLaunch& slab = out[static_cast<std::size_t>(k)];
+    slab.first_row = std::min(height, band_rows * (bands * k / SLABS));
+    slab.end_row = k + 1 == SLABS ? height : std::min(height, band_rows * (bands * (k + 1) / SLABS));
+    slab.first_band = slab.end_band = launched;
+    if (slab.end_row <= slab.first_row) continue;
+    // Bands whose rows and the W rows below them are packed.
+    const int ready = slab.end_row == height ? bands : std::max(0, (slab.end_row - radius) / band_rows);
+    if (ready > launched) slab.end_band = launched = ready;
+  }
+  return out;
+}
+
+bool slabs_apply(int height, const cs::FusedPlan& plan) {
+  return cu::div_up(height, cs::fused_band_rows(plan.tile)) >= 2 * SLABS;
+}
+
 void submit(Slot& slot, const ImageView& left, const ImageView& right, DisparityRange range, bool slabs,
             const Method& method, const DisparityView* device_out) {
   SlotBuffers& b = *slot.work.held();
-  slot.slabbed = slabs && device_out == nullptr && method.fused &&
-                 cu::div_up(b.height, cs::fused_band_rows(slot.plan.tile)) >= 2 * SLABS;
+  slot.slabbed = slabs && device_out == nullptr && method.fused && slabs_apply(b.height, slot.plan);
   if (slot.slabbed) {
     submit_slabs(slot, b, left, right, range, method);
     return;
@@ -111,18 +129,18 @@ void submit(Slot& slot, const ImageView& left, const ImageView& right, Disparity
   cu::upload_rows(b, left, right, cu::RowSpan{0, b.height}, &staging, s);
   slot.clock.uploaded();
   cs::pack_pair(raw_rows(b, 0, b.height), b.pair.code, b.pair.left.get(), b.pair.right.get(), s);
-  slot.clock.lap("pack");
+  slot.clock.lap(lap::PACK);
   if (device_out != nullptr) {
     // The float map on the device (d_min + the level index, the floats the host widening
     // gives), copied into the caller's memory: the read-back never reaches the host.
     if (method.fused) {
       cs::salap_fused(b.pair, range, method.params, slot.plan, b.keys.get(), s);
-      slot.clock.lap("fused tad+aggregate+wta");
+      slot.clock.lap(lap::FUSED);
       cs::merge_chunks(b.keys.get(), slot.plan.chunks, range.min, b.disparity, s);
-      slot.clock.lap("merge chunks");
+      slot.clock.lap(lap::MERGE);
     } else {
       cs::salap_stages(b.pair, range, method.params, *b.stages, b.disparity, s);
-      slot.clock.lap("stages (all levels)");
+      slot.clock.lap(lap::STAGES);
     }
     slot.clock.matched();
     cu::read_back(b.disparity.get(), b.width, b.height, *device_out, s);
@@ -131,21 +149,21 @@ void submit(Slot& slot, const ImageView& left, const ImageView& right, Disparity
   }
   if (method.fused) {
     cs::salap_fused(b.pair, range, method.params, slot.plan, b.keys.get(), s);
-    slot.clock.lap("fused tad+aggregate+wta");
+    slot.clock.lap(lap::FUSED);
     if (wide_index)
       cs::merge_chunks_index(b.keys.get(), slot.plan.chunks, pixels, reinterpret_cast<std::uint16_t*>(b.d_index.get()),
                              s);
     else
       cs::merge_chunks_index(b.keys.get(), slot.plan.chunks, pixels, b.d_index.get(), s);
-    slot.clock.lap("merge chunks");
+    slot.clock.lap(lap::MERGE);
   } else {
     cs::salap_stages(b.pair, range, method.params, *b.stages, b.disparity, s);
-    slot.clock.lap("stages (all levels)");
+    slot.clock.lap(lap::STAGES);
     if (wide_index)
       cs::disparity_to_index(b.disparity, range.min, reinterpret_cast<std::uint16_t*>(b.d_index.get()), s);
     else
       cs::disparity_to_index(b.disparity, range.min, b.d_index.get(), s);
-    slot.clock.lap("level index");
+    slot.clock.lap(lap::LEVEL_INDEX);
   }
   slot.clock.matched();
   CUDA_CHECK(cudaMemcpyAsync(b.h_index.get(), b.d_index.get(), pixels * (wide_index ? 2 : 1), cudaMemcpyDeviceToHost,
