@@ -14,7 +14,6 @@
 
 #include <cuda_fp16.h>
 
-#include <algorithm>
 #include <string>
 #include <type_traits>
 
@@ -34,27 +33,15 @@ constexpr int MSG_THREADS = 64;  // 128 pixels of a row
 // centre cells asked of the L2 MSG_AHEAD levels ahead.
 constexpr int MSG_GROUP = 32;
 constexpr int MSG_AHEAD = 64;
-// Parking (aggr_cost2msg's `parked` > 0): the top levels' forward values go to the output
-// volume (their own cells, which the walk down then overwrites with the messages) instead of
-// shared memory. They come back first on the walk down, so they are the ones the L2 has held
-// for the shortest time; the block's shared memory shrinks by 256 B a parked level and more
-// blocks fit a SM. With 16 levels of samples in flight (MsgPassPlan::park_group; the warps are more,
-// each needs fewer) PARK_MIN_BLOCKS holds ptxas to the registers 6 blocks of 64 can have (168);
-// with MSG_GROUP the kernel keeps the unparked one's registers. The parked values come back
-// PARK_BACK at a time.
-constexpr int PARK_MIN_BLOCKS = 6;
-constexpr int PARK_BACK = 16;
 
 // PAIRED_SIDES: the side samples of a pair are one aligned pair too. Always along y; along x
 // where the step is even and the border drops (x - s is then even, and both pixels' sides lie
 // inside the image or both outside, where clamping would read one edge pixel twice).
-// PARK: levels held_levels .. levels - 1 are parked (held_levels a multiple of MSG_GROUP, so a
-// group of levels is parked whole).
 // HALF_C: c is a half, eq. 18-19 in half2 (detail::forward_step).
-template <int DX, int DY, bool PAIRED_SIDES, int GROUP, bool PARK, bool HALF_C>
-__global__ void __launch_bounds__(MSG_THREADS, GROUP < MSG_GROUP ? PARK_MIN_BLOCKS : 1)
+template <int DX, int DY, bool PAIRED_SIDES, bool HALF_C>
+__global__ void __launch_bounds__(MSG_THREADS, 1)
     aggr_cost2msg_kernel(const uchar4* __restrict__ guide, const __half* __restrict__ in, __half* __restrict__ out,
-                         WeightTable table, detail::PassShape shape, int held_levels) {
+                         WeightTable table, detail::PassShape shape) {
   using namespace detail;
   const int width = shape.width, height = shape.height, levels = shape.planes, step = shape.step;
   const float c = shape.c, eta = shape.eta;
@@ -93,7 +80,6 @@ __global__ void __launch_bounds__(MSG_THREADS, GROUP < MSG_GROUP ? PARK_MIN_BLOC
     constexpr int N = decltype(count)::value;
     constexpr bool FIRST = decltype(first)::value;
     __half2 at_centre[N], at_minus[N], at_plus[N];
-    const bool parked = PARK && k0 >= held_levels;
     load_pair_planes<N, MSG_AHEAD, PAIRED_SIDES>(cells, k0, unsigned(k0) * plane, levels, plane, at_centre, at_minus,
                                                  at_plus);
 #pragma unroll
@@ -126,21 +112,19 @@ __global__ void __launch_bounds__(MSG_THREADS, GROUP < MSG_GROUP ? PARK_MIN_BLOC
         forward[0] = __low2float(f);
         forward[1] = __high2float(f);
       }
-      if (parked)
-        store_pair(o_at, unsigned(k) * plane, f);
-      else
-        held[k * MSG_THREADS + t] = f;
+      held[k * MSG_THREADS + t] = f;
     }
   };
   int k0 = 0;
-  if (levels >= GROUP) {
-    group(std::integral_constant<int, GROUP>{}, std::true_type{}, 0);
-    k0 = GROUP;
+  if (levels >= MSG_GROUP) {
+    group(std::integral_constant<int, MSG_GROUP>{}, std::true_type{}, 0);
+    k0 = MSG_GROUP;
   } else {
     group(std::integral_constant<int, 1>{}, std::true_type{}, 0);
     k0 = 1;
   }
-  for (; k0 + GROUP <= levels; k0 += GROUP) group(std::integral_constant<int, GROUP>{}, std::false_type{}, k0);
+  for (; k0 + MSG_GROUP <= levels; k0 += MSG_GROUP)
+    group(std::integral_constant<int, MSG_GROUP>{}, std::false_type{}, k0);
   for (; k0 < levels; ++k0) group(std::integral_constant<int, 1>{}, std::false_type{}, k0);
 
   if constexpr (HALF_C) {
@@ -149,33 +133,7 @@ __global__ void __launch_bounds__(MSG_THREADS, GROUP < MSG_GROUP ? PARK_MIN_BLOC
   }
   // eq. 20 at the top level, eq. 21 below it, as cost2msg_backward (h = min + eta, eq. 18).
   const float h[2] = {__fadd_rn(lowest[0], eta), __fadd_rn(lowest[1], eta)};
-  float next[2] = {0.0f, 0.0f};
-  if constexpr (PARK) {
-    const auto finish = [&](int k, __half2 f) {
-      const float fk[2] = {__low2float(f), __high2float(f)};
-#pragma unroll
-      for (int j = 0; j < 2; ++j)
-        next[j] = k == levels - 1 ? fminf(fk[j], h[j]) : fminf(fminf(__fadd_rn(next[j], c), fk[j]), h[j]);
-      store_pair(o_at, unsigned(k) * plane, __floats2half2_rn(next[0], next[1]));
-    };
-    // The parked values, read back through the L2 (__ldcg: this thread stored them, the L1 has
-    // nothing to add) before any of them is used.
-    for (int top = levels - 1; top >= held_levels; top -= PARK_BACK) {
-      __half2 f[PARK_BACK];
-#pragma unroll
-      for (int u = 0; u < PARK_BACK; ++u)
-        f[u] = top - u >= held_levels ? __ldcg(reinterpret_cast<const __half2*>(o_at + unsigned(top - u) * plane))
-                                      : __half2{};
-#pragma unroll
-      for (int u = 0; u < PARK_BACK; ++u) {
-        if (top - u < held_levels) break;
-        finish(top - u, f[u]);
-      }
-    }
-#pragma unroll 8
-    for (int k = held_levels - 1; k >= 0; --k) finish(k, held[k * MSG_THREADS + t]);
-    return;
-  }
+  float next[2];
   {
     const __half2 f = held[(levels - 1) * MSG_THREADS + t];
     next[0] = fminf(__low2float(f), h[0]);
@@ -193,12 +151,6 @@ __global__ void __launch_bounds__(MSG_THREADS, GROUP < MSG_GROUP ? PARK_MIN_BLOC
 
 std::size_t held_bytes(int levels) { return std::size_t(levels) * MSG_THREADS * sizeof(__half2); }
 
-// The levels a block holds in shared memory when `parked` top levels go to the output: the rest,
-// down to a multiple of MSG_GROUP (all of them where none is parked).
-int held_levels(int levels, int parked) {
-  return parked <= 0 ? levels : std::max(0, levels - parked) / MSG_GROUP * MSG_GROUP;
-}
-
 }  // namespace
 
 bool aggr_cost2msg_fits(int width, int height, int levels) {
@@ -209,7 +161,7 @@ bool aggr_cost2msg_fits(int width, int height, int levels) {
 }
 
 void aggr_cost2msg(const PassWeights& weights, bool vertical, const PassInputs& in, float c, float eta,
-                   std::uint16_t* out, cudaStream_t stream, MsgPassPlan plan) {
+                   std::uint16_t* out, cudaStream_t stream, bool half_forward) {
   const DeviceImage<uchar4>& guide = weights.guide;
   const int step = weights.step, levels = in.planes;
   const auto prefix = std::string("esaw/cuda: aggr_") + (vertical ? "V" : "H") + "+cost2msg-: ";
@@ -222,43 +174,28 @@ void aggr_cost2msg(const PassWeights& weights, bool vertical, const PassInputs& 
            std::to_string(held_bytes(levels)) + " B of shared memory a block)";
   });
   const detail::PassShape shape{guide.width, guide.height, levels, step, weights.border == Border::clamp, 0, c, eta};
-  require(plan.park_group == 16 || plan.park_group == MSG_GROUP,
-          [&] { return prefix + "park_group must be 16 or 32, got " + std::to_string(plan.park_group); });
-  const int held = held_levels(levels, plan.parked);
-  const std::size_t smem = held_bytes(held);
+  const std::size_t smem = held_bytes(levels);
   const auto* from = reinterpret_cast<const __half*>(in.centre);
   auto* to = reinterpret_cast<__half*>(out);
   const auto launch = [&](auto kernel, int rows) {
     if (smem + sizeof(WeightTable) > 48 * 1024)
       CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     const dim3 grid(unsigned(div_up(guide.width / 2, MSG_THREADS)), unsigned(rows));
-    if (held < levels)  // the blocks a SM that the smaller shared memory allows, whatever L1 is left
-      CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                      int(cudaSharedmemCarveoutMaxShared)));
-    kernel<<<grid, MSG_THREADS, smem, stream>>>(guide.get(), from, to, weights.table, shape, held);
+    kernel<<<grid, MSG_THREADS, smem, stream>>>(guide.get(), from, to, weights.table, shape);
   };
-  const auto geometry = [&](auto group, auto park, auto half) {
-    constexpr int G = decltype(group)::value;
-    constexpr bool P = decltype(park)::value, HALF = decltype(half)::value;
+  const auto geometry = [&](auto half) {
+    constexpr bool HALF = decltype(half)::value;
     if (vertical)
-      launch(aggr_cost2msg_kernel<0, 1, true, G, P, HALF>, detail::vertical_row_slots(step, guide.height));
+      launch(aggr_cost2msg_kernel<0, 1, true, HALF>, detail::vertical_row_slots(step, guide.height));
     else if (step % 2 == 0 && weights.border == Border::drop)
-      launch(aggr_cost2msg_kernel<1, 0, true, G, P, HALF>, guide.height);
+      launch(aggr_cost2msg_kernel<1, 0, true, HALF>, guide.height);
     else
-      launch(aggr_cost2msg_kernel<1, 0, false, G, P, HALF>, guide.height);
+      launch(aggr_cost2msg_kernel<1, 0, false, HALF>, guide.height);
   };
-  const auto run = [&](auto group, auto park) {
-    if (plan.half_forward && detail::c_is_half(c))
-      geometry(group, park, std::true_type{});
-    else
-      geometry(group, park, std::false_type{});
-  };
-  if (held == levels)
-    run(std::integral_constant<int, MSG_GROUP>{}, std::false_type{});
-  else if (plan.park_group == MSG_GROUP)
-    run(std::integral_constant<int, MSG_GROUP>{}, std::true_type{});
+  if (half_forward && detail::c_is_half(c))
+    geometry(std::true_type{});
   else
-    run(std::integral_constant<int, 16>{}, std::true_type{});
+    geometry(std::false_type{});
   CUDA_CHECK_LAUNCH();
 }
 

@@ -7,7 +7,6 @@
 
 #include <cuda_fp16.h>
 
-#include <algorithm>
 #include <cstdint>
 
 #include "methods/esaw/cuda/aggr_pair.cuh"
@@ -100,16 +99,12 @@ __global__ void init_cost2msg_kernel(const std::uint8_t* __restrict__ grey_left,
 // the same clamp), so a pair loads one right byte a level, INIT_GROUP of them before the first
 // is used (L1 latency). Eq. 18's minimum and eq. 19's min with the cost are exact in half (the
 // cost is a half; detail::forward_step says why, and why a c that is a half is added in half2).
-// PARK: levels held_levels and up wait in the output volume (their own cells, through the L2)
-// instead of shared memory, as aggr_cost2msg.cu parks them, so that more blocks fit a SM; they
-// come back INIT_PARK_BACK at a time.
 constexpr int INIT_GROUP = 16;
-constexpr int INIT_PARK_BACK = 16;
 
-template <bool HALF_C, bool PARK>
+template <bool HALF_C>
 __global__ void __launch_bounds__(THREADS)
     init_cost2msg_pair_kernel(const std::uint8_t* __restrict__ grey_left, const std::uint8_t* __restrict__ grey_right,
-                              InitCost2MsgShape shape, __half* __restrict__ out, int held_levels) {
+                              InitCost2MsgShape shape, __half* __restrict__ out) {
   extern __shared__ __half2 held[];  // held[k * THREADS + t]: the pair's forward values at level k
   __shared__ __half cost_of[256];
   const int t = int(threadIdx.x);
@@ -131,16 +126,10 @@ __global__ void __launch_bounds__(THREADS)
     return __halves2half2(cost_of[abs(left0 - r0)], cost_of[abs(left1 - r1)]);
   };
   __half* const to = detail::thread_base(out + i);
-  const auto keep = [&](int k, __half2 f) {
-    if (!PARK || k < held_levels)
-      held[k * THREADS + t] = f;
-    else
-      detail::store_pair(to, unsigned(k) * plane, f);
-  };
   int r_behind = right_at(match0);  // x's column at the level before: x + 1's at this one
   __half2 f = cost_pair(r_behind, right_at(match0 + 1));
   __half2 lowest = f;
-  keep(0, f);
+  held[t] = f;
   for (int k0 = 1; k0 < levels; k0 += INIT_GROUP) {
     int r[INIT_GROUP];
 #pragma unroll
@@ -153,36 +142,19 @@ __global__ void __launch_bounds__(THREADS)
       r_behind = r[u];
       lowest = __hmin2(lowest, v);
       f = detail::forward_step<HALF_C>(f, c, c2, v);
-      keep(k, f);
+      held[k * THREADS + t] = f;
     }
   }
   const float h[2] = {__fadd_rn(__low2float(lowest), eta), __fadd_rn(__high2float(lowest), eta)};
   float next[2] = {fminf(__low2float(f), h[0]), fminf(__high2float(f), h[1])};  // eq. 20
   detail::store_pair(to, unsigned(levels - 1) * plane, __floats2half2_rn(next[0], next[1]));
-  const auto finish = [&](int k, __half2 fk) {  // eq. 21
+#pragma unroll 8
+  for (int k = levels - 2; k >= 0; --k) {  // eq. 21
+    const __half2 fk = held[k * THREADS + t];
     next[0] = fminf(fminf(__fadd_rn(next[0], c), __low2float(fk)), h[0]);
     next[1] = fminf(fminf(__fadd_rn(next[1], c), __high2float(fk)), h[1]);
     detail::store_pair(to, unsigned(k) * plane, __floats2half2_rn(next[0], next[1]));
-  };
-  int below = levels - 2;  // the next level to finish
-  if constexpr (PARK) {
-    for (; below >= held_levels; below -= INIT_PARK_BACK) {
-      __half2 fk[INIT_PARK_BACK];
-#pragma unroll
-      for (int u = 0; u < INIT_PARK_BACK; ++u)
-        fk[u] = below - u >= held_levels
-                    ? __ldcg(reinterpret_cast<const __half2*>(to + unsigned(below - u) * plane))
-                    : __half2{};
-#pragma unroll
-      for (int u = 0; u < INIT_PARK_BACK; ++u) {
-        if (below - u < held_levels) break;
-        finish(below - u, fk[u]);
-      }
-    }
-    below = min(levels - 2, held_levels - 1);
   }
-#pragma unroll 8
-  for (int k = below; k >= 0; --k) finish(k, held[k * THREADS + t]);
 }
 
 // cost2msg-: eq. 20-21 over stored forward values; the running value stays fp32. A pure stream
@@ -292,8 +264,7 @@ void cost2msg(const std::uint16_t* in, int width, int height, int levels, float 
 
 namespace stereo::cu::esaw {
 
-void init_cost2msg(const CostSlab& cost, float c, float eta, std::uint16_t* out, cudaStream_t stream, bool pairs,
-                   int parked) {
+void init_cost2msg(const CostSlab& cost, float c, float eta, std::uint16_t* out, cudaStream_t stream, bool pairs) {
   const DeviceImage<std::uint8_t>& grey_left = cost.grey_left;
   const DeviceImage<std::uint8_t>& grey_right = cost.grey_right;
   const int levels = cost.planes;
@@ -305,25 +276,17 @@ void init_cost2msg(const CostSlab& cost, float c, float eta, std::uint16_t* out,
   const std::size_t limit = shared_memory_optin_limit(device);
   const std::size_t pixels = grey_left.count();
   const InitCost2MsgShape shape{grey_left.width, pixels, cost.first_disparity, levels, cost.lambda, cost.tau, c, eta};
-  const int held = parked > 0 ? std::max(0, levels - parked) : levels;  // levels in shared memory
-  const std::size_t pair_smem = std::size_t(held) * THREADS * sizeof(__half2);
+  const std::size_t pair_smem = std::size_t(levels) * THREADS * sizeof(__half2);
   // The pairs' grid has a row of blocks a row (at most 65535).
   if (pairs && pair_smem + 256 * sizeof(__half) <= limit && grey_left.height <= 65535 &&
       detail::pairs_fit(unsigned(grey_left.width), detail::volume_cells(grey_left.width, grey_left.height, levels),
                         {out})) {
-    const bool half = detail::c_is_half(c), park = held < levels;
-    using Kernel = void (*)(const std::uint8_t*, const std::uint8_t*, InitCost2MsgShape, __half*, int);
-    const Kernel kernels[2][2] = {{init_cost2msg_pair_kernel<false, false>, init_cost2msg_pair_kernel<false, true>},
-                                  {init_cost2msg_pair_kernel<true, false>, init_cost2msg_pair_kernel<true, true>}};
-    const Kernel kernel = kernels[half][park];
+    const auto kernel = detail::c_is_half(c) ? init_cost2msg_pair_kernel<true> : init_cost2msg_pair_kernel<false>;
     if (pair_smem + 256 * sizeof(__half) > 48 * 1024)
       CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pair_smem)));
-    if (park)  // the blocks a SM that the smaller shared memory allows, whatever L1 is left
-      CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                      int(cudaSharedmemCarveoutMaxShared)));
     const dim3 grid(unsigned(div_up(grey_left.width / 2, THREADS)), unsigned(grey_left.height));
     kernel<<<grid, THREADS, pair_smem, stream>>>(grey_left.get(), grey_right.get(), shape,
-                                                 reinterpret_cast<__half*>(out), held);
+                                                 reinterpret_cast<__half*>(out));
     CUDA_CHECK_LAUNCH();
     return;
   }

@@ -95,18 +95,9 @@ struct EsmpCudaOptions {
   // That first cost2msg with two pixels a thread where the width is even (cost2msg.cu
   // init_cost2msg_pair_kernel: half the stores, eq. 3 from a per-block table of the 256 costs).
   bool init_pairs = true;
-  // Top levels of that first cost2msg (pairs) whose forward values wait in the output volume
-  // instead of shared memory, as msg_parked_levels (0 = none).
-  int init_parked_levels = 0;
-  // Top levels of each fused aggregation + cost2msg- whose forward values wait in the output
-  // volume (through the L2) instead of shared memory, so that more blocks fit a SM
-  // (aggr_cost2msg.cu; 0 = none, all in shared memory).
-  int msg_parked_levels = 0;
-  // Levels of samples a thread of those passes has in flight while parking: 16 (more blocks a
-  // SM by registers) or 32 (the unparked kernel's).
-  int msg_park_group = 16;
-  // Those passes' eq. 18-19 in half2 arithmetic where c is a half (aggr_pair.cuh forward_step):
-  // the same values with fewer instructions (ESMP-8 at 1080p x 256: methods/esaw/cuda/NOTES.md).
+  // The fused aggregation + cost2msg- passes (aggr_cost2msg.cu) do eq. 18-19 in half2 arithmetic
+  // where c is a half (aggr_pair.cuh forward_step): the same values with fewer instructions
+  // (ESMP-8 at 1080p x 256: methods/esaw/cuda/NOTES.md).
   bool msg_half_forward = true;
 
   template <class B>
@@ -119,30 +110,12 @@ struct EsmpCudaOptions {
     b.field("fuse_init_cost", fuse_init_cost,
             "literal reading: compute the costs inside the first cost2msg instead of storing them (no effect on the "
             "result)");
-    b.field("msg_parked_levels", msg_parked_levels,
-            "literal reading, fused passes: top levels whose forward values wait in the output volume instead of "
-            "shared memory (0 = none; no effect on the result)");
-    b.field("msg_park_group", msg_park_group,
-            "literal reading, fused passes with parked levels: levels of samples a thread has in flight (16 or 32; "
-            "no effect on the result)");
     b.field("msg_half_forward", msg_half_forward,
             "literal reading, fused passes: the forward min-sum in half2 arithmetic where c is a half (no effect on "
             "the result)");
     b.field("init_pairs", init_pairs,
             "literal reading: the first cost2msg takes two pixels a thread where the width is even (no effect on the "
             "result)");
-    b.field("init_parked_levels", init_parked_levels,
-            "literal reading, the first cost2msg's pairs: top levels whose forward values wait in the output volume "
-            "instead of shared memory (0 = none; no effect on the result)");
-  }
-
-  void validate(const std::string& component) const {
-    require(init_parked_levels >= 0,
-            component + ": init_parked_levels must be >= 0, got " + std::to_string(init_parked_levels));
-    require(msg_parked_levels >= 0,
-            component + ": msg_parked_levels must be >= 0, got " + std::to_string(msg_parked_levels));
-    require(msg_park_group == 16 || msg_park_group == 32,
-            component + ": msg_park_group must be 16 or 32, got " + std::to_string(msg_park_group));
   }
 };
 

@@ -97,7 +97,7 @@ void run_esmp_passes(const EsmpParams& p, const EsmpCudaOptions& options, const 
   }
   const auto first_messages = [&] {  // the messages of C0 into b
     if (fuse_init) {
-      ce::init_cost2msg(slab, p.c, eta, w.b.plane(0), s, options.init_pairs, options.init_parked_levels);
+      ce::init_cost2msg(slab, p.c, eta, w.b.plane(0), s, options.init_pairs);
       clock.lap("init_cost+cost2msg");
     } else {
       ce::cost2msg(w.a.plane(0), w.width, w.height, levels, p.c, eta, w.b.plane(0), s);
@@ -144,8 +144,7 @@ void run_esmp_passes(const EsmpParams& p, const EsmpCudaOptions& options, const 
     const auto pass = [&](std::size_t t, bool vertical, std::size_t n) {
       const char* name = vertical ? "aggr_V+" : "aggr_H+";
       if (fused) {
-        ce::aggr_cost2msg(weights(t), vertical, {msg, msg, levels}, p.c, eta, spare, s,
-                          {options.msg_parked_levels, options.msg_park_group, options.msg_half_forward});
+        ce::aggr_cost2msg(weights(t), vertical, {msg, msg, levels}, p.c, eta, spare, s, options.msg_half_forward);
         std::swap(msg, spare);
         clock.lap(std::string(name) + "cost2msg-");
       } else {

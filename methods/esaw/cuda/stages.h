@@ -211,11 +211,10 @@ void cost2msg(const std::uint16_t* in, int width, int height, int levels, float 
 /// ESMP's first cost2msg with init_cost folded in: eq. 3 for the slab's disparities
 /// first_disparity, ... (its planes are all the levels) computed on the fly (each cost rounded
 /// to half as stored), then eq. 17-21; equal bit for bit to init_cost then cost2msg, without
-/// storing C0. `pairs`: two pixels a thread where the width is even (fewer instructions a cell;
-/// the same values); there, `parked` > 0 top levels keep their forward values in `out`'s own
-/// cells, through the L2, instead of shared memory (more blocks a SM; the same values).
+/// storing C0. `pairs`: two pixels a thread where the width is even and the height at most 65535
+/// (fewer instructions a cell; the same values).
 void init_cost2msg(const CostSlab& cost, float c, float eta, std::uint16_t* out, cudaStream_t stream,
-                   bool pairs = true, int parked = 0);
+                   bool pairs = true);
 
 /// cost2msg- (Sec. IV): the backward pass and truncation (eq. 20-21) over forward values an
 /// aggr_H+/aggr_V+ stored, with their min + eta; one thread per pixel, no shared memory.
@@ -227,19 +226,11 @@ void cost2msg_backward(const std::uint16_t* forward, const DeviceImage<float>& t
 /// them (eq. 14 / 16) and writes the messages of the result (eq. 17-21) to `out`, the forward
 /// values held in shared memory; equal bit for bit to aggr_H+/aggr_V+ then cost2msg_backward.
 /// Runs where aggr_cost2msg_fits: an even width, fewer than 2^32 cells, levels x 256 B of shared
-/// memory a block. With plan.parked > 0, that many top levels (rounded up so that the held ones
-/// are a multiple of 32) keep their forward values in `out`'s own cells, through the L2, instead
-/// of shared memory (more blocks a SM; the same values), with plan.park_group (16 or 32) levels
-/// of samples in flight; plan.half_forward: eq. 18-19 in half2 arithmetic where c is a half (the
-/// same values).
-struct MsgPassPlan {
-  int parked = 0;
-  int park_group = 16;
-  bool half_forward = false;
-};
+/// memory a block. half_forward: eq. 18-19 in half2 arithmetic where c is a half (the same
+/// values).
 bool aggr_cost2msg_fits(int width, int height, int levels);
 void aggr_cost2msg(const PassWeights& weights, bool vertical, const PassInputs& in, float c, float eta,
-                   std::uint16_t* out, cudaStream_t stream, MsgPassPlan plan = {});
+                   std::uint16_t* out, cudaStream_t stream, bool half_forward = false);
 
 /// The messages between ESMP's folded passes: the forward min-sum values of `levels` planes
 /// (eq. 17-19, as aggr_H+/aggr_V+ or aggr_msg store them) and their min + eta per pixel.

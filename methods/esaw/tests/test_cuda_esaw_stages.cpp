@@ -7,7 +7,6 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -419,8 +418,7 @@ TEST(CudaEsawStages, Cost2MsgMatchesReference) {
 // ESMP's first messages with eq. 3 inside cost2msg equal cost2msg(init_cost(...)), at 1 level,
 // 60 and 400 (the shared-memory opt-in path), with a negative first disparity; at an odd width
 // one pixel a thread, at an even one two (and one, with pairs off); c = 1 (a half: the pairs'
-// forward min-sum in half2) and c = 0.3 (not a half: in fp32); the pairs with none, 7 and all
-// levels parked.
+// forward min-sum in half2) and c = 0.3 (not a half: in fp32).
 TEST(CudaEsawStages, InitCost2MsgMatchesInitCostThenCost2Msg) {
   STEREO_REQUIRE_CUDA();
   for (const int w : {W, W + 1}) {
@@ -432,13 +430,12 @@ TEST(CudaEsawStages, InitCost2MsgMatchesInitCostThenCost2Msg) {
         const float lambda = 0.15f, tau = 17.0f, eta = 0.0375f * float(levels - 1);
         const ref::CostVolume want = ref::cost2msg(
             ref::init_cost(left, right, range, lambda, tau, ref::Storage::fp16), c, eta, ref::Storage::fp16);
-        for (const int parked : {-1, 0, 7, 1000}) {  // -1: one pixel a thread
+        for (const bool pairs : {true, false}) {
           ce::DeviceVolume got(w, H, levels, "test", "messages");
-          ce::init_cost2msg({d_left, d_right, range.min, levels, lambda, tau}, c, eta, got.plane(0), nullptr,
-                            parked >= 0, std::max(parked, 0));
+          ce::init_cost2msg({d_left, d_right, range.min, levels, lambda, tau}, c, eta, got.plane(0), nullptr, pairs);
           expect_same_volume(download_volume(got, range), want,
                              "init_cost+cost2msg " + std::to_string(w) + " wide, levels " + std::to_string(levels) +
-                                 ", c " + std::to_string(c) + ", parked " + std::to_string(parked));
+                                 ", c " + std::to_string(c) + (pairs ? ", pairs" : ""));
         }
       }
     }
@@ -485,17 +482,12 @@ TEST(CudaEsawStages, FusedForwardAndCost2MsgBackwardMatchReference) {
           continue;
         }
         ASSERT_TRUE(ce::aggr_cost2msg_fits(w, H, levels));
-        // Parked: none, the top 5 (32 held), all 37 (none held); 16 and 32 levels in flight; the
-        // forward min-sum in half2 (c = 1 is a half).
-        for (const ce::MsgPassPlan plan : {ce::MsgPassPlan{0, 16, false}, ce::MsgPassPlan{5, 16, false},
-                                           ce::MsgPassPlan{37, 16, false}, ce::MsgPassPlan{5, 32, false},
-                                           ce::MsgPassPlan{37, 32, false}, ce::MsgPassPlan{0, 16, true},
-                                           ce::MsgPassPlan{5, 16, true}}) {
-          const std::string how = what + " parked " + std::to_string(plan.parked) + " group " +
-                                  std::to_string(plan.park_group) + (plan.half_forward ? " half" : "");
-          ce::aggr_cost2msg(weights, false, in, c, eta, out.plane(0), nullptr, plan);
+        // The forward min-sum in fp32 and in half2 (c = 1 is a half).
+        for (const bool half_forward : {false, true}) {
+          const std::string how = what + (half_forward ? " half" : "");
+          ce::aggr_cost2msg(weights, false, in, c, eta, out.plane(0), nullptr, half_forward);
           expect_same_volume(download_volume(out, range), want_h, "aggr_H+cost2msg- " + how);
-          ce::aggr_cost2msg(weights, true, in, c, eta, out.plane(0), nullptr, plan);
+          ce::aggr_cost2msg(weights, true, in, c, eta, out.plane(0), nullptr, half_forward);
           expect_same_volume(download_volume(out, range), want_v, "aggr_V+cost2msg- " + how);
         }
       }
