@@ -132,10 +132,9 @@ __global__ void __launch_bounds__(PAIR_BLOCK_X * PAIR_BLOCK_Y, PAIR_MIN_BLOCKS)
   const int width = shape.width, height = shape.height, planes = shape.planes, step = shape.step;
   const bool clamp_border = shape.clamp_border;
   __shared__ WeightTable shared_table;
-  stage_table(shared_table, table, threadIdx.y * PAIR_BLOCK_X + threadIdx.x, PAIR_BLOCK_X * PAIR_BLOCK_Y);
-
-  const int x = 2 * int(blockIdx.x * PAIR_BLOCK_X + threadIdx.x);
-  int y = int(blockIdx.y) * PAIR_BLOCK_Y + int(threadIdx.y);
+  const int2 pixel = pass_pixel<PAIR_BLOCK_X, PAIR_BLOCK_Y, 2>(shared_table, table);
+  const int x = pixel.x;
+  int y = pixel.y;
   if (DY) y = vertical_row_order(y, step, height);
   if (x >= width || y >= height) return;  // the width is even: x + 1 is inside too
   std::size_t i, im0, ip0, i1, im1, ip1;

@@ -54,10 +54,9 @@ __global__ void __launch_bounds__(AGGR_BLOCK_X * AGGR_BLOCK_Y, AGGR_MIN_BLOCKS)
   const int width = shape.width, height = shape.height, planes = shape.planes, step = shape.step;
   const bool clamp_border = shape.clamp_border;
   __shared__ WeightTable shared_table;
-  stage_table(shared_table, table, threadIdx.y * AGGR_BLOCK_X + threadIdx.x, AGGR_BLOCK_X * AGGR_BLOCK_Y);
-
-  const int x = blockIdx.x * AGGR_BLOCK_X + threadIdx.x;
-  int y = blockIdx.y * AGGR_BLOCK_Y + threadIdx.y;
+  const int2 pixel = pass_pixel<AGGR_BLOCK_X, AGGR_BLOCK_Y, 1>(shared_table, table);
+  const int x = pixel.x;
+  int y = pixel.y;
   if (DY) y = vertical_row_order(y, step, height);
   if (x >= width || y >= height) return;
   std::size_t i, im, ip;

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "methods/esaw/cuda/aggr_pair.cuh"
+#include "methods/esaw/cuda/pass_shape.cuh"
 #include "methods/esaw/cuda/stages.h"
 #include "methods/esaw/cuda/weights.cuh"
 
@@ -26,10 +27,7 @@ __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
   const int width = slab.width, height = slab.height, first_disparity = slab.first_disparity, planes = slab.planes;
   const float lambda = slab.lambda, tau = slab.tau;
   __shared__ WeightTable shared_table;
-  detail::stage_table(shared_table, table, threadIdx.y * BLOCK_X + threadIdx.x, BLOCK_X * BLOCK_Y);
-
-  const int x = blockIdx.x * BLOCK_X + threadIdx.x;
-  const int y = blockIdx.y * BLOCK_Y + threadIdx.y;
+  const auto [x, y] = detail::pass_pixel<BLOCK_X, BLOCK_Y, 1>(shared_table, table);
   if (x >= width || y >= height) return;
   const int xm = x - step, xp = x + step;
   const bool in_minus = clamp_border || xm >= 0;
@@ -64,10 +62,7 @@ __global__ void __launch_bounds__(BLOCK_X * BLOCK_Y)
   const int width = slab.width, height = slab.height, first_disparity = slab.first_disparity, planes = slab.planes;
   const float lambda = slab.lambda, tau = slab.tau;
   __shared__ WeightTable shared_table;
-  detail::stage_table(shared_table, table, threadIdx.y * BLOCK_X + threadIdx.x, BLOCK_X * BLOCK_Y);
-
-  const int x = 2 * int(blockIdx.x * BLOCK_X + threadIdx.x);
-  const int y = int(blockIdx.y * BLOCK_Y + threadIdx.y);
+  const auto [x, y] = detail::pass_pixel<BLOCK_X, BLOCK_Y, 2>(shared_table, table);
   if (x >= width || y >= height) return;  // the width is even: x + 1 is inside too
   const std::size_t row = std::size_t(y) * std::size_t(width);
   bool in_minus[2], in_plus[2];
