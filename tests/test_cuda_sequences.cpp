@@ -5,6 +5,7 @@
 //    on the same pair; methods whose map is whole levels come back as 8- or 16-bit indices;
 //  - each frame's timing is its own (the steps and the stage laps non-negative, the laps
 //    within the algorithm time, also where the stages replay one CUDA graph for every frame);
+//    every stage timed has its bytes for the bench's floor;
 //  - an error from the source mid-sequence delivers the frames before it, then propagates,
 //    and the matcher still matches after it; a size change names the frame;
 //  - a second sequence of another size reallocates and matches again;
@@ -16,12 +17,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -106,6 +109,26 @@ TEST_P(CudaSequence, EachFrameTimesItsOwnSteps) {
   // Frames' stages run one after another on the matcher's stream: together they fit in the wall time.
   const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_LE(algorithm_sum, wall_ms);
+}
+
+// `stereo bench` sets each timed stage against the bytes its design must move
+// (Matcher::memory_stats, issue 38): every stage a frame times is accounted, none left out.
+TEST_P(CudaSequence, EveryTimedStageHasItsBytes) {
+  STEREO_REQUIRE_CUDA();
+  const SequenceCase& c = GetParam();
+  auto m = create_matcher(c.method, "cuda", c.overrides);
+  const Pairs pairs = make_pairs(1, c.width, c.height, 700, c.channels);
+  const Timing timing = m->compute(pairs.left[0], pairs.right[0], c.range).timing;
+  const std::optional<MemoryStats> stats = m->memory_stats(c.width, c.height, c.range);
+  ASSERT_TRUE(stats.has_value()) << c.name;
+  EXPECT_GT(stats->copy_gb_s, 0.0) << c.name;
+  ASSERT_FALSE(timing.stages.empty()) << c.name;
+  for (const auto& [name, ms] : timing.stages) {
+    const auto& bytes = stats->stage_bytes;
+    const auto it = std::find_if(bytes.begin(), bytes.end(), [&](const auto& e) { return e.first == name; });
+    ASSERT_NE(it, bytes.end()) << c.name << ": the timed stage '" << name << "' has no bytes";
+    EXPECT_GE(it->second, 0.0) << c.name << " " << name;
+  }
 }
 
 TEST_P(CudaSequence, SourceErrorDeliversTheFramesBeforeIt) {

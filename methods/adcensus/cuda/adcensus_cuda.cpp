@@ -319,6 +319,19 @@ class AdCensusCudaMatcher final : public cu::FrameMatcher<AdCensusParams, AdCens
         // writes it; then the right view's volume, the left one's skewed (one read, one write).
         {"cost+aggregate", cells * (2.0 + 4.0 * std::max(0, 2 * params_.aggregation_iterations - 1) + 4.0)},
         {"scanline+wta", cells * (26.0 + 24.0)},  // 4 paths + eq. 5 mean; the right C2 is not stored
+        // Sec. 2.4, per pixel of the left view (maps fp32, outlier flags a byte, arms and RGB
+        // 4 bytes): the check reads both maps and writes the flags; each voting iteration reads
+        // map, flags and arms and writes map and flags; interpolation reads map, flags and RGB,
+        // writes map and flags, then the map with +inf at the outliers (map and flags in, map
+        // out); the sub-pixel step reads the map, C2 at k - 1, k and k + 1 and writes the map;
+        // the median reads and writes the map. The adjustment reads and writes the map: the C2
+        // values it compares at edge pixels depend on the map and are left out of its least.
+        {"refine lrc", pixels * (4.0 + 4.0 + 1.0)},
+        {"refine vote", pixels * params_.voting_iterations * (4.0 + 1.0 + 4.0 + 4.0 + 1.0)},
+        {"refine interp", pixels * ((4.0 + 1.0 + 4.0 + 4.0 + 1.0) + (4.0 + 1.0 + 4.0))},
+        {"refine adjust", pixels * (4.0 + 4.0)},
+        {"refine subpixel", pixels * (4.0 + 3.0 * 2.0 + 4.0)},
+        {"refine median", pixels * (4.0 + 4.0)},
     };
   }
 
