@@ -110,7 +110,6 @@ struct AdCensusBuffers : cu::InputPair {
 struct AdCensusCudaOptions {
   std::string views = "auto";  // the right view beside the left within a stage (see choose)
   std::string graph = "on";    // the algorithm as one CUDA graph, replayed while size and range stay
-  std::string passes = "tiles";  // the aggregation's passes that neither count nor compute the cost
 
   template <class B>
   void describe(B& b) {
@@ -121,10 +120,6 @@ struct AdCensusCudaOptions {
     b.choice("graph", graph, {"on", "off"},
              "launch everything after the upload as one CUDA graph (captured on the first call for a size and "
              "range, replayed after) or kernel by kernel; the maps are the same");
-    b.choice("passes", passes, {"tiles", "walks"},
-             "the aggregation's passes that neither count nor compute the cost (with an even level count): tiles "
-             "of a line with their halo, or walks of whole lines keeping the last prefixes in a ring; the maps are "
-             "the same");
   }
 };
 
@@ -257,7 +252,7 @@ class AdCensusCudaMatcher final : public cu::FrameMatcher<AdCensusParams, AdCens
     if (params_.aggregation_iterations == 0)
       ca::ad_census_cost(images, params_, false, w.cost_left, s);
     else
-      ca::ad_census_cost_aggregated(images, params_, {w.arms_left, w.arms_right, false, max_arm, options_.passes == "walks"},
+      ca::ad_census_cost_aggregated(images, params_, {w.arms_left, w.arms_right, false, max_arm},
                                     params_.aggregation_iterations, {w.paths.lr, w.cost_left}, s,
                                     w.keep_counts ? &w.counts : nullptr);
     if (both_views) ca::right_view_from_left(w.cost_left, params_.out_of_image_cost, w.cost_right, s);

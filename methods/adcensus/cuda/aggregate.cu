@@ -85,7 +85,6 @@ void combined_passes(const CombinedIteration& it, const CombinedRegion& combined
   pass.cost = it.cost;
   pass.out = it.scratch;
   pass.horizontal = it.horizontal_first;
-  pass.walk = combined.walks;
   launch_arm_sum(pass, stream);
   pass.region.count_region = it.load_counts == nullptr;
   pass.region.store_counts = it.store_counts;

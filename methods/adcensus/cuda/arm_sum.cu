@@ -346,10 +346,6 @@ int levels_a_lane(const ArmSumPass& pass) {
 }
 
 void launch_arm_sum(const ArmSumPass& pass, cudaStream_t stream) {
-  if (pass.walk && walks_apply(pass)) {
-    launch_arm_sum_walk(pass, stream);
-    return;
-  }
   const SharedLimits limits = shared_limits();
   if (levels_a_lane(pass) == 2)
     launch_vec<2>(pass, limits, stream);

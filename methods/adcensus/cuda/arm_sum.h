@@ -91,8 +91,6 @@ struct ArmSumPass {
   ArmSumRegion region;
   bool horizontal = true;
   int max_arm = 0;
-  // Where walks_apply: the pass as a walk of whole lines (arm_sum_walk.cu) instead of tiles.
-  bool walk = false;
 };
 
 struct ArmSumPass;
@@ -101,15 +99,7 @@ struct ArmSumPass;
 // levels), else 1 (a count pass at two levels a lane measured slower: NOTES.md).
 int levels_a_lane(const ArmSumPass& pass);
 
-// Checks the pass's preconditions, picks its tile (tile_for) and launches it on `stream`; a
-// pass with `walk` that walks_apply to is launched as a walk instead.
+// Checks the pass's preconditions, picks its tile (tile_for) and launches it on `stream`.
 void launch_arm_sum(const ArmSumPass& pass, cudaStream_t stream);
-
-// Whether `pass` can run as a walk: over the combined region at two levels a lane, neither
-// counting nor computing the cost (the plain passes and those that load the counts).
-bool walks_apply(const ArmSumPass& pass);
-// The pass as walks: a lane per two levels of a line, the line's prefixes in a ring
-// (arm_sum_walk.cu); the same values as the tiles.
-void launch_arm_sum_walk(const ArmSumPass& pass, cudaStream_t stream);
 
 }  // namespace stereo::cu::adcensus

@@ -156,9 +156,6 @@ struct CombinedRegion {
   const DeviceImage<uchar4>& other_arms;
   bool right_view = false;
   int max_arm = 0;
-  /// The passes that neither count nor compute the cost as walks of whole lines instead of
-  /// tiles (arm_sum.h): the same values.
-  bool walks = false;
 };
 
 /// The volumes an aggregation writes: the first 1D arm sum of an iteration goes to `scratch`,

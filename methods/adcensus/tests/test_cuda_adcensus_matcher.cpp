@@ -175,20 +175,6 @@ TEST(CudaAdCensusMatcher, GraphAndDirectLaunchesGiveTheSameMaps) {
   EXPECT_THROW(create_matcher("adcensus", "cuda", {{"graph", "yes"}}), Error);
 }
 
-// The aggregation's plain and count-loading passes as walks of whole lines give the tiles' maps
-// (two levels a lane where the level count is even; odd counts keep the tiles).
-TEST(CudaAdCensusMatcher, WalksAndTilesGiveTheSameMaps) {
-  STEREO_REQUIRE_CUDA();
-  const auto [left, right] = two_layer_pair(131, 77, 62);
-  auto tiles = create_matcher("adcensus", "cuda", {});
-  auto walks = create_matcher("adcensus", "cuda", {{"passes", "walks"}});
-  EXPECT_EQ(walks->params()["passes"], "walks");
-  for (const DisparityRange range : {DisparityRange{0, 20}, DisparityRange{2, 21}, DisparityRange{-4, 64}})
-    EXPECT_EQ(tiles->compute(left, right, range).disparity.data, walks->compute(left, right, range).disparity.data)
-        << "min " << range.min << " count " << range.count;
-  EXPECT_THROW(create_matcher("adcensus", "cuda", {{"passes", "rings"}}), Error);
-}
-
 TEST(CudaAdCensusMatcher, TooLargeAProblemIsAClearError) {
   STEREO_REQUIRE_CUDA();
   // 4000 x 4000 x 1024 levels: six fp16 volumes of 16.4 G cells, ~196 GB, more than any GPU.
