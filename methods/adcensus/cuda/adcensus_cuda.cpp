@@ -312,6 +312,7 @@ class AdCensusCudaMatcher final : public cu::FrameMatcher<AdCensusParams, AdCens
   /// views; methods/adcensus/cuda/NOTES.md).
   [[nodiscard]] std::optional<cu::StageBytes> stage_bytes(const cu::ProblemSize& size) const override {
     const double pixels = size.pixels, cells = size.cells;
+    constexpr double INF_MAP = 4.0 + 1.0 + 4.0;  // with_outliers_as_inf: map and flags in, map out
     return cu::StageBytes{
         {"census", pixels * 2.0 * (4.0 + 8.0)},             // RGBA in, census out, per view
         {"cross", pixels * 2.0 * (4.0 + 4.0 + 2.0 * 4.0)},  // RGBA in, arms and two region sizes out
@@ -326,9 +327,12 @@ class AdCensusCudaMatcher final : public cu::FrameMatcher<AdCensusParams, AdCens
         // out); the sub-pixel step reads the map, C2 at k - 1, k and k + 1 and writes the map;
         // the median reads and writes the map. The adjustment reads and writes the map: the C2
         // values it compares at edge pixels depend on the map and are left out of its least.
-        {"refine lrc", pixels * (4.0 + 4.0 + 1.0)},
-        {"refine vote", pixels * params_.voting_iterations * (4.0 + 1.0 + 4.0 + 4.0 + 1.0)},
-        {"refine interp", pixels * ((4.0 + 1.0 + 4.0 + 4.0 + 1.0) + (4.0 + 1.0 + 4.0))},
+        // Where refinement stops after the check or the vote, that lap also hands out the map
+        // with +inf at the outliers (refine()): 9 B a pixel more.
+        {"refine lrc", pixels * (4.0 + 4.0 + 1.0 + (params_.refine == "lrc" ? INF_MAP : 0.0))},
+        {"refine vote", pixels * (params_.voting_iterations * (4.0 + 1.0 + 4.0 + 4.0 + 1.0) +
+                                  (params_.refine == "vote" ? INF_MAP : 0.0))},
+        {"refine interp", pixels * ((4.0 + 1.0 + 4.0 + 4.0 + 1.0) + INF_MAP)},
         {"refine adjust", pixels * (4.0 + 4.0)},
         {"refine subpixel", pixels * (4.0 + 3.0 * 2.0 + 4.0)},
         {"refine median", pixels * (4.0 + 4.0)},
